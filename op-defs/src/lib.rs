@@ -1,0 +1,1 @@
+//! The builtin and `pd_op` dialects.

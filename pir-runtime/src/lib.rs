@@ -1,0 +1,3 @@
+//! pir-runtime.
+pub use pir_spec::phi;
+pub mod meta;

@@ -1,0 +1,1 @@
+//! Legacy ProgramDesc → PIR translator.

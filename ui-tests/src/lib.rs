@@ -1,0 +1,1 @@
+//! trybuild compile-fail suite.
