@@ -1,3 +1,51 @@
-//! pir-runtime.
+//! `pir-runtime`: the thin, fast, thread-safe runtime of pir-rs, with the semantics of
+//! PaddlePaddle 3.3.1's PIR.
+//!
+//! - [`IrContext`]: interned [`Type`]s and [`Attribute`]s (4-byte `Copy` handles, equality by
+//!   handle) and the registry of dialects and ops ([`OpDef`], Paddle's `OpInfo`).
+//! - [`Program`]: arena storage of operations, values with index-linked use lists, blocks and
+//!   regions; [`Builder`] creates ops at an insertion point.
+//! - [`verify`] and the [`printer`] (Paddle's text format, byte for byte).
+//! - [`traits`], [`interfaces`], [`op_support`]: what the generated ops of `pir-macros` use.
+//!
+//! ```
+//! use pir_runtime::{builtin, verify, Builder, IrContext, Program, phi::DataType};
+//! let ctx = IrContext::new();
+//! let mut prog = Program::new(&ctx);
+//! let mut b = Builder::at_end(&mut prog);
+//! let w = builtin::parameter(&mut b, "w", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+//! builtin::shadow_output(&mut b, w, "out").unwrap();
+//! verify(&prog).unwrap();
+//! assert!(prog.to_string().contains("builtin.shadow_output"));
+//! ```
+
+pub use pir_spec;
 pub use pir_spec::phi;
+
+pub mod attributes;
+pub mod builder;
+pub mod builtin;
+pub mod context;
+pub mod error;
+pub mod interfaces;
+mod intern;
 pub mod meta;
+pub mod op_def;
+pub mod op_support;
+pub mod printer;
+pub mod program;
+pub mod traits;
+pub mod types;
+pub mod verify;
+
+pub use attributes::{AttrData, AttrKey, Attribute};
+pub use builder::Builder;
+pub use context::{Dialect, IrContext};
+pub use error::{BuildError, IrError, VerifyError, VerifyErrors};
+pub use op_def::{Interface, OpDef, OpTrait};
+pub use program::{
+    BlockId, InsertPoint, OpId, OpOperand, OpRef, OperandId, OperationArgs, Parameter, Program,
+    RegionId, Value, ValueDef,
+};
+pub use types::{TensorType, Type, TypeData, TypeKey};
+pub use verify::{verify, verify_op};

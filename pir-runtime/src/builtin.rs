@@ -1,0 +1,331 @@
+//! The builtin dialect: `builtin.module`, `parameter`, `set_parameter`, `shadow_output`,
+//! `combine`, `split`, `slice`, `constant`, each with its verifier and a typed builder.
+//!
+//! ```
+//! use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+//! let ctx = IrContext::new();
+//! let mut prog = Program::new(&ctx);
+//! let mut b = Builder::at_end(&mut prog);
+//! let t = ctx.dense_tensor_type(DataType::Float32, &[4, 2]);
+//! let w = builtin::parameter(&mut b, "w", t).unwrap();
+//! let v = builtin::combine(&mut b, &[w, w]).unwrap();
+//! let parts = builtin::split(&mut b, v).unwrap();
+//! assert_eq!(parts.len(), 2);
+//! pir_runtime::verify(&prog).unwrap();
+//! ```
+
+use crate::attributes::{AttrData, Attribute};
+use crate::builder::Builder;
+use crate::context::Dialect;
+use crate::error::IrError;
+use crate::op_def::OpDef;
+use crate::program::{OpRef, Value};
+use crate::types::{Type, TypeData};
+
+/// The builtin dialect (always registered).
+pub struct BuiltinDialect;
+
+impl Dialect for BuiltinDialect {
+    const NAME: &'static str = "builtin";
+    fn op_defs() -> &'static [&'static OpDef] {
+        &BUILTIN_OPS
+    }
+}
+
+static BUILTIN_OPS: [&OpDef; 8] = [
+    &MODULE_DEF,
+    &PARAMETER_DEF,
+    &SET_PARAMETER_DEF,
+    &SHADOW_OUTPUT_DEF,
+    &COMBINE_DEF,
+    &SPLIT_DEF,
+    &SLICE_DEF,
+    &CONSTANT_DEF,
+];
+
+const fn def(
+    name: &'static str,
+    attribute_names: &'static [&'static str],
+    verify: crate::op_def::VerifyFn,
+) -> OpDef {
+    OpDef {
+        attribute_names,
+        verify: Some(verify),
+        ..OpDef::new(name, "builtin")
+    }
+}
+
+/// `builtin.module`: the program's top-level op, one region of one block.
+pub static MODULE_DEF: OpDef = def("builtin.module", &[], verify_module);
+/// `builtin.parameter`: `() -> T`, attribute `parameter_name`.
+pub static PARAMETER_DEF: OpDef = def("builtin.parameter", &["parameter_name"], verify_parameter);
+/// `builtin.set_parameter`: `(T) -> ()`, attribute `parameter_name`.
+pub static SET_PARAMETER_DEF: OpDef = def(
+    "builtin.set_parameter",
+    &["parameter_name"],
+    verify_set_parameter,
+);
+/// `builtin.shadow_output`: `(T) -> ()`, attribute `output_name`.
+pub static SHADOW_OUTPUT_DEF: OpDef = def(
+    "builtin.shadow_output",
+    &["output_name"],
+    verify_shadow_output,
+);
+/// `builtin.combine`: `(T0, T1, ...) -> vec[T0,T1,...]`.
+pub static COMBINE_DEF: OpDef = def("builtin.combine", &[], verify_combine);
+/// `builtin.split`: `(vec[T0,T1,...]) -> T0, T1, ...`.
+pub static SPLIT_DEF: OpDef = def("builtin.split", &[], verify_split);
+/// `builtin.slice`: `(vec[...]) -> T_index`, attribute `index`.
+pub static SLICE_DEF: OpDef = def("builtin.slice", &["index"], verify_slice);
+/// `builtin.constant`: `() -> T`, attribute `value`.
+pub static CONSTANT_DEF: OpDef = def("builtin.constant", &["value"], verify_constant);
+
+fn counts(op: OpRef<'_>, operands: Option<usize>, results: Option<usize>) -> Result<(), String> {
+    if let Some(n) = operands {
+        if op.num_operands() != n {
+            return Err(format!(
+                "expected {n} operand(s), found {}",
+                op.num_operands()
+            ));
+        }
+    }
+    if let Some(n) = results {
+        if op.num_results() != n {
+            return Err(format!(
+                "expected {n} result(s), found {}",
+                op.num_results()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn str_attr(op: OpRef<'_>, name: &str) -> Result<(), String> {
+    match op.attr_data(name) {
+        Some(AttrData::Str(_)) => Ok(()),
+        Some(other) => Err(format!(
+            "attribute `{name}`: expected pir::StrAttribute, found {}",
+            other.kind_name()
+        )),
+        None => Err(format!(
+            "attribute `{name}` is missing (expected pir::StrAttribute)"
+        )),
+    }
+}
+
+fn present_operand(op: OpRef<'_>, i: usize) -> Result<Value, String> {
+    op.operand(i).ok_or_else(|| format!("operand {i} is null"))
+}
+
+fn vector_elements<'a>(op: OpRef<'a>, v: Value) -> Result<&'a [Type], String> {
+    let ctx = op.ctx();
+    match op.program().value_type(v).map(|t| ctx.type_data(t)) {
+        Some(TypeData::Vector(e)) => Ok(e),
+        Some(_) => Err(format!(
+            "operand 0: expected a vector type, found {}",
+            crate::types::TypeDisplay {
+                ctx,
+                ty: op.program().value_type(v)
+            }
+        )),
+        None => Err("operand 0: expected a vector type, found <<NULL TYPE>>".into()),
+    }
+}
+
+fn verify_module(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(0), Some(0))?;
+    if op.num_regions() != 1 {
+        return Err(format!("expected 1 region, found {}", op.num_regions()));
+    }
+    Ok(())
+}
+
+fn verify_parameter(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(0), Some(1))?;
+    str_attr(op, "parameter_name")
+}
+
+fn verify_set_parameter(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(1), Some(0))?;
+    present_operand(op, 0)?;
+    str_attr(op, "parameter_name")
+}
+
+fn verify_shadow_output(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(1), Some(0))?;
+    present_operand(op, 0)?;
+    str_attr(op, "output_name")
+}
+
+fn verify_combine(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, None, Some(1))?;
+    let ctx = op.ctx();
+    let Some(TypeData::Vector(elems)) = op.result_type(0).map(|t| ctx.type_data(t)) else {
+        return Err("result 0: expected a vector type".into());
+    };
+    if elems.len() != op.num_operands() {
+        return Err(format!(
+            "result 0: the vector has {} element(s) but the op has {} operand(s)",
+            elems.len(),
+            op.num_operands()
+        ));
+    }
+    for (i, &e) in elems.iter().enumerate() {
+        let v = present_operand(op, i)?;
+        if op.program().value_type(v) != Some(e) {
+            return Err(format!(
+                "operand {i}: type {} differs from element {i} of the result, {}",
+                crate::types::TypeDisplay {
+                    ctx,
+                    ty: op.program().value_type(v)
+                },
+                e.display(ctx)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_split(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(1), None)?;
+    let elems = vector_elements(op, present_operand(op, 0)?)?;
+    if elems.len() != op.num_results() {
+        return Err(format!(
+            "the vector operand has {} element(s) but the op has {} result(s)",
+            elems.len(),
+            op.num_results()
+        ));
+    }
+    for (i, &e) in elems.iter().enumerate() {
+        if op.result_type(i) != Some(e) {
+            return Err(format!(
+                "result {i}: type {} differs from element {i} of the operand, {}",
+                crate::types::TypeDisplay {
+                    ctx: op.ctx(),
+                    ty: op.result_type(i)
+                },
+                e.display(op.ctx())
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_slice(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(1), Some(1))?;
+    let elems = vector_elements(op, present_operand(op, 0)?)?;
+    let index = match op.attr_data("index") {
+        Some(AttrData::Int32(i)) => *i,
+        Some(other) => {
+            return Err(format!(
+                "attribute `index`: expected pir::Int32Attribute, found {}",
+                other.kind_name()
+            ))
+        }
+        None => return Err("attribute `index` is missing (expected pir::Int32Attribute)".into()),
+    };
+    let Some(&e) = usize::try_from(index).ok().and_then(|i| elems.get(i)) else {
+        return Err(format!(
+            "attribute `index`: {index} is out of range for a vector of {} element(s)",
+            elems.len()
+        ));
+    };
+    if op.result_type(0) != Some(e) {
+        return Err(format!(
+            "result 0: type {} differs from element {index} of the operand, {}",
+            crate::types::TypeDisplay {
+                ctx: op.ctx(),
+                ty: op.result_type(0)
+            },
+            e.display(op.ctx())
+        ));
+    }
+    Ok(())
+}
+
+fn verify_constant(op: OpRef<'_>) -> Result<(), String> {
+    counts(op, Some(0), Some(1))?;
+    if op.attr("value").is_none() {
+        return Err("attribute `value` is missing".into());
+    }
+    Ok(())
+}
+
+/// Builds `builtin.parameter` named `name` of type `ty`; returns its result.
+pub fn parameter(b: &mut Builder<'_>, name: &str, ty: Type) -> Result<Value, IrError> {
+    let attrs = b
+        .ctx()
+        .dict_attr(&[("parameter_name", b.ctx().str_attr(name))]);
+    let op = b.create_with(&PARAMETER_DEF, &[], attrs, &[Some(ty)], 0)?;
+    Ok(b.program().op(op).result(0))
+}
+
+/// Builds `builtin.set_parameter` storing `value` as parameter `name`.
+pub fn set_parameter(b: &mut Builder<'_>, value: Value, name: &str) -> Result<(), IrError> {
+    let attrs = b
+        .ctx()
+        .dict_attr(&[("parameter_name", b.ctx().str_attr(name))]);
+    b.create_with(&SET_PARAMETER_DEF, &[Some(value)], attrs, &[], 0)?;
+    Ok(())
+}
+
+/// Builds `builtin.shadow_output` exposing `value` as `name`.
+pub fn shadow_output(b: &mut Builder<'_>, value: Value, name: &str) -> Result<(), IrError> {
+    let attrs = b
+        .ctx()
+        .dict_attr(&[("output_name", b.ctx().str_attr(name))]);
+    b.create_with(&SHADOW_OUTPUT_DEF, &[Some(value)], attrs, &[], 0)?;
+    Ok(())
+}
+
+/// Builds `builtin.combine` of `values`; returns the vector value.
+pub fn combine(b: &mut Builder<'_>, values: &[Value]) -> Result<Value, IrError> {
+    let types: smallvec::SmallVec<[Type; 8]> = values
+        .iter()
+        .map(|&v| b.program().value_type(v))
+        .collect::<Option<_>>()
+        .ok_or_else(|| IrError::Invalid("builtin.combine: an operand has a null type".into()))?;
+    let vt = b.ctx().vector_type(&types);
+    let operands: smallvec::SmallVec<[Option<Value>; 8]> =
+        values.iter().map(|&v| Some(v)).collect();
+    let empty = b.ctx().empty_dict();
+    let op = b.create_with(&COMBINE_DEF, &operands, empty, &[Some(vt)], 0)?;
+    Ok(b.program().op(op).result(0))
+}
+
+/// Builds `builtin.split` of a vector value; returns its elements.
+pub fn split(b: &mut Builder<'_>, vector: Value) -> Result<Vec<Value>, IrError> {
+    let elems: Vec<Option<Type>> =
+        match b.program().value_type(vector).map(|t| b.ctx().type_data(t)) {
+            Some(TypeData::Vector(e)) => e.iter().map(|&t| Some(t)).collect(),
+            _ => {
+                return Err(IrError::Invalid(
+                    "builtin.split: the operand is not a vector".into(),
+                ))
+            }
+        };
+    let empty = b.ctx().empty_dict();
+    let op = b.create_with(&SPLIT_DEF, &[Some(vector)], empty, &elems, 0)?;
+    Ok(b.program().op(op).results().collect())
+}
+
+/// Builds `builtin.slice` taking element `index` of a vector value.
+pub fn slice(b: &mut Builder<'_>, vector: Value, index: i32) -> Result<Value, IrError> {
+    let elem = match b.program().value_type(vector).map(|t| b.ctx().type_data(t)) {
+        Some(TypeData::Vector(e)) => usize::try_from(index).ok().and_then(|i| e.get(i)).copied(),
+        _ => None,
+    };
+    let elem = elem.ok_or_else(|| {
+        IrError::Invalid(format!("builtin.slice: the operand has no element {index}"))
+    })?;
+    let attrs = b.ctx().dict_attr(&[("index", b.ctx().i32_attr(index))]);
+    let op = b.create_with(&SLICE_DEF, &[Some(vector)], attrs, &[Some(elem)], 0)?;
+    Ok(b.program().op(op).result(0))
+}
+
+/// Builds `builtin.constant` of type `ty` holding `value`.
+pub fn constant(b: &mut Builder<'_>, value: Attribute, ty: Type) -> Result<Value, IrError> {
+    let attrs = b.ctx().dict_attr(&[("value", value)]);
+    let op = b.create_with(&CONSTANT_DEF, &[], attrs, &[Some(ty)], 0)?;
+    Ok(b.program().op(op).result(0))
+}

@@ -1,0 +1,171 @@
+//! The op interfaces the macros implement: [`OpYamlInfo`] (the GetOpInfo tuple),
+//! [`InferMeta`] / [`InferShape`] (result types for builds), [`Vjp`] (the backward op), and the
+//! declaration-only interfaces Paddle attaches to its generated ops.
+//!
+//! An interface is a struct of data and function pointers; an op's implementation is a
+//! `static` of it, found through [`OpDef::interface`](crate::op_def::OpDef::interface).
+//!
+//! ```
+//! use pir_runtime::interfaces::{InferShape, InferShapeOp};
+//! use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+//! struct Abs;
+//! impl InferShapeOp for Abs {
+//!     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+//!         let x = ctx.tensor(0)?.clone();
+//!         ctx.set_output(0, x)
+//!     }
+//! }
+//! static ABS_INFER: InferShape = InferShape::of::<Abs>();
+//! ```
+
+use std::sync::OnceLock;
+
+use pir_spec::{OpInfoTuple, OpSchema};
+
+use crate::declare_interface;
+use crate::meta::{InferMetaFn, InferMetaRegistry};
+
+/// `OpYamlInfoInterface`: the op's GetOpInfo tuple, derived from its schema.
+#[derive(Debug)]
+pub struct OpYamlInfo {
+    /// The op's schema.
+    pub schema: &'static OpSchema,
+}
+declare_interface!(OpYamlInfo, "OpYamlInfoInterface");
+
+impl OpYamlInfo {
+    /// The interface of an op with `schema`.
+    pub const fn new(schema: &'static OpSchema) -> OpYamlInfo {
+        OpYamlInfo { schema }
+    }
+
+    /// Paddle's GetOpInfo tuple.
+    pub fn get_op_info(&self) -> OpInfoTuple {
+        self.schema.op_info_tuple()
+    }
+}
+
+enum InferSource {
+    Direct(InferMetaFn),
+    Registry(&'static InferMetaRegistry),
+}
+
+/// `InferMetaInterface`: the named infer-meta function that computes result types.
+///
+/// Generated ops name a function (`UnchangedInferMeta`) and a registry of implementations; the
+/// function is looked up once and cached. A function missing from the registry (not
+/// implemented yet) makes typed builds fail with a clear error.
+pub struct InferMeta {
+    /// Paddle's function name.
+    pub func_name: &'static str,
+    source: InferSource,
+    cache: OnceLock<Option<InferMetaFn>>,
+}
+declare_interface!(InferMeta, "InferMetaInterface");
+
+impl InferMeta {
+    /// A function given directly.
+    pub const fn direct(func_name: &'static str, f: InferMetaFn) -> InferMeta {
+        InferMeta {
+            func_name,
+            source: InferSource::Direct(f),
+            cache: OnceLock::new(),
+        }
+    }
+
+    /// A function found by name in `registry`.
+    pub const fn from_registry(
+        func_name: &'static str,
+        registry: &'static InferMetaRegistry,
+    ) -> InferMeta {
+        InferMeta {
+            func_name,
+            source: InferSource::Registry(registry),
+            cache: OnceLock::new(),
+        }
+    }
+
+    /// The function, or `None` when not implemented.
+    #[inline]
+    pub fn func(&self) -> Option<InferMetaFn> {
+        match self.source {
+            InferSource::Direct(f) => Some(f),
+            InferSource::Registry(r) => *self.cache.get_or_init(|| r.get(self.func_name)),
+        }
+    }
+}
+
+impl std::fmt::Debug for InferMeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InferMeta")
+            .field("func_name", &self.func_name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an op writes to implement [`InferShape`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` declares the interface `InferShape` but does not implement it",
+    label = "`InferShape` needs `impl InferShapeOp for {Self}`",
+    note = "write `impl pir_runtime::interfaces::InferShapeOp for {Self} {{ fn infer_shape(ctx: &mut pir_runtime::meta::InferMetaCtx<'_>) -> Result<(), pir_runtime::meta::InferMetaError> {{ ... }} }}`"
+)]
+pub trait InferShapeOp {
+    /// Computes the results' metadata. Arguments: the op's inputs in order, then its
+    /// attributes in order (mutable attributes with the inputs); outputs in order.
+    fn infer_shape(
+        ctx: &mut crate::meta::InferMetaCtx<'_>,
+    ) -> Result<(), crate::meta::InferMetaError>;
+}
+
+/// `InferShapeInterface`: a hand-written shape function of a `#[pir_op]` op.
+#[derive(Debug)]
+pub struct InferShape {
+    /// The function.
+    pub infer: InferMetaFn,
+}
+declare_interface!(InferShape, "InferShapeInterface");
+
+impl InferShape {
+    /// The implementation for op type `T`.
+    pub const fn of<T: InferShapeOp>() -> InferShape {
+        InferShape {
+            infer: T::infer_shape,
+        }
+    }
+}
+
+/// `VjpInterface`: declares the op's backward op.
+#[derive(Debug)]
+pub struct Vjp {
+    /// The backward op's full name (`pd_op.conv2d_grad`).
+    pub backward_op: &'static str,
+}
+declare_interface!(Vjp, "VjpInterface");
+
+macro_rules! declaration_only {
+    ($($(#[$m:meta])* $name:ident => $paddle:literal;)*) => {$(
+        $(#[$m])*
+        ///
+        /// Declared so tools and queries see what Paddle attaches; it carries no functions here.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        declare_interface!($name, $paddle);
+    )*};
+}
+
+declaration_only! {
+    /// `GetKernelTypeForVarInterface`.
+    GetKernelTypeForVar => "GetKernelTypeForVarInterface";
+    /// `InferSymbolicShapeInterface`.
+    InferSymbolicShape => "InferSymbolicShapeInterface";
+    /// `CacheGradOpSymbolicShapeInterface`.
+    CacheGradOpSymbolicShape => "CacheGradOpSymbolicShapeInterface";
+    /// `LayoutTransformationInterface`.
+    LayoutTransformation => "LayoutTransformationInterface";
+    /// `DecompInterface`.
+    Decomp => "DecompInterface";
+    /// `DecompVjpInterface`.
+    DecompVjp => "DecompVjpInterface";
+    /// `ParseKernelKeyInterface`.
+    ParseKernelKey => "ParseKernelKeyInterface";
+}

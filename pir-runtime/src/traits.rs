@@ -1,0 +1,169 @@
+//! The op traits Paddle uses. Each is a marker; some carry a verifier that runs on every op
+//! declaring the trait (Paddle's `static Verify(op)`).
+//!
+//! ```
+//! use pir_runtime::op_def::OpTrait;
+//! use pir_runtime::traits::Inplace;
+//! assert_eq!(Inplace::NAME, "InplaceTrait");
+//! ```
+
+use crate::declare_trait;
+use crate::program::OpRef;
+use crate::types::{Type, TypeData};
+
+declare_trait!(
+    /// The op writes its result into an input (`foo_` ops; Paddle's `InplaceTrait`).
+    pub Inplace, "InplaceTrait"
+);
+declare_trait!(
+    /// The result is a view of an input.
+    pub ViewLike, "ViewLikeTrait"
+);
+declare_trait!(
+    /// The op reads its inputs only (Paddle's test trait `ReadOnlyTrait`).
+    pub ReadOnly, "ReadOnlyTrait"
+);
+declare_trait!(
+    /// Results are values, not references into inputs.
+    pub HasValueSemantics, "HasValueSemanticsTrait"
+);
+declare_trait!(
+    /// The op has no backward (`paddle::dialect::ForwardOnlyTrait`).
+    pub ForwardOnly, "ForwardOnlyTrait"
+);
+declare_trait!(
+    /// Element-wise with one input (`pir::UnaryElementWiseTrait`).
+    pub UnaryElementWise, "UnaryElementWiseTrait"
+);
+declare_trait!(
+    /// Element-wise with two inputs (`pir::BinaryElementWiseTrait`).
+    pub BinaryElementWise, "BinaryElementWiseTrait"
+);
+declare_trait!(
+    /// The op has side effects and must not be removed or reordered (`pir::SideEffectTrait`).
+    pub SideEffect, "SideEffectTrait"
+);
+declare_trait!(
+    /// The op's VJP is written by hand (`paddle::dialect::CustomVjpTrait`).
+    pub CustomVjp, "CustomVjpTrait"
+);
+declare_trait!(
+    /// Layout transformations must not move through the op (`pir::ImmutableLayoutTrait`).
+    pub ImmutableLayout, "ImmutableLayoutTrait"
+);
+declare_trait!(
+    /// The op has exactly one result (`pir::OneResultTrait`).
+    pub OneResult, "OneResultTrait", verify = verify_one_result
+);
+declare_trait!(
+    /// All operands have the same shape (`pir::SameOperandsShapeTrait`).
+    pub SameOperandsShape, "SameOperandsShapeTrait", verify = verify_same_operands_shape
+);
+declare_trait!(
+    /// All operands and results have the same shape.
+    pub SameOperandsAndResultShape, "SameOperandsAndResultShapeTrait",
+    verify = verify_same_operands_and_result_shape
+);
+declare_trait!(
+    /// All operands have the same element type.
+    pub SameOperandsElementType, "SameOperandsElementTypeTrait",
+    verify = verify_same_operands_element_type
+);
+declare_trait!(
+    /// All operands and results have the same element type.
+    pub SameOperandsAndResultElementType, "SameOperandsAndResultElementTypeTrait",
+    verify = verify_same_operands_and_result_element_type
+);
+declare_trait!(
+    /// All operands and results have the same type.
+    pub SameOperandsAndResultType, "SameOperandsAndResultTypeTrait",
+    verify = verify_same_operands_and_result_type
+);
+declare_trait!(
+    /// All operands have the same type.
+    pub SameTypeOperands, "SameTypeOperandsTrait", verify = verify_same_type_operands
+);
+
+fn verify_one_result(op: OpRef<'_>) -> Result<(), String> {
+    match op.num_results() {
+        1 => Ok(()),
+        n => Err(format!("expected exactly 1 result, found {n}")),
+    }
+}
+
+fn operand_types(op: OpRef<'_>) -> impl Iterator<Item = (String, Option<Type>)> + '_ {
+    (0..op.num_operands()).map(move |i| (format!("operand {i}"), op.operand_type(i)))
+}
+
+fn all_types(op: OpRef<'_>) -> impl Iterator<Item = (String, Option<Type>)> + '_ {
+    operand_types(op)
+        .chain((0..op.num_results()).map(move |i| (format!("result {i}"), op.result_type(i))))
+}
+
+fn shape_of(op: OpRef<'_>, t: Option<Type>) -> Option<&[i64]> {
+    match t.map(|t| op.ctx().type_data(t))? {
+        TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some(&tt.dims),
+        TypeData::DenseTensorArray { dims, .. } => Some(dims),
+        _ => None,
+    }
+}
+
+fn element_of(op: OpRef<'_>, t: Option<Type>) -> Option<crate::phi::DataType> {
+    match t.map(|t| op.ctx().type_data(t))? {
+        TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some(tt.dtype),
+        TypeData::DenseTensorArray { dtype, .. } => Some(*dtype),
+        TypeData::Scalar(d) => Some(*d),
+        _ => None,
+    }
+}
+
+fn all_equal<T: PartialEq + std::fmt::Debug>(
+    items: impl Iterator<Item = (String, Option<T>)>,
+    what: &str,
+) -> Result<(), String> {
+    let mut first: Option<(String, T)> = None;
+    for (name, v) in items {
+        let Some(v) = v else { continue };
+        match &first {
+            None => first = Some((name, v)),
+            Some((fname, fv)) if *fv != v => {
+                return Err(format!("{name} has {what} {v:?}, but {fname} has {fv:?}"));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn verify_same_operands_shape(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(
+        operand_types(op).map(|(n, t)| (n, shape_of(op, t))),
+        "shape",
+    )
+}
+
+fn verify_same_operands_and_result_shape(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(all_types(op).map(|(n, t)| (n, shape_of(op, t))), "shape")
+}
+
+fn verify_same_operands_element_type(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(
+        operand_types(op).map(|(n, t)| (n, element_of(op, t))),
+        "element type",
+    )
+}
+
+fn verify_same_operands_and_result_element_type(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(
+        all_types(op).map(|(n, t)| (n, element_of(op, t))),
+        "element type",
+    )
+}
+
+fn verify_same_operands_and_result_type(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(all_types(op), "type")
+}
+
+fn verify_same_type_operands(op: OpRef<'_>) -> Result<(), String> {
+    all_equal(operand_types(op), "type")
+}

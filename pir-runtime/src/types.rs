@@ -1,0 +1,345 @@
+//! IR types: interned, compared by handle.
+//!
+//! Builtin element types (`f32`, `i64`, `b`, ...) are [`TypeData::Scalar`] of a phi
+//! [`DataType`]; `vec[...]` is [`TypeData::Vector`]; the pd types are dense tensors, selected
+//! rows and dense tensor arrays. Downstream dialects can intern their own parametric types as
+//! [`TypeData::Custom`].
+//!
+//! ```
+//! use pir_runtime::{IrContext, phi::DataType};
+//! let ctx = IrContext::new();
+//! let a = ctx.dense_tensor_type(DataType::Float32, &[-1, 3, 224, 224]);
+//! let b = ctx.dense_tensor_type(DataType::Float32, &[-1, 3, 224, 224]);
+//! assert_eq!(a, b); // interned: equality is a handle comparison
+//! assert_eq!(a.display(&ctx).to_string(), "tensor<-1x3x224x224xf32>");
+//! ```
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::num::NonZeroU32;
+
+use crate::attributes::Attribute;
+use crate::context::IrContext;
+use crate::intern::Internable;
+use crate::meta::TensorMeta;
+use crate::phi::{DataLayout, DataType};
+
+/// A handle to an interned type: 4 bytes, `Copy`, equality is identity.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Type(pub(crate) NonZeroU32);
+
+static_assertions::assert_eq_size!(Type, u32);
+static_assertions::assert_eq_size!(Option<Type>, u32);
+
+impl Type {
+    pub(crate) fn from_index(idx: u32) -> Type {
+        Type(NonZeroU32::new(idx + 1).expect("type index overflow"))
+    }
+
+    pub(crate) fn index(self) -> u32 {
+        self.0.get() - 1
+    }
+
+    /// The type's data.
+    pub fn data(self, ctx: &IrContext) -> &TypeData {
+        ctx.type_data(self)
+    }
+
+    /// A value that prints the type as Paddle does.
+    pub fn display(self, ctx: &IrContext) -> TypeDisplay<'_> {
+        TypeDisplay {
+            ctx,
+            ty: Some(self),
+        }
+    }
+
+    /// The dense tensor data, if this is a dense tensor type.
+    pub fn as_dense_tensor(self, ctx: &IrContext) -> Option<&TensorType> {
+        match ctx.type_data(self) {
+            TypeData::DenseTensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The element types, if this is a vector type.
+    pub fn as_vector(self, ctx: &IrContext) -> Option<&[Type]> {
+        match ctx.type_data(self) {
+            TypeData::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Type#{}", self.index())
+    }
+}
+
+/// The data of a dense tensor or selected-rows type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorType {
+    /// Element type.
+    pub dtype: DataType,
+    /// Extents; `-1` is dynamic.
+    pub dims: Box<[i64]>,
+    /// Layout.
+    pub layout: DataLayout,
+    /// LoD.
+    pub lod: Vec<Vec<u64>>,
+    /// Offset.
+    pub offset: u64,
+}
+
+impl TensorType {
+    /// The tensor's metadata.
+    pub fn meta(&self) -> TensorMeta {
+        TensorMeta {
+            dtype: self.dtype,
+            dims: self.dims.iter().copied().collect(),
+            layout: self.layout,
+            lod: self.lod.clone(),
+            offset: self.offset,
+        }
+    }
+
+    fn key(&self) -> TensorKey<'_> {
+        TensorKey {
+            dtype: self.dtype,
+            dims: &self.dims,
+            layout: self.layout,
+            lod: &self.lod,
+            offset: self.offset,
+        }
+    }
+}
+
+/// The data behind a [`Type`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeData {
+    /// A builtin element type: `f32`, `i64`, `b`, ...
+    Scalar(DataType),
+    /// `vec[t0,t1,...]`.
+    Vector(Box<[Type]>),
+    /// `paddle::dialect::DenseTensorType`.
+    DenseTensor(TensorType),
+    /// `paddle::dialect::SelectedRowsType`.
+    SelectedRows(TensorType),
+    /// `paddle::dialect::DenseTensorArrayType`.
+    DenseTensorArray {
+        /// Element type.
+        dtype: DataType,
+        /// Extents of each element.
+        dims: Box<[i64]>,
+        /// Layout.
+        layout: DataLayout,
+    },
+    /// A downstream dialect's type `dialect.name<params>`.
+    Custom {
+        /// Dialect name.
+        dialect: Box<str>,
+        /// Type name.
+        name: Box<str>,
+        /// Parameters.
+        params: Box<[Attribute]>,
+    },
+}
+
+/// Borrowed tensor-type parameters, for lookups that do not allocate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TensorKey<'a> {
+    /// Element type.
+    pub dtype: DataType,
+    /// Extents.
+    pub dims: &'a [i64],
+    /// Layout.
+    pub layout: DataLayout,
+    /// LoD.
+    pub lod: &'a [Vec<u64>],
+    /// Offset.
+    pub offset: u64,
+}
+
+impl<'a> TensorKey<'a> {
+    /// A tensor of `dtype` and `dims`, NCHW, no LoD, offset 0 (Paddle's defaults).
+    pub fn new(dtype: DataType, dims: &'a [i64]) -> TensorKey<'a> {
+        TensorKey {
+            dtype,
+            dims,
+            layout: DataLayout::Nchw,
+            lod: &[],
+            offset: 0,
+        }
+    }
+
+    /// The key of a tensor's metadata.
+    pub fn of_meta(meta: &'a TensorMeta) -> TensorKey<'a> {
+        TensorKey {
+            dtype: meta.dtype,
+            dims: &meta.dims,
+            layout: meta.layout,
+            lod: &meta.lod,
+            offset: meta.offset,
+        }
+    }
+
+    fn to_owned_type(self) -> TensorType {
+        TensorType {
+            dtype: self.dtype,
+            dims: self.dims.into(),
+            layout: self.layout,
+            lod: self.lod.to_vec(),
+            offset: self.offset,
+        }
+    }
+}
+
+/// A borrowed description of a type, to intern it or look it up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKey<'a> {
+    /// See [`TypeData::Scalar`].
+    Scalar(DataType),
+    /// See [`TypeData::Vector`].
+    Vector(&'a [Type]),
+    /// See [`TypeData::DenseTensor`].
+    DenseTensor(TensorKey<'a>),
+    /// See [`TypeData::SelectedRows`].
+    SelectedRows(TensorKey<'a>),
+    /// See [`TypeData::DenseTensorArray`].
+    DenseTensorArray(DataType, &'a [i64], DataLayout),
+    /// See [`TypeData::Custom`].
+    Custom(&'a str, &'a str, &'a [Attribute]),
+}
+
+impl Internable for TypeData {
+    type Key<'a> = TypeKey<'a>;
+
+    fn key(&self) -> TypeKey<'_> {
+        match self {
+            TypeData::Scalar(d) => TypeKey::Scalar(*d),
+            TypeData::Vector(v) => TypeKey::Vector(v),
+            TypeData::DenseTensor(t) => TypeKey::DenseTensor(t.key()),
+            TypeData::SelectedRows(t) => TypeKey::SelectedRows(t.key()),
+            TypeData::DenseTensorArray {
+                dtype,
+                dims,
+                layout,
+            } => TypeKey::DenseTensorArray(*dtype, dims, *layout),
+            TypeData::Custom {
+                dialect,
+                name,
+                params,
+            } => TypeKey::Custom(dialect, name, params),
+        }
+    }
+
+    fn matches(&self, key: &TypeKey<'_>) -> bool {
+        self.key() == *key
+    }
+}
+
+impl TypeKey<'_> {
+    pub(crate) fn to_data(self) -> TypeData {
+        match self {
+            TypeKey::Scalar(d) => TypeData::Scalar(d),
+            TypeKey::Vector(v) => TypeData::Vector(v.into()),
+            TypeKey::DenseTensor(t) => TypeData::DenseTensor(t.to_owned_type()),
+            TypeKey::SelectedRows(t) => TypeData::SelectedRows(t.to_owned_type()),
+            TypeKey::DenseTensorArray(dtype, dims, layout) => TypeData::DenseTensorArray {
+                dtype,
+                dims: dims.into(),
+                layout,
+            },
+            TypeKey::Custom(d, n, p) => TypeData::Custom {
+                dialect: d.into(),
+                name: n.into(),
+                params: p.into(),
+            },
+        }
+    }
+}
+
+// Keep `Hash` of `TypeData` consistent with its key, should anyone hash the data directly.
+impl Hash for TypeData {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
+}
+
+/// Prints an optional type as Paddle does (`<<NULL TYPE>>` for none).
+pub struct TypeDisplay<'a> {
+    pub(crate) ctx: &'a IrContext,
+    pub(crate) ty: Option<Type>,
+}
+
+impl fmt::Display for TypeDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.ty {
+            None => f.write_str("<<NULL TYPE>>"),
+            Some(t) => write_type(f, self.ctx, t),
+        }
+    }
+}
+
+pub(crate) fn write_dims(out: &mut (impl fmt::Write + ?Sized), dims: &[i64]) -> fmt::Result {
+    for d in dims {
+        write!(out, "{d}x")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn write_type(
+    out: &mut (impl fmt::Write + ?Sized),
+    ctx: &IrContext,
+    t: Type,
+) -> fmt::Result {
+    match ctx.type_data(t) {
+        TypeData::Scalar(d) => out.write_str(d.type_suffix()),
+        TypeData::Vector(v) => {
+            out.write_str("vec[")?;
+            for (i, e) in v.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_type(out, ctx, *e)?;
+            }
+            out.write_char(']')
+        }
+        TypeData::DenseTensor(tt) => {
+            out.write_str("tensor<")?;
+            write_dims(out, &tt.dims)?;
+            out.write_str(tt.dtype.type_suffix())?;
+            out.write_char('>')
+        }
+        // Paddle prints pd_op-dialect types with the dialect prefix (`PrintTypeImpl`).
+        TypeData::SelectedRows(tt) => {
+            out.write_str("pd_op.selectedrows<")?;
+            write_dims(out, &tt.dims)?;
+            out.write_str(tt.dtype.type_suffix())?;
+            out.write_char('>')
+        }
+        TypeData::DenseTensorArray { dtype, .. } => {
+            out.write_str("pd_op.tensor_array<")?;
+            out.write_str(dtype.type_suffix())?;
+            out.write_char('>')
+        }
+        TypeData::Custom {
+            dialect,
+            name,
+            params,
+        } => {
+            write!(out, "{dialect}.{name}")?;
+            if !params.is_empty() {
+                out.write_char('<')?;
+                for (i, p) in params.iter().enumerate() {
+                    if i > 0 {
+                        out.write_char(',')?;
+                    }
+                    crate::attributes::write_attr(out, ctx, *p)?;
+                }
+                out.write_char('>')?;
+            }
+            Ok(())
+        }
+    }
+}
