@@ -9,12 +9,11 @@ use std::sync::Arc;
 use divan::counter::ItemsCount;
 use divan::Bencher;
 use pir_runtime::op_def::OpDef;
-use pir_runtime::op_support::verify_schema;
 use pir_runtime::phi::DataType;
 use pir_runtime::pir_spec::{
     InputKind, InputSpec, OpKind, OpSchema, OutputSpec, RuntimeInfo, ValueKind,
 };
-use pir_runtime::{AttrKey, Builder, IrContext, OpRef, Program, Type, Value};
+use pir_runtime::{AttrKey, Builder, IrContext, Program, Type, Value};
 
 const N: usize = 1_000_000;
 const USES: usize = 100_000;
@@ -67,12 +66,7 @@ static UNARY_SCHEMA: OpSchema = OpSchema {
     doc: Cow::Borrowed(""),
 };
 
-fn verify_unary(op: OpRef<'_>) -> Result<(), String> {
-    verify_schema(op, &UNARY_SCHEMA)
-}
-
 static UNARY: OpDef = OpDef {
-    verify: Some(verify_unary),
     schema: Some(&UNARY_SCHEMA),
     ..OpDef::new("bench.unary", "bench")
 };

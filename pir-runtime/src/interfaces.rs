@@ -24,6 +24,7 @@ use pir_spec::{OpInfoTuple, OpSchema};
 
 use crate::declare_interface;
 use crate::meta::{InferMetaFn, InferMetaRegistry};
+use crate::op_def::OpInterfaceImpl;
 
 /// `OpYamlInfoInterface`: the op's GetOpInfo tuple, derived from its schema.
 #[derive(Debug)]
@@ -150,6 +151,9 @@ macro_rules! declaration_only {
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         declare_interface!($name, $paddle);
+        impl<T> OpInterfaceImpl<T> for $name {
+            const IMPL: $name = $name;
+        }
     )*};
 }
 

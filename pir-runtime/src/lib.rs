@@ -42,10 +42,38 @@ pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
 pub use context::{Dialect, IrContext};
 pub use error::{BuildError, IrError, VerifyError, VerifyErrors};
-pub use op_def::{Interface, OpDef, OpTrait};
+pub use op_def::{Interface, Op, OpDef, OpInterfaceImpl, OpTrait};
 pub use program::{
     BlockId, InsertPoint, OpId, OpOperand, OpRef, OperandId, OperationArgs, Parameter, Program,
     RegionId, Value, ValueDef,
 };
 pub use types::{TensorType, Type, TypeData, TypeKey};
 pub use verify::{verify, verify_op};
+
+/// Declares a dialect type listing generated op types.
+///
+/// ```ignore
+/// pir_runtime::dialect!(pub TestDialect = "test" [AbsOp, AddOp]);
+/// ctx.register_dialect::<TestDialect>()?;
+/// ```
+#[macro_export]
+macro_rules! dialect {
+    ($(#[$m:meta])* $vis:vis $name:ident = $dialect:literal [$($op:ty),* $(,)?]) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+        impl $crate::Dialect for $name {
+            const NAME: &'static str = $dialect;
+            fn op_defs() -> &'static [&'static $crate::OpDef] {
+                static OPS: &[&$crate::OpDef] = &[$(<$op as $crate::Op>::DEF),*];
+                OPS
+            }
+        }
+    };
+}
+
+/// Re-exports for generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use static_assertions;
+}

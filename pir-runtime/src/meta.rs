@@ -150,6 +150,17 @@ impl Scalar {
     }
 }
 
+macro_rules! scalar_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Scalar {
+            fn from(v: $t) -> Scalar {
+                Scalar::$v(v)
+            }
+        }
+    )*};
+}
+scalar_from!(bool => Bool, i32 => I32, i64 => I64, f32 => F32, f64 => F64);
+
 /// An `IntArray` argument. When it arrives as a tensor whose values are not known at build time
 /// (a mutable attribute fed by a computed value), `values` is `None` and `len` may still be known
 /// from the tensor's shape.
@@ -558,6 +569,10 @@ impl InferMetaRegistry {
         Ok(())
     }
 }
+
+/// A registry with no functions: ops generated without one report every infer-meta function as
+/// not implemented.
+pub static EMPTY_REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[]);
 
 impl fmt::Debug for InferMetaRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -494,10 +494,19 @@ pub fn input_meta(prog: &Program, kind: &InputKind, value: Option<Value>) -> Inp
         InputKind::MutableAttribute(m) => {
             let def = value.and_then(|v| prog.defining_op(v)).map(|o| prog.op(o));
             let from_full = def.and_then(|d| match (m.kind, d.name()) {
-                (AttrKind::IntArray, "pd_op.full_int_array") => d
-                    .attr("value")
-                    .and_then(|a| attr_value_of(ctx, a, AttrKind::IntArray)),
-                (AttrKind::Scalar, "pd_op.full") => d
+                // full_int_array's `value` is an int64_t[]; full's a double.
+                (AttrKind::IntArray, n) if n.ends_with(".full_int_array") => {
+                    match d
+                        .attr("value")
+                        .and_then(|a| attr_value_of(ctx, a, AttrKind::Int64Array))
+                    {
+                        Some(AttrValue::Ints(v)) => {
+                            Some(AttrValue::IntArray(IntArrayArg::known(&v)))
+                        }
+                        _ => None,
+                    }
+                }
+                (AttrKind::Scalar, n) if n.ends_with(".full") => d
                     .attr("value")
                     .and_then(|a| attr_value_of(ctx, a, AttrKind::Scalar)),
                 _ => None,
@@ -769,22 +778,31 @@ fn full_for_mutable(
     m: &pir_spec::MutableAttr,
     arg: &AttrArg<'_>,
 ) -> Result<Value, BuildError> {
-    let missing = |op: &str| {
-        BuildError::Invalid {
-        op: def.name.into(),
-        message: format!("mutable attribute `{name}` needs `{op}`, which is not registered (register the pd_op dialect)"),
-    }
-    };
     let ctx = b.ctx().clone();
+    // The op's own dialect's full ops if it has them, else pd_op's (as Paddle always uses).
+    let find = |op: &str| {
+        ctx.op_def(&format!("{}.{op}", def.dialect))
+            .or_else(|| ctx.op_def(&format!("pd_op.{op}")))
+            .ok_or_else(|| BuildError::Invalid {
+                op: def.name.into(),
+                message: format!(
+                    "mutable attribute `{name}` needs `{}.{op}` or `pd_op.{op}`, and neither is registered",
+                    def.dialect
+                ),
+            })
+    };
     let (full_def, attrs, ty) = match (m.kind, arg) {
         (AttrKind::IntArray, AttrArg::I64s(v)) => {
-            let d = ctx
-                .op_def("pd_op.full_int_array")
-                .ok_or_else(|| missing("pd_op.full_int_array"))?;
+            let d = find("full_int_array")?;
             let attrs = ctx.dict_attr(&[
                 ("dtype", ctx.dtype_attr(DataType::Int64)),
                 ("place", ctx.place_attr(Place::cpu())),
-                ("value", ctx.int_array_attr(v)),
+                // FullIntArrayOp's `value` is an int64_t[] (ArrayAttribute<Int64Attribute>).
+                ("value", {
+                    let items: SmallVec<[Attribute; 8]> =
+                        v.iter().map(|&x| ctx.i64_attr(x)).collect();
+                    ctx.array_attr(&items)
+                }),
             ]);
             (
                 d,
@@ -810,9 +828,7 @@ fn full_for_mutable(
                     })
                 }
             };
-            let d = ctx
-                .op_def("pd_op.full")
-                .ok_or_else(|| missing("pd_op.full"))?;
+            let d = find("full")?;
             let dtype = scalar_dtype(&m.data_type, s);
             // FullOp's `value` is a double attribute whatever the dtype.
             let attrs = ctx.dict_attr(&[
@@ -835,6 +851,92 @@ fn full_for_mutable(
     };
     let op = b.create_with(full_def, &[], attrs, &[Some(ty)], 0)?;
     Ok(b.program().op(op).result(0))
+}
+
+/// Build overload 3: tensor inputs and mutable attributes as values, the other attributes as
+/// Rust values; result types from infer-meta.
+pub fn build_with_values(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    operands: &[Option<Value>],
+    attrs: &[AttrArg<'_>],
+) -> Result<OpId, BuildError> {
+    let s = schema_of(def)?;
+    check_inputs(b.program(), def, s, operands)?;
+    let ctx = b.ctx().clone();
+    let (dict, values) = attributes_from_args(&ctx, def, s, attrs)?;
+    let metas: SmallVec<[InputMeta; 8]> = s
+        .inputs
+        .iter()
+        .zip(operands)
+        .map(|(i, v)| input_meta(b.program(), &i.kind, *v))
+        .collect();
+    let types = infer_result_types(&ctx, def, &metas, &values)?;
+    Ok(b.create_with(def, operands, dict, &types, 0)?)
+}
+
+/// Build overload 2: tensor inputs as values, every attribute in an IR dictionary. Mutable
+/// attributes found in the dictionary (an `IntArrayAttribute`, or a number for a Scalar) are
+/// materialised as `pd_op.full_int_array` / `pd_op.full`, as Paddle does; other entries
+/// (`stop_gradient`, ...) are kept on the op.
+pub fn build_from_dict(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    inputs: &[Option<Value>],
+    attributes: Attribute,
+) -> Result<OpId, BuildError> {
+    let s = schema_of(def)?;
+    let ctx = b.ctx().clone();
+    let mut operands: SmallVec<[Option<Value>; 8]> = SmallVec::from_slice(inputs);
+    let mut rest = attributes;
+    for input in s.inputs.iter().skip(inputs.len()) {
+        let InputKind::MutableAttribute(m) = &input.kind else {
+            return Err(BuildError::Invalid {
+                op: def.name.into(),
+                message: format!("input `{}` was not given", input.name),
+            });
+        };
+        let a = ctx
+            .dict_get(attributes, &input.name)
+            .ok_or_else(|| BuildError::Invalid {
+                op: def.name.into(),
+                message: format!(
+                    "mutable attribute `{}` is missing from the attributes",
+                    input.name
+                ),
+            })?;
+        let arg = match (m.kind, ctx.attr_data(a)) {
+            (AttrKind::IntArray, AttrData::IntArray(v)) => AttrArg::I64s(v),
+            (AttrKind::Scalar, d) if d.as_scalar().is_some() => {
+                AttrArg::Scalar(d.as_scalar().unwrap_or(Scalar::I32(0)))
+            }
+            (_, d) => {
+                return Err(BuildError::Invalid {
+                    op: def.name.into(),
+                    message: format!(
+                        "mutable attribute `{}`: expected {}, found {}",
+                        input.name,
+                        m.kind.type_name(),
+                        d.kind_name()
+                    ),
+                })
+            }
+        };
+        operands.push(Some(full_for_mutable(b, def, &input.name, m, &arg)?));
+        rest = ctx.dict_with(rest, &input.name, None);
+    }
+    build_with_attributes(b, def, &operands, rest)
+}
+
+/// Creates an op with explicit result types (no inference), as the translator does.
+pub fn build_with_types(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    operands: &[Option<Value>],
+    attributes: Attribute,
+    result_types: &[Option<Type>],
+) -> Result<OpId, BuildError> {
+    Ok(b.create_with(def, operands, attributes, result_types, 0)?)
 }
 
 /// Build overload 2 and 3: operands as values (mutable attributes too), attributes as an IR

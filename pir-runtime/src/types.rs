@@ -146,7 +146,7 @@ pub enum TypeData {
 }
 
 /// Borrowed tensor-type parameters, for lookups that do not allocate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Eq)]
 pub struct TensorKey<'a> {
     /// Element type.
     pub dtype: DataType,
@@ -195,7 +195,7 @@ impl<'a> TensorKey<'a> {
 }
 
 /// A borrowed description of a type, to intern it or look it up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeKey<'a> {
     /// See [`TypeData::Scalar`].
     Scalar(DataType),
@@ -209,6 +209,78 @@ pub enum TypeKey<'a> {
     DenseTensorArray(DataType, &'a [i64], DataLayout),
     /// See [`TypeData::Custom`].
     Custom(&'a str, &'a str, &'a [Attribute]),
+}
+
+/// Short slices compare faster element by element than through `memcmp`.
+#[inline]
+fn same_dims(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+impl PartialEq for TensorKey<'_> {
+    #[inline]
+    fn eq(&self, o: &Self) -> bool {
+        self.dtype == o.dtype
+            && self.layout == o.layout
+            && self.offset == o.offset
+            && same_dims(self.dims, o.dims)
+            && self.lod == o.lod
+    }
+}
+
+impl Hash for TensorKey<'_> {
+    #[inline]
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        // One word for the small fields, then the dims; LoD and offset only when present.
+        h.write_u64(
+            self.dtype as u64
+                | (self.layout as u64) << 8
+                | (self.dims.len() as u64) << 16
+                | (self.lod.len() as u64) << 32,
+        );
+        for &d in self.dims {
+            h.write_i64(d);
+        }
+        if !self.lod.is_empty() {
+            self.lod.hash(h);
+        }
+        if self.offset != 0 {
+            h.write_u64(self.offset);
+        }
+    }
+}
+
+impl Hash for TypeKey<'_> {
+    #[inline]
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self {
+            TypeKey::Scalar(d) => h.write_u64(0x100 | *d as u64),
+            TypeKey::Vector(v) => {
+                h.write_u64(0x200 | (v.len() as u64) << 16);
+                for t in *v {
+                    h.write_u32(t.0.get());
+                }
+            }
+            TypeKey::DenseTensor(t) => {
+                h.write_u8(3);
+                t.hash(h);
+            }
+            TypeKey::SelectedRows(t) => {
+                h.write_u8(4);
+                t.hash(h);
+            }
+            TypeKey::DenseTensorArray(d, dims, l) => {
+                h.write_u64(0x500 | (*d as u64) << 16 | (*l as u64) << 24);
+                dims.hash(h);
+            }
+            TypeKey::Custom(d, n, p) => {
+                h.write_u8(6);
+                d.hash(h);
+                n.hash(h);
+                p.hash(h);
+            }
+        }
+    }
 }
 
 impl Internable for TypeData {
@@ -233,8 +305,21 @@ impl Internable for TypeData {
         }
     }
 
+    #[inline]
     fn matches(&self, key: &TypeKey<'_>) -> bool {
-        self.key() == *key
+        match (self, key) {
+            (TypeData::DenseTensor(t), TypeKey::DenseTensor(k))
+            | (TypeData::SelectedRows(t), TypeKey::SelectedRows(k)) => {
+                t.dtype == k.dtype
+                    && t.layout == k.layout
+                    && t.offset == k.offset
+                    && same_dims(&t.dims, k.dims)
+                    && (t.lod.is_empty() && k.lod.is_empty() || t.lod == k.lod)
+            }
+            (TypeData::Scalar(d), TypeKey::Scalar(k)) => d == k,
+            (TypeData::Vector(v), TypeKey::Vector(k)) => **v == **k,
+            _ => self.key() == *key,
+        }
     }
 }
 

@@ -48,6 +48,9 @@ pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
         location: prog.location(op),
         message,
     };
+    if let Some(schema) = r.def().schema {
+        crate::op_support::verify_schema(r, schema).map_err(fail)?;
+    }
     if let Some(f) = r.def().verify {
         f(r).map_err(fail)?;
     }
