@@ -12,6 +12,8 @@
 
 pub mod phi;
 pub mod schema;
+#[cfg(feature = "yaml")]
+pub mod yaml;
 
 pub use schema::{
     AttrKind, AttributeSpec, CompatMutable, CompatSpec, DefaultValue, InputKind, InputSpec, List,

@@ -332,6 +332,20 @@ pub struct CompatMutable {
 }
 
 /// Legacy (fluid) names of an op, from op_compat.yaml, for the translator.
+///
+/// ```
+/// # #[cfg(feature = "yaml")] {
+/// use pir_spec::yaml::{load_op_set, YamlSource};
+/// let ops = "- op : mean\n  args : (Tensor x, IntArray axis={}, bool keepdim=false)\n  output : Tensor(out)\n";
+/// let compat = "- op : mean (reduce_mean)\n  inputs :\n    x : X\n  attrs :\n    {axis : dim, keepdim : keep_dim}\n  extra :\n    attrs : [bool use_mkldnn = false]\n";
+/// let set = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text: ops }],
+///     Some(YamlSource { path: "op_compat.yaml", text: compat })).unwrap();
+/// let c = set.get("mean").unwrap().compat.as_ref().unwrap();
+/// assert_eq!(c.legacy_name.as_deref(), Some("reduce_mean"));
+/// assert_eq!(c.attrs[0], ("axis".into(), "dim".into()));
+/// assert_eq!(c.extra_attrs[0], "bool use_mkldnn = false");
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CompatSpec {
@@ -347,6 +361,18 @@ pub struct CompatSpec {
     pub mutable: List<CompatMutable>,
     /// `extra: attrs` declarations as written (`bool use_mkldnn = false`).
     pub extra_attrs: List<Str>,
+    /// `extra: inputs` (legacy-only inputs).
+    pub extra_inputs: List<Str>,
+    /// `extra: outputs` (legacy-only outputs, such as `XShape`).
+    pub extra_outputs: List<Str>,
+    /// `complex_promote`: legacy input names whose complex dtype promotes the kernel type.
+    pub complex_promote: List<Str>,
+    /// `drop_empty_grad`: grad outputs dropped when empty.
+    pub drop_empty_grad: List<Str>,
+    /// `manual_signature`: ops whose legacy argument mapping is hand-written.
+    pub manual_signature: List<Str>,
+    /// `get_expected_kernel_type`: `(op, function)` pairs.
+    pub expected_kernel_type: List<(Str, Str)>,
 }
 
 /// The complete specification of one op class.
@@ -422,6 +448,21 @@ impl OpSchema {
     }
 
     /// The GetOpInfo tuple Paddle's generator would produce for this class.
+    ///
+    /// As in Paddle's `OP_INFO_TEMPLATE`, an empty `infer_meta_param` or `kernel_param` is
+    /// reported as one empty string (`{""}` in the generated C++).
+    ///
+    /// ```
+    /// # #[cfg(feature = "yaml")] {
+    /// use pir_spec::yaml::{load_op_set, YamlSource};
+    /// let text = "- op : ones\n  args : (IntArray shape)\n  output : Tensor(out)\n  invoke : full(shape, 1)\n";
+    /// let set = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap();
+    /// let info = set.get("ones").unwrap().op_info_tuple();
+    /// assert_eq!(info.op_name, "pd_op.ones");
+    /// assert_eq!(info.runtime_info.infer_meta_func, "");
+    /// assert_eq!(info.runtime_info.infer_meta_param, [""]);
+    /// # }
+    /// ```
     pub fn op_info_tuple(&self) -> OpInfoTuple {
         let s = |x: &Str| x.to_string();
         OpInfoTuple {
@@ -465,11 +506,20 @@ impl OpSchema {
                         .map(|(a, b)| (a.to_string(), b.to_string()))
                         .collect::<Vec<_>>()
                 };
+                // Paddle's OP_INFO_TEMPLATE writes `{"<params joined>"}`, so an empty
+                // parameter list comes out as one empty string.
+                let params = |l: &List<Str>| {
+                    if l.is_empty() {
+                        vec![String::new()]
+                    } else {
+                        v(l)
+                    }
+                };
                 OpRunTimeInfo {
                     infer_meta_func: s(&r.infer_meta_func),
-                    infer_meta_param: v(&r.infer_meta_param),
+                    infer_meta_param: params(&r.infer_meta_param),
                     kernel_func: s(&r.kernel_func),
-                    kernel_param: v(&r.kernel_param),
+                    kernel_param: params(&r.kernel_param),
                     kernel_key_dtype: v(&r.kernel_key_dtype),
                     kernel_key_backend: v(&r.kernel_key_backend),
                     inplace: p(&r.inplace),
