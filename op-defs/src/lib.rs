@@ -1,1 +1,2 @@
 //! The builtin and `pd_op` dialects.
+pub mod infer_meta;

@@ -1,0 +1,1836 @@
+//! Infer-meta functions of two input tensors, after Paddle's `paddle/phi/infermeta/binary.cc`.
+//!
+//! Convolutions run the compile-time branch (unknown spatial extents give `-1`); the channel
+//! checks Paddle performs when the generated `Build` calls them with the default (runtime)
+//! config are kept where both extents are known.
+
+use pir_runtime::ensure_meta;
+use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::phi::{DataLayout, DataType};
+
+use super::common::{
+    add, axis_in, batch_broadcast, broadcast, channel_last, dd, ddl, err, fd, has_unknown,
+    int_array, ints, mul, need_rank, need_rank_ge, product, remove_axis, same, same_lod,
+    scalar_int, set_opt, share, str_arg, sub, update_padding, Out, Res,
+};
+
+type R = Result<(), InferMetaError>;
+
+// ---------------------------------------------------------------------------------------------
+// Elementwise and comparisons
+// ---------------------------------------------------------------------------------------------
+
+/// Paddle's `PromoteTypes` for elementwise ops: only complex promotion, else `x`'s dtype.
+fn promote(x: DataType, y: DataType) -> DataType {
+    let has = |t: DataType| x == t || y == t;
+    if has(DataType::Complex128) {
+        DataType::Complex128
+    } else if has(DataType::Complex64) {
+        if has(DataType::Float64) {
+            DataType::Complex128
+        } else {
+            DataType::Complex64
+        }
+    } else {
+        x
+    }
+}
+
+pub(crate) fn elementwise(x: &TensorMeta, y: &TensorMeta, axis: i64) -> Res<TensorMeta> {
+    let d = if x.dims == y.dims {
+        x.dims.to_vec()
+    } else {
+        broadcast(&x.dims, &y.dims, axis)?
+    };
+    let layout = if x.layout == DataLayout::Nhwc || y.layout == DataLayout::Nhwc {
+        DataLayout::Nhwc
+    } else {
+        x.layout
+    };
+    Ok(Out::new()
+        .dims(&d)
+        .dtype(promote(x.dtype, y.dtype))
+        .layout(layout)
+        .lod(x)
+        .get())
+}
+
+/// `ElementwiseInferMeta(x, y)`: the broadcast of `x` and `y` (trailing dims aligned; equal
+/// extents, 1 or -1 combine), `x`'s dtype (complex promotion aside), NHWC if either is NHWC.
+pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let out = elementwise(x, y, -1)?;
+    ctx.set_output(0, out)
+}
+
+/// `BitwiseShiftInferMeta(x, y, is_arithmetic)`: like `ElementwiseInferMeta`.
+pub fn bitwise_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    elementwise_infer_meta(ctx)
+}
+
+/// `LogicalBinaryInferMeta(x, y)`: the elementwise broadcast with dtype bool.
+pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let mut out = elementwise(x, y, -1)?;
+    out.dtype = DataType::Bool;
+    ctx.set_output(0, out)
+}
+
+/// `CompareInferMeta(x, y)`: `x`'s metadata when the dims agree, else their broadcast; dtype
+/// bool.
+pub fn compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let out = if x.dims == y.dims {
+        Out::like(x)
+    } else {
+        let axis = (x.rank() as i64 - y.rank() as i64).abs();
+        let d = broadcast_abs_axis(&x.dims, &y.dims, axis)?;
+        Out::new().dims(&d).lod(x)
+    };
+    ctx.set_output(0, out.dtype(DataType::Bool).get())
+}
+
+/// `GetBroadcastDimsArrays` called with `axis = |rank(x) - rank(y)|` (compare, complex,
+/// matrix_rank_tol): the same trailing alignment as elementwise ops.
+fn broadcast_abs_axis(x: &[i64], y: &[i64], _axis: i64) -> Res<Vec<i64>> {
+    broadcast(x, y, -1)
+}
+
+fn same_input_dims(x: &TensorMeta, y: &TensorMeta) -> R {
+    ensure_meta!(
+        x.rank() == y.rank(),
+        "input {} and other {} must have the same rank",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    for (i, (&a, &b)) in x.dims.iter().zip(&y.dims).enumerate() {
+        if a >= 0 && b >= 0 {
+            ensure_meta!(
+                a == b,
+                "dim {i} of input {} and other {} differ: {a} vs {b}",
+                fd(&x.dims),
+                fd(&y.dims)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `ValueCompareInferMeta(x, y)`: bool with `x`'s dims; `x` and `y` must have the same dims
+/// where known.
+pub fn value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    same_input_dims(x, y)?;
+    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Bool).get())
+}
+
+/// `AllValueCompareInferMeta(x, y)`: a 0-D bool; `x` and `y` must have the same dims where
+/// known.
+pub fn all_value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    same_input_dims(x, y)?;
+    ctx.set_output(0, Out::new().dtype(DataType::Bool).get())
+}
+
+/// `CompareAllInferMeta(x, y)`: a 0-D tensor (dtype unset: float32) with `x`'s LoD; `y` may not
+/// have more dims than `x`.
+pub fn compare_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    ensure_meta!(
+        x.rank() >= y.rank(),
+        "y {} must not have more dims than x {}",
+        fd(&y.dims),
+        fd(&x.dims)
+    );
+    ctx.set_output(0, Out::new().lod(x).get())
+}
+
+/// `Atan2InferMeta(x, y)`: `x`'s metadata (float64 for integer inputs); same ranks, `x`'s
+/// first dim not larger than `y`'s.
+pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    ensure_meta!(
+        x.rank() == y.rank(),
+        "x {} and y {} must have the same rank",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    if x.rank() > 0 {
+        ensure_meta!(
+            x.dims[0] <= y.dims[0],
+            "dim 0 of x {} must not exceed dim 0 of y {}",
+            fd(&x.dims),
+            fd(&y.dims)
+        );
+    }
+    let ints_in = [x.dtype, y.dtype]
+        .iter()
+        .any(|t| matches!(t, DataType::Int32 | DataType::Int64));
+    let t = if ints_in { DataType::Float64 } else { x.dtype };
+    ctx.set_output(0, Out::like(x).dtype(t).get())
+}
+
+/// `ComplexInferMeta(real, imag)`: the broadcast of the two, complex dtype.
+pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let d = if x.dims == y.dims {
+        x.dims.to_vec()
+    } else {
+        broadcast(&x.dims, &y.dims, -1)?
+    };
+    ctx.set_output(0, Out::new().dims(&d).dtype(x.dtype.to_complex()).get())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Convolutions
+// ---------------------------------------------------------------------------------------------
+
+struct ConvArgs {
+    strides: Vec<i64>,
+    paddings: Vec<i64>,
+    algorithm: String,
+    dilations: Vec<i64>,
+    groups: i64,
+    data_format: String,
+}
+
+fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs) -> R {
+    let input = ctx.tensor(0)?;
+    let filter = ctx.tensor(1)?;
+    let (ind, fil) = (&input.dims, &filter.dims);
+    for &d in &a.dilations {
+        ensure_meta!(d > 0, "dilations {} must be positive", fd(&a.dilations));
+    }
+    let cl = channel_last(&a.data_format);
+    let rank = ind.len();
+    ensure_meta!(
+        rank == 4 || rank == 5,
+        "conv input must be 4-D or 5-D, got rank {rank} {}",
+        fd(ind)
+    );
+    ensure_meta!(
+        ind[0] != 0 && ind[1] != 0,
+        "conv input {} must not have a 0 batch or channel dim",
+        fd(ind)
+    );
+    ensure_meta!(
+        fil.len() == rank,
+        "conv input {} and filter {} must have the same rank",
+        fd(ind),
+        fd(fil)
+    );
+    for &s in &a.strides {
+        ensure_meta!(s > 0, "strides {} must be positive", fd(&a.strides));
+    }
+    ensure_meta!(
+        a.strides.len() + 2 == rank,
+        "strides {} must have {} values for a {rank}-D input {}",
+        fd(&a.strides),
+        rank - 2,
+        fd(ind)
+    );
+    let in_c = if cl { ind[rank - 1] } else { ind[1] };
+    let f_c = fil[1];
+    let groups = a.groups;
+    if in_c > 0 && f_c > 0 {
+        ensure_meta!(
+            in_c == mul(f_c, groups),
+            "input channels {in_c} do not match filter's {f_c} × groups {groups} (input {}, \
+             filter {}, data_format {}); check data_format",
+            fd(ind),
+            fd(fil),
+            a.data_format
+        );
+    }
+    if fil[0] > 0 {
+        ensure_meta!(
+            groups != 0 && fil[0] % groups == 0,
+            "the filter's output channels {} must be divisible by groups {groups}",
+            fil[0]
+        );
+    }
+    let data: Vec<i64> = if cl {
+        ind[1..rank - 1].to_vec()
+    } else {
+        ind[2..].to_vec()
+    };
+    let ksize: Vec<i64> = fil[2..].to_vec();
+    let (pads, same_algo) = update_padding(&a.paddings, &data, &a.strides, &ksize, &a.algorithm)?;
+    let mut dil = a.dilations.clone();
+    if same_algo {
+        dil = vec![1; data.len()];
+    }
+    ensure_meta!(
+        dil.len() >= data.len(),
+        "dilations {} must have one value per spatial dim of {}",
+        fd(&a.dilations),
+        fd(ind)
+    );
+    let mut out = vec![ind[0]];
+    if !cl {
+        out.push(fil[0]);
+    }
+    for i in 0..data.len() {
+        if data[i] <= 0 || fil[i + 2] <= 0 {
+            out.push(-1);
+        } else {
+            let dk = add(mul(dil[i], ksize[i] - 1), 1);
+            let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);
+            out.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
+        }
+    }
+    if cl {
+        out.push(fil[0]);
+    }
+    ctx.set_output(0, dd(input, &out))
+}
+
+/// `ConvInferMeta(input, filter, strides, paddings, padding_algorithm, dilations, groups,
+/// data_format)`: 2-D/3-D convolution output `[N, C_out, H', W']` (NCHW) or `[N, H', W', C_out]`
+/// (NHWC); unknown spatial extents stay -1.
+pub fn conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let a = ConvArgs {
+        strides: ints(ctx, 2)?,
+        paddings: ints(ctx, 3)?,
+        algorithm: str_arg(ctx, 4)?,
+        dilations: ints(ctx, 5)?,
+        groups: ctx.int(6)?,
+        data_format: str_arg(ctx, 7)?,
+    };
+    conv(ctx, a)
+}
+
+/// `Conv3DInferMeta(input, filter, strides, paddings, padding_algorithm, groups, dilations,
+/// data_format)`: `ConvInferMeta` with `groups` before `dilations`.
+pub fn conv3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let a = ConvArgs {
+        strides: ints(ctx, 2)?,
+        paddings: ints(ctx, 3)?,
+        algorithm: str_arg(ctx, 4)?,
+        groups: ctx.int(5)?,
+        dilations: ints(ctx, 6)?,
+        data_format: str_arg(ctx, 7)?,
+    };
+    conv(ctx, a)
+}
+
+/// `DepthwiseConvInferMeta(input, filter, strides, paddings, padding_algorithm, groups,
+/// dilations, data_format)`: like `Conv3DInferMeta`.
+pub fn depthwise_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    conv3d_infer_meta(ctx)
+}
+
+fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
+    let x = ctx.tensor(0)?;
+    let filter = ctx.tensor(1)?;
+    let strides = ints(ctx, 2)?;
+    let paddings = ints(ctx, 3)?;
+    let output_padding = ints(ctx, 4)?;
+    let algorithm = str_arg(ctx, 6)?;
+    let groups = ctx.int(7)?;
+    let dilations = ints(ctx, 8)?;
+    let data_format = str_arg(ctx, 9)?;
+    let (xd, fil) = (&x.dims, &filter.dims);
+    let nhwc = data_format == "NHWC";
+    let rank = xd.len();
+    ensure_meta!(
+        rank == 4 || rank == 5,
+        "conv_transpose input must be 4-D or 5-D, got rank {rank} {}",
+        fd(xd)
+    );
+    ensure_meta!(
+        fil.len() == rank,
+        "conv_transpose input {} and filter {} must have the same rank",
+        fd(xd),
+        fd(fil)
+    );
+    for &s in &strides {
+        ensure_meta!(s > 0, "strides {} must be positive", fd(&strides));
+    }
+    ensure_meta!(
+        strides.len() + 2 == rank,
+        "strides {} must have {} values for a {rank}-D input",
+        fd(&strides),
+        rank - 2
+    );
+    if !output_size.is_empty() {
+        ensure_meta!(
+            output_size.len() == strides.len(),
+            "output_size {} and strides {} must have the same length",
+            fd(&output_size),
+            fd(&strides)
+        );
+    }
+    if !output_padding.is_empty() {
+        ensure_meta!(
+            output_padding.len() == strides.len(),
+            "output_padding {} and strides {} must have the same length",
+            fd(&output_padding),
+            fd(&strides)
+        );
+    }
+    let c = if nhwc { xd[rank - 1] } else { xd[1] };
+    ensure_meta!(
+        c == fil[0],
+        "input channels {c} must equal the filter's first dim {} (input {}, filter {}, \
+         data_format {data_format}); check data_format",
+        fil[0],
+        fd(xd),
+        fd(fil)
+    );
+    let data: Vec<i64> = if nhwc {
+        xd[1..rank - 1].to_vec()
+    } else {
+        xd[2..].to_vec()
+    };
+    let ksize: Vec<i64> = fil[2..].to_vec();
+    let (pads, same_algo) = update_padding(&paddings, &data, &strides, &ksize, &algorithm)?;
+    let dil = if same_algo {
+        vec![1; data.len()]
+    } else {
+        dilations.clone()
+    };
+    ensure_meta!(
+        dil.len() >= data.len(),
+        "dilations {} must have one value per spatial dim",
+        fd(&dilations)
+    );
+    let c_out = mul(fil[1], groups);
+    let mut out = vec![xd[0]];
+    if !nhwc {
+        out.push(c_out);
+    }
+    for i in 0..strides.len() {
+        let extent = add(mul(dil[i], fil[i + 2] - 1), 1);
+        let infer = if data[i] > 0 {
+            add(
+                sub(
+                    sub(mul(data[i] - 1, strides[i]), pads[2 * i]),
+                    pads[2 * i + 1],
+                ),
+                extent,
+            )
+        } else {
+            -1
+        };
+        if !output_size.is_empty() {
+            out.push(output_size[i]);
+        } else if !output_padding.is_empty() {
+            out.push(add(infer, output_padding[i]));
+        } else {
+            out.push(infer);
+        }
+    }
+    if nhwc {
+        out.push(c_out);
+    }
+    ctx.set_output(0, dd(x, &out))
+}
+
+/// `ConvTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
+/// padding_algorithm, groups, dilations, data_format)`: transposed convolution output.
+pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let output_size = ints(ctx, 5)?;
+    conv_transpose(ctx, output_size)
+}
+
+/// `Conv2dTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
+/// padding_algorithm, groups, dilations, data_format)`: like `ConvTransposeInferMeta` with an
+/// `IntArray` output size (unknown sizes give -1).
+pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let output_size = int_array(ctx, 5, "output_size")?.values;
+    conv_transpose(ctx, output_size)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix products
+// ---------------------------------------------------------------------------------------------
+
+/// `MatmulInferMeta(x, y, transpose_x, transpose_y)`: batched matrix product; 1-D operands are
+/// promoted and their unit dim dropped; batch dims take the larger extent. Like Paddle, the
+/// inner dims are not compared here (the kernel checks them).
+pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let tx = ctx.bool(2)?;
+    let ty = ctx.bool(3)?;
+    ensure_meta!(x.rank() > 0, "matmul x must not be 0-D");
+    ensure_meta!(y.rank() > 0, "matmul y must not be 0-D");
+    let mut dx = x.dims.to_vec();
+    let mut dy = y.dims.to_vec();
+    let xb = dx.len() == 1;
+    let yb = dy.len() == 1;
+    if xb {
+        dx.insert(0, 1);
+    }
+    if yb {
+        dy.push(1);
+    }
+    let (nx, ny) = (dx.len(), dy.len());
+    let m = if tx { dx[nx - 1] } else { dx[nx - 2] };
+    let n = if ty { dy[ny - 2] } else { dy[ny - 1] };
+    let mut d: Vec<i64> = if nx > ny {
+        dx[..nx - 2].to_vec()
+    } else if nx < ny {
+        dy[..ny - 2].to_vec()
+    } else {
+        (0..nx - 2).map(|i| dx[i].max(dy[i])).collect()
+    };
+    if !xb {
+        d.push(m);
+    }
+    if !yb {
+        d.push(n);
+    }
+    let t = match x.dtype {
+        DataType::Int8 => DataType::Int32,
+        DataType::Float8E4M3FN | DataType::Float8E5M2 => DataType::Float16,
+        other => other,
+    };
+    let out = Out::new().dims(&d).dtype(t).layout(x.layout).lod(x).get();
+    ctx.set_output(0, out)
+}
+
+/// `MatmulWithFlattenInferMeta(x, y, x_num_col_dims, y_num_col_dims)`: both operands are
+/// flattened to matrices at their `num_col_dims`; the product keeps x's leading and y's
+/// trailing dims.
+pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let xn = ctx.int(2)?;
+    let yn = ctx.int(3)?;
+    ensure_meta!(
+        product(&y.dims) != 0,
+        "y {} has no elements (is the parameter initialised?)",
+        fd(&y.dims)
+    );
+    ensure_meta!(
+        xn >= 0 && (x.rank() as i64) > xn,
+        "x {} must have more than x_num_col_dims = {xn} dims",
+        fd(&x.dims)
+    );
+    ensure_meta!(
+        yn >= 0 && (y.rank() as i64) > yn,
+        "y {} must have more than y_num_col_dims = {yn} dims",
+        fd(&y.dims)
+    );
+    let (xn, yn) = (xn as usize, yn as usize);
+    let xw = product(&x.dims[xn..]);
+    let yh = product(&y.dims[..yn]);
+    ensure_meta!(
+        xw == yh,
+        "x {} flattened at {xn} has width {xw}, but y {} flattened at {yn} has height {yh}",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    let mut d = x.dims[..xn].to_vec();
+    d.extend_from_slice(&y.dims[yn..]);
+    let t = if x.dtype == DataType::Int8 {
+        DataType::Int32
+    } else {
+        x.dtype
+    };
+    ctx.set_output(0, Out::new().dims(&d).dtype(t).lod(x).get())
+}
+
+/// `BmmInferMeta(x, y)`: `[B, M, K] × [B, K, N] → [B, M, N]` (unknown extents are lenient).
+pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    need_rank(x, 3, "bmm x")?;
+    need_rank(y, 3, "bmm y")?;
+    let pick = |a: i64, b: i64, what: &str| -> Res<i64> {
+        if a == -1 {
+            Ok(b)
+        } else if b == -1 || a == b {
+            Ok(a)
+        } else {
+            Err(err(format!(
+                "{what}: {a} vs {b} (x {}, y {})",
+                fd(&x.dims),
+                fd(&y.dims)
+            )))
+        }
+    };
+    pick(
+        x.dims[2],
+        y.dims[1],
+        "the width of x must equal the height of y",
+    )?;
+    let b = pick(
+        x.dims[0],
+        y.dims[0],
+        "x and y must have the same batch size",
+    )?;
+    let d = [b, x.dims[1], y.dims[2]];
+    let out = Out::new()
+        .dims(&d)
+        .lod(x)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `MvInferMeta(x, vec)`: `[M, N] × [N] → [M]`.
+pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let v = ctx.tensor(1)?;
+    need_rank(x, 2, "x")?;
+    need_rank(v, 1, "vec")?;
+    ensure_meta!(
+        x.dims[1] == v.dims[0],
+        "dim 1 of x {} must equal the length of vec {}",
+        fd(&x.dims),
+        fd(&v.dims)
+    );
+    let out = Out::new()
+        .dims(&[x.dims[0]])
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `DotInferMeta(x, y)`: the dot product over the last dim of equal-shaped 1-D or 2-D inputs.
+pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    ensure_meta!(
+        x.rank() == 1 || x.rank() == 2,
+        "dot inputs must be 1-D or 2-D, got x {}",
+        fd(&x.dims)
+    );
+    ensure_meta!(
+        x.dims == y.dims,
+        "dot inputs must have the same shape, got x {} and y {}",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    let d = &x.dims[..x.rank() - 1];
+    ctx.set_output(0, Out::new().dims(d).dtype(x.dtype).layout(x.layout).get())
+}
+
+/// `KronInferMeta(x, y)`: the Kronecker product (right-aligned extents multiplied).
+pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let (rx, ry) = (x.rank(), y.rank());
+    let r = rx.max(ry);
+    let d: Vec<i64> = (0..r)
+        .map(|i| {
+            let a = if i < r - rx { 1 } else { x.dims[i - (r - rx)] };
+            let b = if i < r - ry { 1 } else { y.dims[i - (r - ry)] };
+            if a == -1 || b == -1 {
+                -1
+            } else {
+                mul(a, b)
+            }
+        })
+        .collect();
+    ctx.set_output(0, dd(x, &d))
+}
+
+fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
+    need_rank_ge(x, 2, "x")?;
+    need_rank_ge(y, 2, "y")?;
+    Ok(())
+}
+
+/// `CholeskySolveInferMeta(x, y, upper)`: `x` broadcast over the batch dims of square `y`.
+pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    matrix_batch_checks(x, y)?;
+    let (xr, yr) = (x.rank(), y.rank());
+    ensure_meta!(
+        y.dims[yr - 1] == y.dims[yr - 2],
+        "y {} must hold square matrices",
+        fd(&y.dims)
+    );
+    ensure_meta!(
+        x.dims[xr - 2] == y.dims[yr - 2],
+        "dim -2 of x {} must equal dim -2 of y {}",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
+    d.extend_from_slice(&x.dims[xr - 2..]);
+    let out = Out::new()
+        .dims(&d)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `TriangularSolveInferMeta(x, y, upper, transpose, unitriangular)`: `y` broadcast over the
+/// batch dims of square `x`.
+pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    matrix_batch_checks(x, y)?;
+    let (xr, yr) = (x.rank(), y.rank());
+    ensure_meta!(
+        x.dims[xr - 2] == x.dims[xr - 1],
+        "x {} must hold square matrices",
+        fd(&x.dims)
+    );
+    let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
+    d.extend_from_slice(&y.dims[yr - 2..]);
+    let out = Out::new()
+        .dims(&d)
+        .dtype(y.dtype)
+        .layout(y.layout)
+        .lod(y)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `SolveInferMeta(x, y)`: the solution of square `x` against `y` (a vector or matrices).
+pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    ensure_meta!(x.rank() > 1, "x {} must have at least 2 dims", fd(&x.dims));
+    need_rank_ge(y, 1, "y")?;
+    let xr = x.rank();
+    ensure_meta!(
+        x.dims[xr - 2] == x.dims[xr - 1],
+        "x {} must hold square matrices",
+        fd(&x.dims)
+    );
+    let mut dy = y.dims.to_vec();
+    let yb = dy.len() == 1;
+    if yb {
+        dy.push(1);
+    }
+    let m = x.dims[xr - 2];
+    let n = dy[dy.len() - 1];
+    let mut d: Vec<i64> = if xr >= dy.len() {
+        x.dims[..xr - 2].to_vec()
+    } else {
+        dy[..dy.len() - 2].to_vec()
+    };
+    d.push(m);
+    if !yb {
+        d.push(n);
+    }
+    let out = Out::new()
+        .dims(&d)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `LstsqInferMeta(x, y, rcond, driver)`: least-squares `solution`, `residuals`, `rank` and
+/// `singular_values`.
+pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    matrix_batch_checks(x, y)?;
+    let r = x.rank();
+    ensure_meta!(
+        r == y.rank(),
+        "x {} and y {} must have the same rank",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    let (m, n, nrhs) = (x.dims[r - 2], x.dims[r - 1], y.dims[r - 1]);
+    let mut batch = Vec::new();
+    for i in 0..r - 2 {
+        ensure_meta!(
+            x.dims[i] == y.dims[i],
+            "x {} and y {} must have the same batch dims",
+            fd(&x.dims),
+            fd(&y.dims)
+        );
+        batch.push(x.dims[i]);
+    }
+    ensure_meta!(
+        m == y.dims[r - 2],
+        "x {} and y {} must have the same number of rows",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    let residuals = if m > n {
+        [batch.clone(), vec![nrhs]].concat()
+    } else {
+        vec![0]
+    };
+    let singular = [batch.clone(), vec![m.min(n)]].concat();
+    let solution = [batch.clone(), vec![n, nrhs]].concat();
+    ctx.set_output(0, dd(y, &solution))?;
+    set_opt(ctx, 1, dd(y, &residuals))?;
+    set_opt(ctx, 2, Out::new().dims(&batch).get())?;
+    set_opt(ctx, 3, dd(y, &singular))
+}
+
+/// `MatrixRankTolInferMeta(x, atol_tensor, use_default_tol, hermitian)`: the batch dims of `x`
+/// broadcast with the tolerance's dims (dtype unset: float32).
+pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let tol = ctx.tensor(1)?;
+    let hermitian = ctx.bool(3)?;
+    need_rank_ge(x, 2, "x")?;
+    let r = x.rank();
+    if hermitian {
+        ensure_meta!(
+            x.dims[r - 2] == x.dims[r - 1],
+            "with hermitian = true, x {} must hold square matrices",
+            fd(&x.dims)
+        );
+    }
+    let batch = &x.dims[..r - 2];
+    let d = if batch == &tol.dims[..] {
+        batch.to_vec()
+    } else {
+        broadcast_abs_axis(batch, &tol.dims, 0)?
+    };
+    ctx.set_output(0, Out::new().dims(&d).lod(x).get())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexing
+// ---------------------------------------------------------------------------------------------
+
+/// `GatherInferMeta(x, index, axis)`: gathers `index` (0-D, 1-D or `[N, 1]`) along `axis`; a 0-D
+/// index removes the axis.
+pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let index = ctx.tensor(1)?;
+    let axis = scalar_int(ctx, 2)?;
+    let id = &index.dims;
+    if id.len() == 2 {
+        ensure_meta!(
+            id[1] == 1,
+            "a 2-D gather index must have shape [N, 1], got {}",
+            fd(id)
+        );
+    } else {
+        ensure_meta!(
+            id.len() <= 1,
+            "the gather index must be 0-D, 1-D or [N, 1], got rank {} {}",
+            id.len(),
+            fd(id)
+        );
+    }
+    let xd = &x.dims;
+    let from_tensor = axis.is_none();
+    let a = axis_in(axis.unwrap_or(-1), xd.len(), "gather axis")?;
+    let d: Vec<i64> = if id.is_empty() {
+        if xd.len() == 1 {
+            vec![]
+        } else if from_tensor || a == 0 {
+            xd[1..].to_vec()
+        } else {
+            remove_axis(xd, a)
+        }
+    } else if from_tensor || a == 0 {
+        let mut d = xd.to_vec();
+        d[0] = id[0];
+        d
+    } else {
+        let mut d = xd.to_vec();
+        d[a] = id[0];
+        d
+    };
+    ctx.set_output(0, ddl(x, &d))
+}
+
+/// `GatherNdInferMeta(x, index)`: `index.shape[:-1] + x.shape[index.shape[-1]:]`.
+pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let index = ctx.tensor(1)?;
+    need_rank_ge(index, 1, "index")?;
+    let ir = index.rank();
+    let last = index.dims[ir - 1];
+    ensure_meta!(
+        last >= 0,
+        "the last dim of index {} must be known (it counts the indexed dims)",
+        fd(&index.dims)
+    );
+    ensure_meta!(
+        last as usize <= x.rank(),
+        "the last dim of index {} must not exceed the rank of x {}",
+        fd(&index.dims),
+        fd(&x.dims)
+    );
+    let mut d = index.dims[..ir - 1].to_vec();
+    d.extend_from_slice(&x.dims[last as usize..]);
+    ctx.set_output(0, ddl(x, &d))
+}
+
+/// `IndexSelectInferMeta(x, index, axis)`: `axis` resized to the length of the 1-D index.
+pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let index = ctx.tensor(1)?;
+    let dim = ctx.int(2)?;
+    let a = axis_in(dim, x.rank(), "axis")?;
+    let id = &index.dims;
+    ensure_meta!(
+        id.len() == 1 || (id.len() == 2 && id[1] == 1),
+        "index must be 1-D (or [N, 1]), got {}",
+        fd(id)
+    );
+    if x.dims[a] != 0 {
+        ensure_meta!(id[0] != 0, "index must not be empty");
+    }
+    let mut d = x.dims.to_vec();
+    d[a] = id[0];
+    let out = Out::new()
+        .dims(&d)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `IndexSelectStridedInferMeta(x, index, axis)`: `x` without `axis`.
+pub fn index_select_strided_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let dim = ctx.int(2)?;
+    let a = axis_in(dim, x.rank(), "axis")?;
+    let d = remove_axis(&x.dims, a);
+    let out = Out::new()
+        .dims(&d)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `IndexSampleInferMeta(x, index)`: `index`'s dims (both 2-D), `x`'s dtype.
+pub fn index_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let index = ctx.tensor(1)?;
+    need_rank(x, 2, "x")?;
+    need_rank(index, 2, "index")?;
+    let out = Out::new().dtype(x.dtype).dims(&index.dims).lod(index).get();
+    ctx.set_output(0, out)
+}
+
+/// `TakeAlongAxisInferMeta(arr, indices, axis)`: `indices`' dims, `arr`'s dtype.
+pub fn take_along_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let index = ctx.tensor(1)?;
+    need_rank_ge(x, 1, "arr")?;
+    need_rank_ge(index, 1, "indices")?;
+    ctx.set_output(0, dd(x, &index.dims))
+}
+
+/// `MaskedSelectInferMeta(x, mask)`: a 1-D `[-1]` of `x`'s dtype.
+pub fn masked_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, dd(x, &[-1]))
+}
+
+/// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, axis)`: `axis` becomes unknown.
+pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let repeats = ctx.tensor(1)?;
+    let dim = ctx.int(2)?;
+    let a = axis_in(dim, x.rank(), "axis")?;
+    let rd = &repeats.dims;
+    ensure_meta!(
+        rd.len() == 1 || (rd.len() == 2 && rd[1] == 1),
+        "repeats must be 1-D, got {}",
+        fd(rd)
+    );
+    let mut d = x.dims.to_vec();
+    if x.rank() == 1 && x.dims[0] == 0 {
+        d[0] = 0;
+    } else {
+        ensure_meta!(rd[0] != 0, "repeats must not be empty");
+        d[a] = -1;
+    }
+    ctx.set_output(0, ddl(x, &d))
+}
+
+/// `SearchsortedInferMeta(sorted_sequence, values, out_int32, right)`: `values`' dims, int32 or
+/// int64.
+pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let s = ctx.tensor(0)?;
+    let v = ctx.tensor(1)?;
+    let out_int32 = ctx.bool(2)?;
+    need_rank_ge(s, 1, "sorted_sequence")?;
+    if s.rank() != 1 {
+        let ok = s.rank() == v.rank() && s.dims[..s.rank() - 1] == v.dims[..v.rank() - 1];
+        ensure_meta!(
+            ok,
+            "sorted_sequence {} must be 1-D or share all but its last dim with values {}",
+            fd(&s.dims),
+            fd(&v.dims)
+        );
+    }
+    let t = if out_int32 {
+        DataType::Int32
+    } else {
+        DataType::Int64
+    };
+    ctx.set_output(0, Out::new().dims(&v.dims).dtype(t).get())
+}
+
+/// `EmbeddingInferMeta(x, weight, padding_idx)`: `x.dims + [weight.dims[1]]` of the 2-D
+/// table's dtype.
+pub fn embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let w = ctx.tensor(1)?;
+    need_rank(w, 2, "the lookup table (weight)")?;
+    let mut d = x.dims.to_vec();
+    d.push(w.dims[1]);
+    ctx.set_output(0, Out::new().dims(&d).dtype(w.dtype).lod(x).get())
+}
+
+/// `CEmbeddingInferMeta(weight, x, start_index)`: like `EmbeddingInferMeta` with the table
+/// first; the table must have known extents and `start_index ≥ 0`.
+pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let w = ctx.tensor(0)?;
+    let x = ctx.tensor(1)?;
+    let start = ctx.int(2)?;
+    need_rank(w, 2, "the embedding table (weight)")?;
+    let mut d = x.dims.to_vec();
+    d.push(w.dims[1]);
+    ensure_meta!(
+        w.dims[0] > 0 && w.dims[1] > 0 && start >= 0,
+        "the table {} must have known extents and start_index {start} must be ≥ 0",
+        fd(&w.dims)
+    );
+    ctx.set_output(0, Out::new().dims(&d).dtype(w.dtype).lod(x).get())
+}
+
+/// `LookupTableDequantInferMeta(w, ids, padding_idx)`: `ids[:-1] + [(w.dims[1] − 2)·4]`.
+pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let w = ctx.tensor(0)?;
+    let ids = ctx.tensor(1)?;
+    need_rank(w, 2, "w")?;
+    need_rank_ge(ids, 1, "ids")?;
+    let ir = ids.rank();
+    ensure_meta!(
+        ids.dims[ir - 1] == 1,
+        "the last dim of ids {} must be 1",
+        fd(&ids.dims)
+    );
+    ensure_meta!(w.dims[1] >= 2, "dim 1 of w {} must be ≥ 2", fd(&w.dims));
+    let mut d = ids.dims[..ir - 1].to_vec();
+    d.push(mul(w.dims[1] - 2, 4));
+    ctx.set_output(0, Out::new().dims(&d).lod(ids).dtype(w.dtype).get())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Losses
+// ---------------------------------------------------------------------------------------------
+
+/// `CrossEntropyWithSoftmaxInferMeta(logits, label, soft_label, use_softmax,
+/// numeric_stable_mode, ignore_index, axis)`: `softmax` like `logits`, `loss` with `axis`
+/// reduced to 1.
+pub fn cross_entropy_with_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let logits = ctx.tensor(0)?;
+    let label = ctx.tensor(1)?;
+    let soft = ctx.bool(2)?;
+    let stable = ctx.bool(4)?;
+    let axis = ctx.int(6)?;
+    let a = check_softmax_ce(logits, label, soft, axis)?;
+    if a != logits.rank() - 1 {
+        ensure_meta!(
+            stable,
+            "axis must be the last dim unless numeric_stable_mode is on, got {axis}"
+        );
+    }
+    ctx.set_output(0, ddl(logits, &logits.dims))?;
+    let mut d = logits.dims.to_vec();
+    d[a] = 1;
+    set_opt(ctx, 1, ddl(logits, &d))
+}
+
+pub(crate) fn check_softmax_ce(
+    logits: &TensorMeta,
+    label: &TensorMeta,
+    soft: bool,
+    axis: i64,
+) -> Res<usize> {
+    let r = logits.rank();
+    let a = axis_in(axis, r, "axis")?;
+    ensure_meta!(
+        label.rank() == r,
+        "label {} must have the rank of logits {}",
+        fd(&label.dims),
+        fd(&logits.dims)
+    );
+    for i in 0..r {
+        if i != a {
+            let (p, q) = (logits.dims[i], label.dims[i]);
+            ensure_meta!(
+                !(p > 0 && q > 0 && p != q),
+                "logits {} and label {} must agree on every dim except axis {a}",
+                fd(&logits.dims),
+                fd(&label.dims)
+            );
+        }
+    }
+    if soft {
+        let (p, q) = (logits.dims[a], label.dims[a]);
+        ensure_meta!(
+            !(p > 0 && q > 0 && p != q),
+            "with soft_label, logits {} and label {} must agree on axis {a}",
+            fd(&logits.dims),
+            fd(&label.dims)
+        );
+    } else if label.dims[a] > 0 {
+        ensure_meta!(
+            label.dims[a] == 1,
+            "with hard labels, label {} must have extent 1 on axis {a}",
+            fd(&label.dims)
+        );
+    }
+    Ok(a)
+}
+
+/// `DropoutInferMeta(x, seed_tensor, p, is_test, mode, seed, fix_seed)`: `out` like `x`, a uint8
+/// `mask` of `x`'s dims.
+pub fn dropout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same_lod(x))?;
+    set_opt(
+        ctx,
+        1,
+        Out::new().dims(&x.dims).dtype(DataType::UInt8).get(),
+    )
+}
+
+/// `BCELossInferMeta(input, label)`: like `input`; the shapes must match when known.
+pub fn bce_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let l = ctx.tensor(1)?;
+    ensure_meta!(
+        x.rank() == l.rank(),
+        "input {} and label {} must have the same rank",
+        fd(&x.dims),
+        fd(&l.dims)
+    );
+    if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
+        ensure_meta!(
+            x.dims == l.dims,
+            "input {} and label {} must have the same shape",
+            fd(&x.dims),
+            fd(&l.dims)
+        );
+    }
+    ctx.set_output(0, same_lod(x))
+}
+
+/// `HuberLossInferMeta(input, label, delta)`: `out` and `residual` with `label`'s dims.
+pub fn huber_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let l = ctx.tensor(1)?;
+    ensure_meta!(
+        x.rank() == l.rank(),
+        "input {} and label {} must have the same rank",
+        fd(&x.dims),
+        fd(&l.dims)
+    );
+    if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
+        ensure_meta!(
+            x.dims == l.dims,
+            "input {} and label {} must have the same shape",
+            fd(&x.dims),
+            fd(&l.dims)
+        );
+    }
+    ctx.set_output(0, ddl(x, &l.dims))?;
+    set_opt(ctx, 1, dd(x, &l.dims))
+}
+
+/// `HingeLossInferMeta(logits, labels)`: `[N, 1]` from equal `[N, 1]` inputs.
+pub fn hinge_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let l = ctx.tensor(1)?;
+    ensure_meta!(
+        x.dims == l.dims,
+        "logits {} and labels {} must have the same shape",
+        fd(&x.dims),
+        fd(&l.dims)
+    );
+    need_rank(x, 2, "logits")?;
+    ensure_meta!(x.dims[1] == 1, "logits {} must be [N, 1]", fd(&x.dims));
+    ctx.set_output(0, ddl(x, &[x.dims[0], 1]))
+}
+
+/// `LogLossInferMeta(input, label, epsilon)`: `[N, 1]` from equal 2-D inputs.
+pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let l = ctx.tensor(1)?;
+    if product(&x.dims) > 0 && product(&l.dims) > 0 {
+        ensure_meta!(
+            x.dims == l.dims,
+            "predicted {} and labels {} must have the same shape",
+            fd(&x.dims),
+            fd(&l.dims)
+        );
+    }
+    need_rank(x, 2, "predicted")?;
+    ctx.set_output(0, ddl(x, &[x.dims[0], 1]))
+}
+
+/// `KLDivInferMeta(x, label, reduction, log_target)`: `x`'s dims for `none`, else 0-D.
+pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let l = ctx.tensor(1)?;
+    let reduction = str_arg(ctx, 2)?;
+    ensure_meta!(
+        x.rank() == l.rank(),
+        "x {} and label {} must have the same rank",
+        fd(&x.dims),
+        fd(&l.dims)
+    );
+    for (i, (&a, &b)) in x.dims.iter().zip(&l.dims).enumerate() {
+        ensure_meta!(
+            !(a > 0 && b > 0 && a != b),
+            "x {} and label {} differ at dim {i}",
+            fd(&x.dims),
+            fd(&l.dims)
+        );
+    }
+    ensure_meta!(
+        matches!(reduction.as_str(), "mean" | "sum" | "batchmean" | "none"),
+        "reduction must be 'none', 'batchmean', 'sum' or 'mean', got '{reduction}'"
+    );
+    let d: &[i64] = if reduction == "none" { &x.dims } else { &[] };
+    ctx.set_output(0, dd(x, d))
+}
+
+/// `MarginCrossEntropyInferMeta(logits, label, ...)`: `softmax` like `logits`, `loss` with the
+/// last dim reduced to 1.
+pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let logits = ctx.tensor(0)?;
+    let label = ctx.tensor(1)?;
+    need_rank_ge(logits, 1, "logits")?;
+    let r = logits.rank();
+    let a = r - 1;
+    for i in 0..r {
+        if i != a {
+            let (p, q) = (logits.dims[i], label.dims.get(i).copied().unwrap_or(-1));
+            ensure_meta!(
+                !(p > 0 && q > 0 && p != q),
+                "logits {} and label {} must agree except on the last dim",
+                fd(&logits.dims),
+                fd(&label.dims)
+            );
+        }
+    }
+    if label.rank() > 1 {
+        ensure_meta!(
+            label.dims.get(a) == Some(&1),
+            "the last dim of label {} must be 1",
+            fd(&label.dims)
+        );
+    }
+    ctx.set_output(0, ddl(logits, &logits.dims))?;
+    let mut d = logits.dims.to_vec();
+    d[a] = 1;
+    set_opt(ctx, 1, ddl(logits, &d))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Misc
+// ---------------------------------------------------------------------------------------------
+
+/// `BincountInferMeta(x, weights, minlength)`: `[-1]`, of `weights`' dtype or int64.
+pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let w = ctx.opt_tensor(1)?;
+    need_rank(x, 1, "x")?;
+    if let Some(w) = w {
+        need_rank(w, 1, "weights")?;
+        ensure_meta!(
+            w.dims[0] == x.dims[0],
+            "weights {} must have the length of x {}",
+            fd(&w.dims),
+            fd(&x.dims)
+        );
+    }
+    let t = w.map_or(DataType::Int64, |w| w.dtype);
+    ctx.set_output(0, Out::new().dims(&[-1]).dtype(t).lod(x).get())
+}
+
+/// `BinomialInferMeta(count, prob)`: int64 with `count`'s dims (shapes equal when known).
+pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let c = ctx.tensor(0)?;
+    let p = ctx.tensor(1)?;
+    if product(&c.dims) > 0 && product(&p.dims) > 0 {
+        ensure_meta!(
+            c.dims == p.dims,
+            "count {} and prob {} must have the same shape",
+            fd(&c.dims),
+            fd(&p.dims)
+        );
+    }
+    ctx.set_output(0, Out::new().dims(&c.dims).dtype(DataType::Int64).get())
+}
+
+/// `BoxClipInferMeta(input, im_info)`: like `input`.
+pub fn box_clip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same_lod(x))
+}
+
+/// `CrossInferMeta(x, y, axis)`: like `x`; equal shapes whose `axis` (9 = first of size 3) has
+/// extent 3.
+pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    let axis = ctx.int(2)?;
+    ensure_meta!(
+        x.dims == y.dims,
+        "x {} and y {} must have the same shape",
+        fd(&x.dims),
+        fd(&y.dims)
+    );
+    if axis != 9 {
+        let a = axis_in(axis, x.rank(), "axis")?;
+        ensure_meta!(
+            x.dims[a] == 3 && y.dims[a] == 3,
+            "dim {a} of x {} and y {} must be 3",
+            fd(&x.dims),
+            fd(&y.dims)
+        );
+    }
+    let out = Out::new()
+        .dims(&x.dims)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `CvmInferMeta(x, cvm, use_cvm)`: `[N, D]`, or `[N, D − 2]` without cvm.
+pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let use_cvm = ctx.bool(2)?;
+    need_rank(x, 2, "x")?;
+    let w = if use_cvm {
+        x.dims[1]
+    } else {
+        sub(x.dims[1], 2)
+    };
+    ctx.set_output(0, ddl(x, &[x.dims[0], w]))
+}
+
+/// `DequantizeAbsMaxInferMeta(x, scale, max_range)`: like `x`.
+pub fn dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same_lod(x))
+}
+
+/// `DequantizeLogInferMeta(x, dict)`: like `x`.
+pub fn dequantize_log_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    dequantize_abs_max_infer_meta(ctx)
+}
+
+/// `FakeDequantizeMaxAbsInferMeta(x, scale, max_range)`: like `x`.
+pub fn fake_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    dequantize_abs_max_infer_meta(ctx)
+}
+
+/// `DistInferMeta(x, y, p)`: a 0-D distance; neither input may be empty.
+pub fn dist_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let y = ctx.tensor(1)?;
+    ensure_meta!(product(&x.dims) != 0, "x {} is empty", fd(&x.dims));
+    ensure_meta!(product(&y.dims) != 0, "y {} is empty", fd(&y.dims));
+    ctx.set_output(0, dd(x, &[]))
+}
+
+/// `ExpandAsInferMeta(x, y, target_shape)`: `target_shape` (rank ≥ rank(x), ≤ 8) of `x`'s dtype.
+pub fn expand_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let t = ints(ctx, 2)?;
+    ensure_meta!(
+        t.len() >= x.rank(),
+        "target_shape {} must have at least as many dims as x {}",
+        fd(&t),
+        fd(&x.dims)
+    );
+    ensure_meta!(t.len() <= 8, "target_shape {} has more than 8 dims", fd(&t));
+    ctx.set_output(0, dd(x, &t))
+}
+
+/// `FillDiagonalTensorInferMeta(x, y, offset, dim1, dim2)`: like `x`.
+pub fn fill_diagonal_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same(x))
+}
+
+/// `GatherTreeMeta(ids, parents)`: like `ids`, which must match `parents`.
+pub fn gather_tree_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let ids = ctx.tensor(0)?;
+    let p = ctx.tensor(1)?;
+    ensure_meta!(
+        ids.dims == p.dims,
+        "parents {} must have the shape of ids {}",
+        fd(&p.dims),
+        fd(&ids.dims)
+    );
+    ctx.set_output(0, same(ids))
+}
+
+/// `GridSampleBaseInferMeta(x, grid)`: `[N, C] + grid.dims[1..-1]`.
+pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let g = ctx.tensor(1)?;
+    ensure_meta!(
+        (4..=5).contains(&x.rank()),
+        "x must be 4-D or 5-D, got {}",
+        fd(&x.dims)
+    );
+    ensure_meta!(
+        (4..=5).contains(&g.rank()),
+        "grid must be 4-D or 5-D, got {}",
+        fd(&g.dims)
+    );
+    let gd = &g.dims;
+    let d: Vec<i64> = if gd.len() == 4 {
+        ensure_meta!(
+            gd[3] <= 0 || gd[3] == 2,
+            "the last dim of a 4-D grid {} must be 2",
+            fd(gd)
+        );
+        vec![x.dims[0], x.dims[1], gd[1], gd[2]]
+    } else {
+        ensure_meta!(
+            gd[4] <= 0 || gd[4] == 3,
+            "the last dim of a 5-D grid {} must be 3",
+            fd(gd)
+        );
+        vec![x.dims[0], x.dims[1], gd[1], gd[2], gd[3]]
+    };
+    ctx.set_output(0, ddl(x, &d))
+}
+
+/// `HistogramInferMeta(input, weight, bins, min, max, density)`: `[bins]`, float32 with
+/// density or weights, else int64.
+pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let w = ctx.opt_tensor(1)?;
+    let bins = ctx.int(2)?;
+    let min = ctx.float(3)?;
+    let max = ctx.float(4)?;
+    let density = ctx.bool(5)?;
+    ensure_meta!(bins >= 1, "bins must be ≥ 1, got {bins}");
+    ensure_meta!(max >= min, "max {max} must be ≥ min {min}");
+    if let Some(w) = w {
+        ensure_meta!(
+            w.dims == x.dims,
+            "weight {} must have the shape of input {}",
+            fd(&w.dims),
+            fd(&x.dims)
+        );
+    }
+    let t = if density || w.is_some() {
+        DataType::Float32
+    } else {
+        DataType::Int64
+    };
+    ctx.set_output(0, Out::new().dims(&[bins]).lod(x).dtype(t).get())
+}
+
+/// `LimitByCapacityInferMeta(expert_count, capacity, n_worker)`: like `expert_count`.
+pub fn limit_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same_lod(x))
+}
+
+/// `PruneGateByCapacityInferMeta(gate_idx, expert_count, n_expert, n_worker)`: like `gate_idx`;
+/// `expert_count` holds `n_expert · n_worker` elements.
+pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let g = ctx.tensor(0)?;
+    let c = ctx.tensor(1)?;
+    let ne = ctx.int(2)?;
+    let nw = ctx.int(3)?;
+    let n = product(&c.dims);
+    ensure_meta!(
+        n == mul(ne, nw),
+        "expert_count {} holds {n} elements, expected n_expert {ne} × n_worker {nw}",
+        fd(&c.dims)
+    );
+    ctx.set_output(0, same(g))
+}
+
+/// `PReluInferMeta(x, alpha, data_format, mode)`: like `x`; `alpha` holds 1 element (`all`),
+/// one per channel (`channel`) or one per element (`element`).
+pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let alpha = ctx.tensor(1)?;
+    let fmt = str_arg(ctx, 2)?;
+    let mode = str_arg(ctx, 3)?;
+    let na = product(&alpha.dims);
+    match mode.as_str() {
+        "all" => ensure_meta!(
+            na == 1,
+            "mode 'all' needs a single alpha, got {}",
+            fd(&alpha.dims)
+        ),
+        "channel" => {
+            need_rank_ge(x, 2, "x")?;
+            ensure_meta!(
+                fmt == "NCHW" || fmt == "NHWC",
+                "data_format must be NCHW or NHWC, got '{fmt}'"
+            );
+            let c = if fmt == "NCHW" {
+                x.dims[1]
+            } else {
+                x.dims[x.rank() - 1]
+            };
+            ensure_meta!(
+                na == c,
+                "mode 'channel' needs one alpha per channel ({c}), got {}",
+                fd(&alpha.dims)
+            );
+        }
+        "element" => {
+            need_rank_ge(x, 1, "x")?;
+            ensure_meta!(
+                alpha.rank() == x.rank(),
+                "mode 'element' needs alpha {} of the rank of x {}",
+                fd(&alpha.dims),
+                fd(&x.dims)
+            );
+            let xp = product(&x.dims[1..]);
+            let ap = product(&alpha.dims[1..]);
+            ensure_meta!(
+                xp == ap,
+                "mode 'element' needs alpha {} to cover x {}",
+                fd(&alpha.dims),
+                fd(&x.dims)
+            );
+        }
+        other => {
+            return Err(err(format!(
+                "prelu mode must be 'all', 'channel' or 'element', got '{other}'"
+            )))
+        }
+    }
+    let out = Out::new()
+        .dims(&x.dims)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .lod(x)
+        .get();
+    ctx.set_output(0, out)
+}
+
+/// `SegmentPoolInferMeta(x, segment_ids, pooltype)`: dim 0 unknown; `MEAN` also gives
+/// `summed_ids` `[-1, 1]`.
+pub fn segment_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let pooltype = str_arg(ctx, 2)?;
+    need_rank_ge(x, 1, "x")?;
+    let mut d = x.dims.to_vec();
+    d[0] = -1;
+    ctx.set_output(0, Out::new().dims(&d).dtype(x.dtype).layout(x.layout).get())?;
+    if pooltype == "MEAN" {
+        let s = Out::new()
+            .dims(&[-1, 1])
+            .dtype(x.dtype)
+            .layout(x.layout)
+            .get();
+        set_opt(ctx, 1, s)?;
+    }
+    Ok(())
+}
+
+/// `SoftmaxMaskFuseInferMeta(x, mask)`: like the 4-D `x`.
+pub fn softmax_mask_fuse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let m = ctx.tensor(1)?;
+    need_rank(x, 4, "x")?;
+    need_rank(m, 4, "mask")?;
+    ctx.set_output(0, share(x))
+}
+
+/// `StftInferMeta(x, window, n_fft, hop_length, normalized, onesided)`: complex
+/// `[N, n_fft/2 + 1 | n_fft, n_frames]`.
+pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let w = ctx.tensor(1)?;
+    let n_fft = ctx.int(2)?;
+    let hop = ctx.int(3)?;
+    let onesided = ctx.bool(5)?;
+    need_rank(x, 2, "x ([N, T])")?;
+    ensure_meta!(hop > 0, "hop_length must be positive, got {hop}");
+    need_rank_ge(w, 1, "window")?;
+    ensure_meta!(
+        w.dims[0] == n_fft,
+        "window {} must have length n_fft = {n_fft}",
+        fd(&w.dims)
+    );
+    let seq = x.dims[1];
+    ensure_meta!(
+        n_fft <= seq,
+        "n_fft {n_fft} exceeds the sequence length {seq}"
+    );
+    let frames = add(1, sub(seq, n_fft).wrapping_div(hop));
+    let f = if onesided { n_fft / 2 + 1 } else { n_fft };
+    ctx.set_output(
+        0,
+        Out::new()
+            .dims(&[x.dims[0], f, frames])
+            .dtype(x.dtype.to_complex())
+            .get(),
+    )
+}
+
+/// `SwiGLUInferMeta(x, y)`: like `x` when `y` is given (same shape), else `x` with its last dim
+/// halved.
+pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    match ctx.opt_tensor(1)? {
+        Some(y) => {
+            ensure_meta!(
+                x.dims == y.dims,
+                "x {} and y {} must have the same shape",
+                fd(&x.dims),
+                fd(&y.dims)
+            );
+            ctx.set_output(0, share(x))
+        }
+        None => {
+            need_rank_ge(x, 1, "x")?;
+            let mut d = x.dims.to_vec();
+            let l = d.len() - 1;
+            ensure_meta!(
+                d[l] % 2 == 0,
+                "the last dim of x {} must be even",
+                fd(&x.dims)
+            );
+            d[l] /= 2;
+            let out = Out::new()
+                .dims(&d)
+                .dtype(x.dtype)
+                .layout(x.layout)
+                .lod(x)
+                .get();
+            ctx.set_output(0, out)
+        }
+    }
+}
+
+fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
+    let x = ctx.tensor(0)?;
+    let idx = ctx.tensor(1)?;
+    let ksize = ints(ctx, 2)?;
+    need_rank(x, rank, "x")?;
+    ensure_meta!(
+        x.dims == idx.dims,
+        "indices {} must have the shape of x {}",
+        fd(&idx.dims),
+        fd(&x.dims)
+    );
+    let mut d = vec![x.dims[0], x.dims[1]];
+    for i in 0..ksize.len() {
+        let e = x.dims.get(i + 2).copied().unwrap_or(-1);
+        if e <= 0 {
+            d.push(-1);
+        } else {
+            let v = output_size.get(i).copied().ok_or_else(|| {
+                err(format!(
+                    "output_size {} must have one value per kernel dim {}",
+                    fd(&output_size),
+                    fd(&ksize)
+                ))
+            })?;
+            d.push(v);
+        }
+    }
+    ctx.set_output(0, dd(x, &d))
+}
+
+/// `UnpoolInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
+/// `[N, C] + output_size` for a 4-D `x`.
+pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let os = int_array(ctx, 5, "output_size")?.values;
+    unpool(ctx, 4, os)
+}
+
+/// `Unpool3dInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
+/// `[N, C] + output_size` for a 5-D `x`.
+pub fn unpool3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let os = ints(ctx, 5)?;
+    unpool(ctx, 5, os)
+}
+
+/// `YoloBoxHeadInferMeta(x, anchors, class_num)`: like `x` (dims and dtype).
+pub fn yolo_box_head_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    ctx.set_output(0, same(x))
+}
+
+/// `YoloBoxInferMeta(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox,
+/// scale_x_y, iou_aware, iou_aware_factor)`: `boxes [N, B, 4]` and `scores [N, B, classes]`.
+pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let img = ctx.tensor(1)?;
+    let anchors = ints(ctx, 2)?;
+    let class_num = ctx.int(3)?;
+    let iou_aware = ctx.bool(8)?;
+    let iou_factor = ctx.float(9)?;
+    need_rank(x, 4, "x")?;
+    let an = (anchors.len() / 2) as i64;
+    let per = if iou_aware { 6 } else { 5 };
+    ensure_meta!(
+        x.dims[1] == mul(an, add(per, class_num)),
+        "dim 1 of x {} must equal anchors ({an}) × ({per} + class_num {class_num})",
+        fd(&x.dims)
+    );
+    if iou_aware {
+        ensure_meta!(
+            (0.0..=1.0).contains(&iou_factor),
+            "iou_aware_factor must lie in [0, 1], got {iou_factor}"
+        );
+    }
+    need_rank(img, 2, "img_size")?;
+    if img.dims[0] > 0 && x.dims[0] > 0 {
+        ensure_meta!(
+            img.dims[0] == x.dims[0],
+            "img_size {} and x {} must have the same batch size",
+            fd(&img.dims),
+            fd(&x.dims)
+        );
+    }
+    ensure_meta!(
+        img.dims[1] == 2,
+        "img_size {} must be [N, 2]",
+        fd(&img.dims)
+    );
+    ensure_meta!(!anchors.is_empty(), "anchors must not be empty");
+    ensure_meta!(
+        anchors.len() % 2 == 0,
+        "anchors {} must hold pairs",
+        fd(&anchors)
+    );
+    ensure_meta!(class_num > 0, "class_num must be positive, got {class_num}");
+    let boxes = if x.dims[2] > 0 && x.dims[3] > 0 {
+        mul(mul(x.dims[2], x.dims[3]), an)
+    } else {
+        -1
+    };
+    ctx.set_output(0, dd(x, &[x.dims[0], boxes, 4]))?;
+    set_opt(
+        ctx,
+        1,
+        Out::new().dims(&[x.dims[0], boxes, class_num]).get(),
+    )
+}
+
+/// `ShuffleBatchInferMeta(x, seed, startup_seed)`: `out` like `x`, `shuffle_idx` `[-1]`,
+/// `seed_out` like `seed`.
+pub fn shuffle_batch_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let seed = ctx.tensor(1)?;
+    ctx.set_output(0, same_lod(x))?;
+    set_opt(ctx, 1, Out::new().dims(&[-1]).get())?;
+    set_opt(ctx, 2, same_lod(seed))
+}
+
+/// `ReduceAsInferMeta(x, target)`: `target`'s dims, `x`'s dtype (int64 for bool/int32).
+pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let t = ctx.tensor(1)?;
+    let dt = if matches!(x.dtype, DataType::Bool | DataType::Int32) {
+        DataType::Int64
+    } else {
+        x.dtype
+    };
+    ctx.set_output(0, Out::new().dtype(dt).dims(&t.dims).layout(x.layout).get())
+}
+
+/// `ApplyPerChannelScaleInferMeta(x, scales)`: like the 2-D `x`, one scale per column.
+pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let s = ctx.tensor(1)?;
+    need_rank(x, 2, "x")?;
+    need_rank(s, 1, "scales")?;
+    ensure_meta!(
+        x.dims[1] == s.dims[0],
+        "dim 1 of x {} must equal the length of scales {}",
+        fd(&x.dims),
+        fd(&s.dims)
+    );
+    ctx.set_output(
+        0,
+        Out::new()
+            .dtype(x.dtype)
+            .dims(&x.dims)
+            .layout(x.layout)
+            .get(),
+    )
+}
+
+/// `TdmChildInferMeta(x, tree_info, child_nums, dtype)`: `child` and `leaf_mask`
+/// `x.dims + [child_nums]` of `x`'s dtype.
+pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let x = ctx.tensor(0)?;
+    let info = ctx.tensor(1)?;
+    let n = ctx.int(2)?;
+    ensure_meta!(n > 0, "child_nums must be positive, got {n}");
+    need_rank(info, 2, "tree_info")?;
+    let mut d = x.dims.to_vec();
+    d.push(n);
+    ctx.set_output(0, ddl(x, &d))?;
+    set_opt(ctx, 1, ddl(x, &d))
+}
+
+/// `PriorBoxInferMeta(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, ...)`:
+/// `boxes` and `variances` `[H, W, num_priors, 4]`.
+pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let input = ctx.tensor(0)?;
+    let image = ctx.tensor(1)?;
+    let min_sizes = ctx.floats(2)?;
+    let max_sizes = ctx.floats(3)?;
+    let ratios = ctx.floats(4)?;
+    let flip = ctx.bool(6)?;
+    need_rank(image, 4, "image (NCHW)")?;
+    need_rank(input, 4, "input (NCHW)")?;
+    let mut expanded: Vec<f64> = vec![1.0];
+    for &r in ratios {
+        if !expanded.iter().any(|&e| (r - e).abs() < 1e-6) {
+            expanded.push(r);
+            if flip {
+                expanded.push(1.0 / r);
+            }
+        }
+    }
+    let mut priors = (expanded.len() * min_sizes.len()) as i64;
+    if !max_sizes.is_empty() {
+        ensure_meta!(
+            max_sizes.len() == min_sizes.len(),
+            "min_sizes and max_sizes must have the same length ({} vs {})",
+            min_sizes.len(),
+            max_sizes.len()
+        );
+        priors += max_sizes.len() as i64;
+        for (i, (mx, mn)) in max_sizes.iter().zip(min_sizes).enumerate() {
+            ensure_meta!(
+                mx > mn,
+                "max_sizes[{i}] = {mx} must exceed min_sizes[{i}] = {mn}"
+            );
+        }
+    }
+    let d = [input.dims[2], input.dims[3], priors, 4];
+    ctx.set_output(0, dd(input, &d))?;
+    set_opt(ctx, 1, dd(input, &d))
+}

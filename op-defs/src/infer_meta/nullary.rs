@@ -1,0 +1,173 @@
+//! Infer-meta functions without tensor inputs (creation ops), after Paddle's
+//! `paddle/phi/infermeta/nullary.cc`.
+
+use pir_runtime::ensure_meta;
+use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+use pir_runtime::phi::{DataLayout, DataType};
+
+use super::common::{add, fd, int_array, ints, mul, scalar_int, str_arg, sub, Out};
+
+type R = Result<(), InferMetaError>;
+
+/// `CreateInferMeta(shape, dtype)` (`full`, `empty`, `ones`, `zeros`): dims `shape`, dtype
+/// `dtype`, layout NCHW. Known shape values must be non-negative; a shape from a tensor gives
+/// `-1`s.
+pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let shape = int_array(ctx, 0, "shape")?;
+    let dtype = ctx.dtype(1)?;
+    if !shape.from_tensor {
+        for (i, &v) in shape.values.iter().enumerate() {
+            ensure_meta!(
+                v >= 0,
+                "every value of shape must be non-negative, but shape[{i}] = {v} in {}",
+                fd(&shape.values)
+            );
+        }
+    }
+    let out = Out::new()
+        .dims(&shape.values)
+        .dtype(dtype)
+        .layout(DataLayout::Nchw);
+    ctx.set_output(0, out.get())
+}
+
+/// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
+/// elements.
+pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let n = ctx
+        .int_array(0)?
+        .len
+        .ok_or_else(|| InferMetaError::new("the number of values is unknown"))?;
+    let dtype = ctx.dtype(1)?;
+    let out = Out::new()
+        .dims(&[n as i64])
+        .dtype(dtype)
+        .layout(DataLayout::Nchw);
+    ctx.set_output(0, out.get())
+}
+
+/// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
+pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let _name = str_arg(ctx, 0)?;
+    let shape = int_array(ctx, 1, "shape")?;
+    let dtype = ctx.dtype(2)?;
+    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+}
+
+/// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
+pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let shape = int_array(ctx, 0, "shape")?;
+    let dtype = ctx.dtype(4)?;
+    let out = Out::new()
+        .dims(&shape.values)
+        .dtype(dtype)
+        .layout(DataLayout::Nchw);
+    ctx.set_output(0, out.get())
+}
+
+/// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
+pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let shape = int_array(ctx, 0, "shape")?;
+    let dtype = ctx.dtype(1)?;
+    let out = Out::new()
+        .dims(&shape.values)
+        .dtype(dtype)
+        .layout(DataLayout::Nchw);
+    ctx.set_output(0, out.get())
+}
+
+/// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
+pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let shape = ints(ctx, 0)?;
+    let dtype = ctx.dtype(6)?;
+    let out = Out::new()
+        .dims(&shape)
+        .dtype(dtype)
+        .layout(DataLayout::Nchw);
+    ctx.set_output(0, out.get())
+}
+
+/// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
+pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let shape = ints(ctx, 0)?;
+    let dtype = ctx.dtype(1)?;
+    ctx.set_output(0, Out::new().dims(&shape).dtype(dtype).get())
+}
+
+/// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
+pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let low = ctx.int(0)?;
+    let high = ctx.int(1)?;
+    let shape = int_array(ctx, 2, "shape")?;
+    let dtype = ctx.dtype(3)?;
+    ensure_meta!(
+        low < high,
+        "randint needs low < high, got low = {low}, high = {high}"
+    );
+    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+}
+
+/// `RandpermInferMeta(n, dtype)`: `[n]`.
+pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let n = ctx.int(0)?;
+    let dtype = ctx.dtype(1)?;
+    ctx.set_output(0, Out::new().dims(&[n]).dtype(dtype).get())
+}
+
+/// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
+/// `num_columns == -1` copies the rows.
+pub fn eye_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let rows = scalar_int(ctx, 0)?.unwrap_or(-1);
+    let cols = match scalar_int(ctx, 1)? {
+        None => -1,
+        Some(-1) => rows,
+        Some(c) => c,
+    };
+    let dtype = ctx.dtype(2)?;
+    ctx.set_output(0, Out::new().dims(&[rows, cols]).dtype(dtype).get())
+}
+
+/// The number of elements of the lower triangle of a `rows × cols` matrix below diagonal
+/// `offset` (Paddle's trapezoid formula).
+fn tril_size(rows: i64, cols: i64, offset: i64) -> i64 {
+    let n_first = if offset > 0 {
+        cols.min(add(1, offset))
+    } else {
+        i64::from(rows.wrapping_add(offset) > 0)
+    };
+    let n_last = 0i64.max(cols.min(rows.wrapping_add(offset)));
+    let n_rows = 0i64.max(rows.min(rows.wrapping_add(offset)));
+    let n_trap = sub(n_last, n_first) + 1;
+    let mut size = mul(n_first.wrapping_add(n_last), n_trap) >> 1;
+    let diff = sub(n_rows, n_trap);
+    if diff > 0 {
+        size = size.wrapping_add(mul(diff, cols));
+    }
+    size
+}
+
+/// `TrilIndicesInferMeta(rows, cols, offset, dtype)`: `[2, number of lower-triangle entries]`.
+pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let rows = ctx.int(0)?;
+    let cols = ctx.int(1)?;
+    let offset = ctx.int(2)?;
+    let dtype = ctx.dtype(3)?;
+    let n = tril_size(rows, cols, offset);
+    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+}
+
+/// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
+pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let rows = ctx.int(0)?;
+    let cols = ctx.int(1)?;
+    let offset = ctx.int(2)?;
+    let dtype = ctx.dtype(3)?;
+    let n = sub(mul(rows, cols), tril_size(rows, cols, sub(offset, 1)));
+    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+}
+
+/// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
+pub fn read_file_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let _ = str_arg(ctx, 0)?;
+    ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::UInt8).get())
+}

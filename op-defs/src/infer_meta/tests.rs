@@ -1,0 +1,1488 @@
+//! Tests of the infer-meta functions, called through [`REGISTRY`] by Paddle's names with the
+//! arguments in `infer_meta.param` order. Expected shapes come from the programs real Paddle
+//! printed (`paddle-ref`) or are worked out by hand from the op's definition.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pir_runtime::meta::{
+    AttrValue, InferMetaCtx, InferMetaError, IntArrayArg, MetaArg, MetaOut, Scalar, TensorMeta,
+};
+use pir_runtime::phi::{DataLayout, DataType, Place};
+
+use super::REGISTRY;
+
+use DataType::{BFloat16, Bool, Float16, Float32, Int32, Int64, UInt8};
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------------
+
+/// One owned argument.
+#[derive(Clone, Debug)]
+enum A {
+    T(TensorMeta),
+    None,
+    Ts(Vec<TensorMeta>),
+    NoTs,
+    At(AttrValue),
+}
+
+fn t(dtype: DataType, dims: &[i64]) -> A {
+    A::T(TensorMeta::new(dtype, dims))
+}
+fn f32t(dims: &[i64]) -> A {
+    t(Float32, dims)
+}
+fn ts(v: &[&[i64]]) -> A {
+    A::Ts(v.iter().map(|d| TensorMeta::new(Float32, d)).collect())
+}
+fn int(v: i64) -> A {
+    A::At(AttrValue::I32(v as i32))
+}
+fn i64a(v: i64) -> A {
+    A::At(AttrValue::I64(v))
+}
+fn b(v: bool) -> A {
+    A::At(AttrValue::Bool(v))
+}
+fn fl(v: f32) -> A {
+    A::At(AttrValue::F32(v))
+}
+fn s(v: &str) -> A {
+    A::At(AttrValue::Str(v.to_string()))
+}
+fn ints(v: &[i64]) -> A {
+    A::At(AttrValue::Ints(v.iter().copied().collect()))
+}
+fn ia(v: &[i64]) -> A {
+    A::At(AttrValue::IntArray(IntArrayArg::known(v)))
+}
+fn ia_unknown(len: Option<usize>) -> A {
+    A::At(AttrValue::IntArray(IntArrayArg::unknown(len)))
+}
+fn sc(v: i64) -> A {
+    A::At(AttrValue::Scalar(Some(Scalar::I64(v))))
+}
+fn scf(v: f32) -> A {
+    A::At(AttrValue::Scalar(Some(Scalar::F32(v))))
+}
+fn sc_unknown() -> A {
+    A::At(AttrValue::Scalar(None))
+}
+fn dt(v: DataType) -> A {
+    A::At(AttrValue::DataType(v))
+}
+
+/// Calls the function registered as `name` with `args` and `n_out` output slots.
+fn call(name: &str, args: &[A], n_out: usize) -> Result<Vec<MetaOut>, InferMetaError> {
+    let f = REGISTRY
+        .get(name)
+        .unwrap_or_else(|| panic!("{name} is not registered"));
+    let margs: Vec<MetaArg<'_>> = args
+        .iter()
+        .map(|a| match a {
+            A::T(x) => MetaArg::Tensor(Some(x)),
+            A::None => MetaArg::Tensor(None),
+            A::Ts(v) => MetaArg::Tensors(Some(v)),
+            A::NoTs => MetaArg::Tensors(None),
+            A::At(v) => MetaArg::Attr(v),
+        })
+        .collect();
+    let mut outs = vec![MetaOut::None; n_out];
+    f(&mut InferMetaCtx::new(&margs, &mut outs))?;
+    Ok(outs)
+}
+
+fn ok(name: &str, args: &[A], n_out: usize) -> Vec<MetaOut> {
+    call(name, args, n_out).unwrap_or_else(|e| panic!("{name} failed: {e}"))
+}
+
+fn err(name: &str, args: &[A], n_out: usize) -> String {
+    match call(name, args, n_out) {
+        Ok(o) => panic!("{name} unexpectedly succeeded: {o:?}"),
+        Err(e) => e.0,
+    }
+}
+
+fn tm(o: &MetaOut) -> &TensorMeta {
+    match o {
+        MetaOut::Tensor(t) => t,
+        other => panic!("expected one tensor, got {other:?}"),
+    }
+}
+
+fn tv(o: &MetaOut) -> &[TensorMeta] {
+    match o {
+        MetaOut::Tensors(t) => t,
+        other => panic!("expected a tensor list, got {other:?}"),
+    }
+}
+
+/// Asserts dims and dtype of output `o`.
+fn is(o: &MetaOut, dims: &[i64], dtype: DataType) {
+    let m = tm(o);
+    assert_eq!(&m.dims[..], dims, "dims of {m:?}");
+    assert_eq!(m.dtype, dtype, "dtype of {m:?}");
+}
+
+fn dims_of(v: &[TensorMeta]) -> Vec<Vec<i64>> {
+    v.iter().map(|t| t.dims.to_vec()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registry
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn registry_is_sorted_and_complete_for_the_core_ops() {
+    REGISTRY.check_sorted().unwrap();
+    assert!(REGISTRY.len() > 380, "only {} functions", REGISTRY.len());
+    for name in [
+        "UnchangedInferMeta",
+        "ConvInferMeta",
+        "BatchNormInferMeta",
+        "Pool2DInferMeta",
+        "ElementwiseInferMeta",
+        "MatmulInferMeta",
+        "ReshapeInferMeta",
+        "TransposeInferMeta",
+        "FlattenInferMeta",
+        "ConcatInferMeta",
+        "SplitInferMeta",
+        "SplitWithNumInferMeta",
+        "SliceRawInferMeta",
+        "StackInferMeta",
+        "UnbindInferMeta",
+        "UnsqueezeInferMeta",
+        "SqueezeInferMeta",
+        "GatherInferMeta",
+        "CastInferMeta",
+        "CreateInferMeta",
+        "CreateLikeInferMeta",
+        "CreateVecShapeInferMeta",
+        "ReduceIntArrayAxisInferMeta",
+        "SumInferMeta",
+        "ArgMinMaxInferMeta",
+        "SoftmaxInferMeta",
+        "CrossEntropyWithSoftmaxInferMeta",
+        "LayerNormInferMeta",
+        "DropoutInferMeta",
+        "EmbeddingInferMeta",
+        "WhereInferMeta",
+        "DataInferMeta",
+        "MeshgridInferMeta",
+        "UniformRandomInferMeta",
+        "GaussianInferMeta",
+        "SgdInferMeta",
+        "MomentumInferMeta",
+        "AdamInferMeta",
+        "AdamwInferMeta",
+        "GeneralUnaryGradInferMeta",
+        "GeneralBinaryGradInferMeta",
+        "GeneralTernaryGradInferMeta",
+        "GeneralQuaternaryGradInferMeta",
+        "GradSameWithXInferMeta",
+        "TransposeGradInferMeta",
+        "StackGradInferMeta",
+        "MeshgridGradInferMeta",
+        "CrossEntropyWithSoftmaxGradInferMeta",
+        "LayerNormGradInferMeta",
+        "UnchangedMultiInferMeta",
+        "EmbeddingGradSparseInferMeta",
+    ] {
+        assert!(REGISTRY.get(name).is_some(), "{name} missing");
+    }
+    assert!(REGISTRY.get("NoSuchInferMeta").is_none());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program of paddle-ref/text/small_features_pir.txt
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn small_features_split_concat_stack_reshape() {
+    // split(x: 4x6, sections [2, 4], axis 1) -> vec[4x2, 4x4]
+    let o = ok("SplitInferMeta", &[f32t(&[4, 6]), ia(&[2, 4]), sc(1)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![4, 2], vec![4, 4]]);
+    assert!(tv(&o[0]).iter().all(|t| t.dtype == Float32));
+    // concat([4x4, 4x2], axis 1) -> 4x6
+    let o = ok("ConcatInferMeta", &[ts(&[&[4, 4], &[4, 2]]), sc(1)], 1);
+    is(&o[0], &[4, 6], Float32);
+    // stack([4x6, 4x6], axis 0) -> 2x4x6
+    let o = ok("StackInferMeta", &[ts(&[&[4, 6], &[4, 6]]), int(0)], 1);
+    is(&o[0], &[2, 4, 6], Float32);
+    // reshape(2x4x6, [8, -1]) -> 8x6
+    let o = ok("ReshapeInferMeta", &[f32t(&[2, 4, 6]), ia(&[8, -1])], 1);
+    is(&o[0], &[8, 6], Float32);
+    // scale -> UnchangedInferMeta
+    let o = ok("UnchangedInferMeta", &[f32t(&[8, 6])], 1);
+    is(&o[0], &[8, 6], Float32);
+}
+
+#[test]
+fn small_features_creation_where_gather_cast_slice() {
+    let o = ok("CreateVecShapeInferMeta", &[ints(&[2, 4]), dt(Int64)], 1);
+    is(&o[0], &[2], Int64);
+    let o = ok("CreateVecShapeInferMeta", &[ints(&[]), dt(Int64)], 1);
+    is(&o[0], &[0], Int64);
+    let o = ok("CreateInferMeta", &[ia(&[1]), dt(Int32)], 1);
+    is(&o[0], &[1], Int32);
+    let o = ok("CreateInferMeta", &[ia(&[]), dt(Float32)], 1);
+    is(&o[0], &[], Float32);
+    let o = ok("CreateLikeInferMeta", &[f32t(&[4, 6]), dt(Float32)], 1);
+    is(&o[0], &[4, 6], Float32);
+    let o = ok("DataInferMeta", &[s("x"), ia(&[4, 6]), dt(Float32)], 1);
+    is(&o[0], &[4, 6], Float32);
+    let o = ok(
+        "WhereInferMeta",
+        &[t(Bool, &[4, 6]), f32t(&[4, 6]), f32t(&[4, 6])],
+        1,
+    );
+    is(&o[0], &[4, 6], Float32);
+    let o = ok(
+        "GatherInferMeta",
+        &[f32t(&[4, 6]), t(Int64, &[4]), sc(0)],
+        1,
+    );
+    is(&o[0], &[4, 6], Float32);
+    let o = ok("CastInferMeta", &[f32t(&[4, 6]), dt(BFloat16)], 1);
+    is(&o[0], &[4, 6], BFloat16);
+    // slice(x, axes [1], [0], [1], decrease [1]) -> [4]; axes [0] -> [6]
+    let slice = |axis: i64| {
+        let args = [
+            f32t(&[4, 6]),
+            ints(&[axis]),
+            ia(&[0]),
+            ia(&[1]),
+            ints(&[1]),
+            ints(&[axis]),
+        ];
+        tm(&ok("SliceRawInferMeta", &args, 1)[0]).dims.to_vec()
+    };
+    assert_eq!(slice(1), vec![4]);
+    assert_eq!(slice(0), vec![6]);
+}
+
+#[test]
+fn small_features_meshgrid_matmul_unbind_argmax_max() {
+    let o = ok("MeshgridInferMeta", &[ts(&[&[4], &[6]])], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![4, 6], vec![4, 6]]);
+    let o = ok(
+        "MatmulInferMeta",
+        &[f32t(&[4, 6]), f32t(&[6, 5]), b(false), b(false)],
+        1,
+    );
+    is(&o[0], &[4, 5], Float32);
+    let o = ok("ElementwiseInferMeta", &[f32t(&[4, 5]), f32t(&[5])], 1);
+    is(&o[0], &[4, 5], Float32);
+    let o = ok("UnbindInferMeta", &[f32t(&[2, 4, 6]), int(0)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![4, 6], vec![4, 6]]);
+    let args = [f32t(&[4, 6]), sc(1), b(false), b(false), dt(Int64)];
+    let o = ok("ArgMinMaxInferMeta", &args, 1);
+    is(&o[0], &[4], Int64);
+    let o = ok(
+        "ReduceIntArrayAxisInferMeta",
+        &[f32t(&[4, 6]), ia(&[0, 1]), b(true)],
+        1,
+    );
+    is(&o[0], &[1, 1], Float32);
+}
+
+#[test]
+fn split_slice_program_with_dynamic_batch() {
+    // paddle-ref/legacy/split_slice_translated_pir.txt
+    let o = ok(
+        "SplitInferMeta",
+        &[f32t(&[-1, 3, 8, 8]), ia(&[1, 2]), sc(1)],
+        1,
+    );
+    assert_eq!(
+        dims_of(tv(&o[0])),
+        vec![vec![-1, 1, 8, 8], vec![-1, 2, 8, 8]]
+    );
+    let o = ok("UnbindInferMeta", &[f32t(&[-1, 2, 8, 8]), int(1)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![-1, 8, 8], vec![-1, 8, 8]]);
+    let o = ok("UnsqueezeInferMeta", &[f32t(&[-1, 8, 8]), ia(&[1])], 1);
+    is(&o[0], &[-1, 1, 8, 8], Float32);
+    let o = ok(
+        "ConcatInferMeta",
+        &[ts(&[&[-1, 1, 8, 8], &[-1, 1, 8, 8]]), sc(1)],
+        1,
+    );
+    is(&o[0], &[-1, 2, 8, 8], Float32);
+    let o = ok(
+        "ElementwiseInferMeta",
+        &[f32t(&[-1, 2, 8, 8]), f32t(&[-1, 2, 8, 8])],
+        1,
+    );
+    is(&o[0], &[-1, 2, 8, 8], Float32);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The training program of paddle-ref/legacy/small_cnn_train_translated_pir.txt
+// ---------------------------------------------------------------------------------------------
+
+fn conv_args(x: &[i64], w: &[i64], stride: i64, pad: &[i64], algo: &str, fmt: &str) -> Vec<A> {
+    vec![
+        f32t(x),
+        f32t(w),
+        ints(&[stride, stride]),
+        ints(pad),
+        s(algo),
+        ints(&[1, 1]),
+        int(1),
+        s(fmt),
+    ]
+}
+
+fn pool_args(x: &[i64], k: &[i64], stride: i64, fmt: &str, ty: &str) -> Vec<A> {
+    vec![
+        f32t(x),
+        ia(k),
+        ints(&[stride, stride]),
+        ints(&[0, 0]),
+        b(false),
+        b(true),
+        s(fmt),
+        s(ty),
+        b(false),
+        b(false),
+        s("EXPLICIT"),
+    ]
+}
+
+#[test]
+fn small_cnn_forward() {
+    let x = [-1, 3, 32, 32];
+    let o = ok(
+        "ConvInferMeta",
+        &conv_args(&x, &[8, 3, 3, 3], 1, &[1, 1], "EXPLICIT", "NCHW"),
+        1,
+    );
+    is(&o[0], &[-1, 8, 32, 32], Float32);
+    let o = ok("ReshapeInferMeta", &[f32t(&[8]), ia(&[1, 8, 1, 1])], 1);
+    is(&o[0], &[1, 8, 1, 1], Float32);
+    let o = ok(
+        "ElementwiseInferMeta",
+        &[f32t(&[-1, 8, 32, 32]), f32t(&[1, 8, 1, 1])],
+        1,
+    );
+    is(&o[0], &[-1, 8, 32, 32], Float32);
+
+    let bn = [
+        f32t(&[-1, 8, 32, 32]),
+        f32t(&[8]),
+        f32t(&[8]),
+        f32t(&[8]),
+        f32t(&[8]),
+        b(false),
+        fl(0.9),
+        fl(1e-5),
+        s("NCHW"),
+        b(false),
+        b(false),
+    ];
+    let o = ok("BatchNormInferMeta", &bn, 6);
+    is(&o[0], &[-1, 8, 32, 32], Float32);
+    for out in &o[1..5] {
+        is(out, &[8], Float32);
+    }
+    // The real PIR program (pir_json/small_cnn_roundtrip_pir.txt) shows tensor<-1xu8>.
+    is(&o[5], &[-1], UInt8);
+
+    let o = ok("UnchangedInferMeta", &[f32t(&[-1, 8, 32, 32])], 1);
+    is(&o[0], &[-1, 8, 32, 32], Float32);
+    let o = ok(
+        "Pool2DInferMeta",
+        &pool_args(&[-1, 8, 32, 32], &[2, 2], 2, "NCHW", "max"),
+        1,
+    );
+    is(&o[0], &[-1, 8, 16, 16], Float32);
+    let o = ok(
+        "FlattenInferMeta",
+        &[f32t(&[-1, 8, 16, 16]), int(1), int(3)],
+        1,
+    );
+    is(&o[0], &[-1, 2048], Float32);
+    let o = ok("ReshapeInferMeta", &[f32t(&[-1, 2048]), ia(&[-1, 2048])], 1);
+    is(&o[0], &[-1, 2048], Float32);
+    let o = ok(
+        "MatmulInferMeta",
+        &[f32t(&[-1, 2048]), f32t(&[2048, 10]), b(false), b(false)],
+        1,
+    );
+    is(&o[0], &[-1, 10], Float32);
+    let o = ok("ElementwiseInferMeta", &[f32t(&[-1, 10]), f32t(&[10])], 1);
+    is(&o[0], &[-1, 10], Float32);
+
+    let ce = [
+        f32t(&[-1, 10]),
+        t(Int64, &[-1, 1]),
+        b(false),
+        b(true),
+        b(true),
+        int(-100),
+        int(-1),
+    ];
+    let o = ok("CrossEntropyWithSoftmaxInferMeta", &ce, 2);
+    is(&o[0], &[-1, 10], Float32);
+    is(&o[1], &[-1, 1], Float32);
+    let o = ok(
+        "ReduceIntArrayAxisInferMeta",
+        &[f32t(&[-1, 1]), ia(&[]), b(false)],
+        1,
+    );
+    is(&o[0], &[], Float32);
+}
+
+#[test]
+fn small_cnn_backward() {
+    let o = ok("UnchangedInferMeta", &[f32t(&[-1, 1])], 1); // mean_grad
+    is(&o[0], &[-1, 1], Float32);
+    let ceg = [
+        t(Int64, &[-1, 1]),
+        f32t(&[-1, 10]),
+        f32t(&[-1, 1]),
+        b(false),
+        b(true),
+        b(true),
+        int(-100),
+        int(-1),
+    ];
+    let o = ok("CrossEntropyWithSoftmaxGradInferMeta", &ceg, 1);
+    is(&o[0], &[-1, 10], Float32);
+    let o = ok(
+        "GeneralBinaryGradInferMeta",
+        &[f32t(&[-1, 10]), f32t(&[10])],
+        2,
+    ); // add_grad
+    is(&o[0], &[-1, 10], Float32);
+    is(&o[1], &[10], Float32);
+    let o = ok(
+        "GeneralBinaryGradInferMeta",
+        &[f32t(&[-1, 2048]), f32t(&[2048, 10])],
+        2,
+    );
+    is(&o[0], &[-1, 2048], Float32);
+    is(&o[1], &[2048, 10], Float32);
+    // flatten_grad(x: -1x8x16x16, out_grad: -1x2048) -> -1x8x16x16
+    let o = ok(
+        "GradSameWithXInferMeta",
+        &[f32t(&[-1, 8, 16, 16]), f32t(&[-1, 2048])],
+        1,
+    );
+    is(&o[0], &[-1, 8, 16, 16], Float32);
+    // reshape_grad(x: 8, out_grad: 1x8x1x1) -> 8
+    let o = ok(
+        "GradSameWithXInferMeta",
+        &[f32t(&[8]), f32t(&[1, 8, 1, 1])],
+        1,
+    );
+    is(&o[0], &[8], Float32);
+    // batch_norm_grad -> GeneralTernaryGradInferMeta(x, scale, bias)
+    let o = ok(
+        "GeneralTernaryGradInferMeta",
+        &[f32t(&[-1, 8, 32, 32]), f32t(&[8]), f32t(&[8])],
+        3,
+    );
+    is(&o[0], &[-1, 8, 32, 32], Float32);
+    is(&o[1], &[8], Float32);
+    is(&o[2], &[8], Float32);
+    // sgd_(param, lr: f32[], grad, master: none, multi_precision false)
+    let o = ok(
+        "SgdInferMeta",
+        &[
+            f32t(&[8, 3, 3, 3]),
+            f32t(&[]),
+            f32t(&[8, 3, 3, 3]),
+            A::None,
+            b(false),
+        ],
+        2,
+    );
+    is(&o[0], &[8, 3, 3, 3], Float32);
+    assert_eq!(
+        o[1],
+        MetaOut::None,
+        "master_param_out stays null like in the program"
+    );
+}
+
+#[test]
+fn adam_in_paddle_3_3_signature_matches_static_adam_program() {
+    // pir_json/static_adam_pir.txt: adam_ with moment2_max absent and amsgrad false.
+    let args = [
+        f32t(&[2]),
+        f32t(&[2]),
+        f32t(&[]),
+        f32t(&[2]),
+        f32t(&[2]),
+        A::None,
+        f32t(&[1]),
+        f32t(&[1]),
+        A::None,
+        A::None,
+        scf(0.9),
+        scf(0.999),
+        scf(1e-8),
+        b(false),
+        i64a(1000),
+        b(false),
+        b(false),
+        b(false),
+    ];
+    let o = ok("AdamInferMeta", &args, 7);
+    for j in [0, 1, 2] {
+        is(&o[j], &[2], Float32);
+    }
+    assert_eq!(o[3], MetaOut::None);
+    is(&o[4], &[1], Float32);
+    is(&o[5], &[1], Float32);
+    assert_eq!(o[6], MetaOut::None);
+
+    // AdamW: the same plus lr_ratio, coeff, with_decay; multi_precision with a master weight.
+    let mut w: Vec<A> = args[..13].to_vec();
+    w[0] = t(Float16, &[2]);
+    w[8] = f32t(&[2]);
+    w.extend([
+        fl(1.0),
+        fl(0.01),
+        b(true),
+        b(false),
+        i64a(1000),
+        b(true),
+        b(false),
+        b(true),
+    ]);
+    let o = ok("AdamwInferMeta", &w, 7);
+    is(&o[0], &[2], Float16);
+    is(&o[3], &[2], Float32); // amsgrad: moment2_max_out
+    is(&o[6], &[2], Float32); // master weight in float32
+}
+
+#[test]
+fn momentum_keeps_paddles_dtype_rules() {
+    // MomentumInferMeta only sets param_out's dims (dtype stays the fresh float32) and keeps
+    // the velocity in the master precision.
+    let args = [
+        t(Float16, &[3, 4]),
+        t(Float16, &[3, 4]),
+        f32t(&[3, 4]),
+        f32t(&[1]),
+        A::None,
+        fl(0.9),
+        b(false),
+        s(""),
+        fl(0.0),
+        b(false),
+        fl(1.0),
+    ];
+    let o = ok("MomentumInferMeta", &args, 3);
+    is(&o[0], &[3, 4], Float32);
+    is(&o[1], &[3, 4], Float32);
+    assert_eq!(o[2], MetaOut::None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layouts, broadcasting, reductions, negative axes
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn conv_and_pool_nhwc_vs_nchw() {
+    let o = ok(
+        "ConvInferMeta",
+        &conv_args(
+            &[2, 32, 32, 3],
+            &[8, 3, 3, 3],
+            1,
+            &[1, 1],
+            "EXPLICIT",
+            "NHWC",
+        ),
+        1,
+    );
+    is(&o[0], &[2, 32, 32, 8], Float32);
+    // SAME with stride 2: ceil(32 / 2) = 16, paddings ignored.
+    let o = ok(
+        "ConvInferMeta",
+        &conv_args(&[2, 32, 32, 3], &[8, 3, 3, 3], 2, &[0, 0], "SAME", "NHWC"),
+        1,
+    );
+    is(&o[0], &[2, 16, 16, 8], Float32);
+    // VALID NCHW: 32 - 3 + 1 = 30.
+    let o = ok(
+        "ConvInferMeta",
+        &conv_args(&[2, 3, 32, 32], &[8, 3, 3, 3], 1, &[1, 1], "VALID", "NCHW"),
+        1,
+    );
+    is(&o[0], &[2, 8, 30, 30], Float32);
+    // Unknown spatial extents stay unknown.
+    let o = ok(
+        "ConvInferMeta",
+        &conv_args(
+            &[-1, 3, -1, 20],
+            &[8, 3, 5, 5],
+            1,
+            &[0, 0],
+            "EXPLICIT",
+            "NCHW",
+        ),
+        1,
+    );
+    is(&o[0], &[-1, 8, -1, 16], Float32);
+
+    let o = ok(
+        "Pool2DInferMeta",
+        &pool_args(&[2, 32, 32, 8], &[2, 2], 2, "NHWC", "avg"),
+        1,
+    );
+    is(&o[0], &[2, 16, 16, 8], Float32);
+    // Global pooling keeps the channels and makes the spatial dims 1.
+    let mut g = pool_args(&[2, 8, 7, 7], &[3, 3], 1, "NCHW", "avg");
+    g[8] = b(true);
+    let o = ok("Pool2DInferMeta", &g, 1);
+    is(&o[0], &[2, 8, 1, 1], Float32);
+    // Adaptive pooling outputs the kernel size.
+    let mut a = pool_args(&[2, 8, 7, 7], &[3, 3], 1, "NCHW", "avg");
+    a[9] = b(true);
+    let o = ok("Pool2DInferMeta", &a, 1);
+    is(&o[0], &[2, 8, 3, 3], Float32);
+}
+
+#[test]
+fn batch_norm_channels_follow_the_data_format() {
+    let bn = |x: &[i64], fmt: &str, c: i64| {
+        vec![
+            f32t(x),
+            f32t(&[c]),
+            f32t(&[c]),
+            f32t(&[c]),
+            f32t(&[c]),
+            b(false),
+            fl(0.9),
+            fl(1e-5),
+            s(fmt),
+            b(false),
+            b(false),
+        ]
+    };
+    let o = ok("BatchNormInferMeta", &bn(&[2, 5, 5, 3], "NHWC", 3), 6);
+    is(&o[1], &[3], Float32);
+    let e = err("BatchNormInferMeta", &bn(&[2, 5, 5, 3], "NCHW", 3), 6);
+    assert!(
+        e.contains("scale has 3 elements but x [2, 5, 5, 3] has 5 channels"),
+        "{e}"
+    );
+    // Half inputs keep float32 saved statistics.
+    let mut h = bn(&[2, 4], "NCHW", 4);
+    h[0] = t(Float16, &[2, 4]);
+    let o = ok("BatchNormInferMeta", &h, 6);
+    is(&o[0], &[2, 4], Float16);
+    is(&o[3], &[4], Float32);
+}
+
+#[test]
+fn elementwise_broadcasting() {
+    let bc = |x: &[i64], y: &[i64]| {
+        tm(&ok("ElementwiseInferMeta", &[f32t(x), f32t(y)], 1)[0])
+            .dims
+            .to_vec()
+    };
+    assert_eq!(bc(&[2, 1, 4], &[3, 1]), vec![2, 3, 4]);
+    assert_eq!(bc(&[-1, 3], &[1, 3]), vec![-1, 3]);
+    assert_eq!(bc(&[-1, 3], &[5, 3]), vec![5, 3]);
+    assert_eq!(bc(&[-1], &[1]), vec![-1]);
+    assert_eq!(bc(&[], &[2, 3]), vec![2, 3]);
+    // Complex promotion.
+    let o = ok(
+        "ElementwiseInferMeta",
+        &[f32t(&[2]), t(DataType::Complex64, &[2])],
+        1,
+    );
+    is(&o[0], &[2], DataType::Complex64);
+    // Comparisons give bool.
+    let o = ok("CompareInferMeta", &[f32t(&[2, 3]), f32t(&[3])], 1);
+    is(&o[0], &[2, 3], Bool);
+}
+
+#[test]
+fn reductions_keepdim_reduce_all_and_negative_axes() {
+    let red = |axis: &[i64], keep: bool| {
+        tm(&ok(
+            "ReduceIntArrayAxisInferMeta",
+            &[f32t(&[2, 3, 4]), ia(axis), b(keep)],
+            1,
+        )[0])
+        .dims
+        .to_vec()
+    };
+    assert_eq!(red(&[-1], false), vec![2, 3]);
+    assert_eq!(red(&[1], true), vec![2, 1, 4]);
+    assert_eq!(red(&[], false), Vec::<i64>::new());
+    assert_eq!(red(&[], true), vec![1, 1, 1]);
+    assert_eq!(red(&[0, 1, 2], false), Vec::<i64>::new());
+    // reduce_all overrides the axes.
+    let o = ok(
+        "ReduceIntArrayAxisInferMetaBase",
+        &[f32t(&[2, 3, 4]), ia(&[1]), b(false), b(true)],
+        1,
+    );
+    is(&o[0], &[], Float32);
+    // Axes from a tensor of one value: the rank drops by one, every extent unknown.
+    let o = ok(
+        "ReduceIntArrayAxisInferMeta",
+        &[f32t(&[2, 3, 4]), ia_unknown(Some(1)), b(false)],
+        1,
+    );
+    is(&o[0], &[-1, -1], Float32);
+    // sum: bool and int32 inputs sum to int64.
+    let o = ok(
+        "SumInferMeta",
+        &[
+            t(Bool, &[2, 3]),
+            ia(&[0]),
+            dt(DataType::Undefined),
+            b(false),
+        ],
+        1,
+    );
+    is(&o[0], &[3], Int64);
+    let o = ok(
+        "SumInferMeta",
+        &[f32t(&[2, 3]), ia(&[-2]), dt(DataType::Float64), b(true)],
+        1,
+    );
+    is(&o[0], &[1, 3], DataType::Float64);
+    // argmax with keepdims and flatten.
+    let o = ok(
+        "ArgMinMaxInferMeta",
+        &[f32t(&[2, 3]), sc(-1), b(true), b(false), dt(Int32)],
+        1,
+    );
+    is(&o[0], &[2, 1], Int32);
+    let o = ok(
+        "ArgMinMaxInferMeta",
+        &[f32t(&[2, 3]), sc(0), b(false), b(true), dt(Int64)],
+        1,
+    );
+    is(&o[0], &[], Int64);
+}
+
+#[test]
+fn negative_axes_in_shape_ops() {
+    let o = ok("SplitWithNumInferMeta", &[f32t(&[2, 9]), int(3), sc(-1)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![2, 3]; 3]);
+    let o = ok(
+        "SplitInferMeta",
+        &[f32t(&[2, 9]), ia(&[2, -1, 3]), sc(-1)],
+        1,
+    );
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![2, 2], vec![2, 4], vec![2, 3]]);
+    let o = ok("StackInferMeta", &[ts(&[&[2, 3], &[2, 3]]), int(-1)], 1);
+    is(&o[0], &[2, 3, 2], Float32);
+    let o = ok("ConcatInferMeta", &[ts(&[&[2, 3], &[2, -1]]), sc(-1)], 1);
+    is(&o[0], &[2, -1], Float32);
+    let o = ok("ConcatInferMeta", &[ts(&[&[-1, 3], &[4, 3]]), sc(1)], 1);
+    is(&o[0], &[4, 6], Float32);
+    let o = ok(
+        "ConcatInferMeta",
+        &[ts(&[&[2, 3], &[2, 5]]), sc_unknown()],
+        1,
+    );
+    is(&o[0], &[-1, -1], Float32);
+    let o = ok("UnsqueezeInferMeta", &[f32t(&[2, 3]), ia(&[-1])], 1);
+    is(&o[0], &[2, 3, 1], Float32);
+    let o = ok("SqueezeInferMeta", &[f32t(&[2, 1, 3, 1]), ia(&[-1])], 1);
+    is(&o[0], &[2, 1, 3], Float32);
+    let o = ok("SqueezeInferMeta", &[f32t(&[2, 1, 3, 1]), ia(&[])], 1);
+    is(&o[0], &[2, 3], Float32);
+    let o = ok(
+        "TransposeInferMeta",
+        &[f32t(&[2, 3, 4]), ints(&[0, -1, 1])],
+        1,
+    );
+    is(&o[0], &[2, 4, 3], Float32);
+    let o = ok(
+        "FlattenInferMeta",
+        &[f32t(&[2, 3, 4, 5]), int(-3), int(-2)],
+        1,
+    );
+    is(&o[0], &[2, 12, 5], Float32);
+    let o = ok(
+        "GatherInferMeta",
+        &[f32t(&[4, 6]), t(Int64, &[]), sc(-1)],
+        1,
+    );
+    is(&o[0], &[4], Float32);
+    let o = ok("SoftmaxInferMeta", &[f32t(&[4, 6]), int(-1)], 1);
+    is(&o[0], &[4, 6], Float32);
+    let o = ok("UnbindInferMeta", &[f32t(&[2, 3]), int(-1)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![2]; 3]);
+}
+
+#[test]
+fn reshape_rules() {
+    let rs = |x: &[i64], shape: A| {
+        tm(&ok("ReshapeInferMeta", &[f32t(x), shape], 1)[0])
+            .dims
+            .to_vec()
+    };
+    assert_eq!(rs(&[2, 3, 4], ia(&[0, -1])), vec![2, 12]);
+    assert_eq!(rs(&[-1, 3, 4], ia(&[0, 12])), vec![-1, 12]);
+    assert_eq!(rs(&[-1, 3, 4], ia(&[-1, 4])), vec![-1, 4]);
+    assert_eq!(rs(&[2, 3], ia_unknown(Some(3))), vec![-1, -1, -1]);
+}
+
+#[test]
+fn layer_norm_and_its_gradient() {
+    let ln = |x: A, begin: i64| vec![x, f32t(&[30]), f32t(&[30]), fl(1e-5), int(begin)];
+    let o = ok("LayerNormInferMeta", &ln(f32t(&[4, 5, 6]), 1), 3);
+    is(&o[0], &[4, 5, 6], Float32);
+    is(&o[1], &[4], Float32);
+    is(&o[2], &[4], Float32);
+    let o = ok("LayerNormInferMeta", &ln(t(Float16, &[-1, 5, 6]), 2), 3);
+    is(&o[0], &[-1, 5, 6], Float16);
+    is(&o[1], &[-1, 5], Float32);
+    // layer_norm_grad without scale/bias: only x_grad.
+    let o = ok(
+        "LayerNormGradInferMeta",
+        &[f32t(&[4, 5, 6]), A::None, A::None],
+        3,
+    );
+    is(&o[0], &[4, 5, 6], Float32);
+    assert_eq!(o[1], MetaOut::None);
+    assert_eq!(o[2], MetaOut::None);
+}
+
+#[test]
+fn gradients_of_layout_ops() {
+    // transpose with perm [0, 2, 3, 1] maps x [2, 3, 4, 5] to [2, 4, 5, 3]; the gradient goes back.
+    let o = ok(
+        "TransposeGradInferMeta",
+        &[f32t(&[2, 4, 5, 3]), ints(&[0, 2, 3, 1])],
+        1,
+    );
+    is(&o[0], &[2, 3, 4, 5], Float32);
+    let o = ok(
+        "TransposeGradInferMeta",
+        &[f32t(&[2, 4, 5, 3]), ints(&[0, -2, -1, 1])],
+        1,
+    );
+    is(&o[0], &[2, 3, 4, 5], Float32);
+    let o = ok("StackGradInferMeta", &[f32t(&[3, 4, 5]), int(1)], 1);
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![3, 5]; 4]);
+    let o = ok(
+        "UnStackGradInferMeta",
+        &[ts(&[&[3, 5], &[3, 5]]), int(-1)],
+        1,
+    );
+    is(&o[0], &[3, 5, 2], Float32);
+    let o = ok(
+        "MeshgridGradInferMeta",
+        &[ts(&[&[4], &[6]]), ts(&[&[4, 6], &[4, 6]])],
+        1,
+    );
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![4], vec![6]]);
+    let o = ok("UnchangedMultiInferMeta", &[ts(&[&[4, 4], &[4, 2]])], 1); // concat_grad
+    assert_eq!(dims_of(tv(&o[0])), vec![vec![4, 4], vec![4, 2]]);
+    let o = ok("GeneralUnaryGradInferMeta", &[f32t(&[4, 6])], 1); // gather_grad
+    is(&o[0], &[4, 6], Float32);
+    let o = ok(
+        "GeneralQuaternaryGradInferMeta",
+        &[f32t(&[1]), f32t(&[2]), f32t(&[3]), f32t(&[4])],
+        4,
+    );
+    is(&o[3], &[4], Float32);
+    // The ternary family leaves the gradients of absent optional inputs unset.
+    let o = ok(
+        "GeneralTernaryGradInferMeta",
+        &[f32t(&[2, 6]), A::None, A::None],
+        3,
+    );
+    is(&o[0], &[2, 6], Float32);
+    assert_eq!(o[1], MetaOut::None);
+}
+
+#[test]
+fn lod_and_layout_propagation() {
+    let mut x = TensorMeta::new(Float32, &[4, 6]);
+    x.lod = vec![vec![0, 2, 4]];
+    x.layout = DataLayout::Nhwc;
+    // UnchangedInferMeta shares everything.
+    let o = ok("UnchangedInferMeta", &[A::T(x.clone())], 1);
+    assert_eq!(tm(&o[0]), &x);
+    // cast keeps layout and LoD but changes the dtype.
+    let o = ok("CastInferMeta", &[A::T(x.clone()), dt(Int32)], 1);
+    assert_eq!(tm(&o[0]).lod, x.lod);
+    assert_eq!(tm(&o[0]).layout, DataLayout::Nhwc);
+    // transpose sets dims and dtype only: a fresh output has NCHW and no LoD.
+    let o = ok("TransposeInferMeta", &[A::T(x.clone()), ints(&[1, 0])], 1);
+    assert_eq!(tm(&o[0]).layout, DataLayout::Nchw);
+    assert!(tm(&o[0]).lod.is_empty());
+    // concat copies layout and LoD of the first input.
+    let o = ok(
+        "ConcatInferMeta",
+        &[A::Ts(vec![x.clone(), x.clone()]), sc(0)],
+        1,
+    );
+    assert_eq!(tm(&o[0]).dims.to_vec(), vec![8, 6]);
+    assert_eq!(tm(&o[0]).layout, DataLayout::Nhwc);
+    assert_eq!(tm(&o[0]).lod, x.lod);
+}
+
+#[test]
+fn creation_ops() {
+    let o = ok(
+        "GaussianInferMeta",
+        &[ia(&[2, 3]), fl(0.0), fl(1.0), int(0), dt(Float32)],
+        1,
+    );
+    is(&o[0], &[2, 3], Float32);
+    let o = ok(
+        "UniformRandomInferMeta",
+        &[ia_unknown(Some(2)), dt(Float16)],
+        1,
+    );
+    is(&o[0], &[-1, -1], Float16);
+    let o = ok("CreateInferMeta", &[ia_unknown(Some(3)), dt(Float32)], 1);
+    is(&o[0], &[-1, -1, -1], Float32);
+    let o = ok("EyeInferMeta", &[sc(3), sc(-1), dt(Float32)], 1);
+    is(&o[0], &[3, 3], Float32);
+    let o = ok("EyeInferMeta", &[sc_unknown(), sc(4), dt(Float32)], 1);
+    is(&o[0], &[-1, 4], Float32);
+    // 4x4 lower triangle with the diagonal: 10 entries; upper with the diagonal: 10 too.
+    let o = ok(
+        "TrilIndicesInferMeta",
+        &[int(4), int(4), int(0), dt(Int64)],
+        1,
+    );
+    is(&o[0], &[2, 10], Int64);
+    let o = ok(
+        "TriuIndicesInferMeta",
+        &[int(4), int(4), int(0), dt(Int64)],
+        1,
+    );
+    is(&o[0], &[2, 10], Int64);
+    // 3x5, offset 1 (tril): rows hold 2, 3, 4 entries.
+    let o = ok(
+        "TrilIndicesInferMeta",
+        &[int(3), int(5), int(1), dt(Int64)],
+        1,
+    );
+    is(&o[0], &[2, 9], Int64);
+}
+
+#[test]
+fn losses_embedding_dropout() {
+    let o = ok(
+        "EmbeddingInferMeta",
+        &[t(Int64, &[-1, 5]), f32t(&[100, 16]), i64a(-1)],
+        1,
+    );
+    is(&o[0], &[-1, 5, 16], Float32);
+    let args = [
+        f32t(&[4, 6]),
+        A::None,
+        scf(0.5),
+        b(false),
+        s("upscale_in_train"),
+        int(0),
+        b(false),
+    ];
+    let o = ok("DropoutInferMeta", &args, 2);
+    is(&o[0], &[4, 6], Float32);
+    is(&o[1], &[4, 6], UInt8);
+    // Soft labels keep the axis; the loss reduces it to 1.
+    let ce = [
+        f32t(&[3, 4, 5]),
+        f32t(&[3, 4, 5]),
+        b(true),
+        b(true),
+        b(true),
+        int(-100),
+        int(1),
+    ];
+    let o = ok("CrossEntropyWithSoftmaxInferMeta", &ce, 2);
+    is(&o[1], &[3, 1, 5], Float32);
+    // nll_loss: 'none' keeps the batch, other reductions give a 0-D loss.
+    let nll = |r: &str| vec![f32t(&[8, 10]), t(Int64, &[8]), A::None, i64a(-100), s(r)];
+    is(
+        &ok("NllLossRawInferMeta", &nll("none"), 2)[0],
+        &[8],
+        Float32,
+    );
+    is(&ok("NllLossRawInferMeta", &nll("mean"), 2)[0], &[], Float32);
+}
+
+#[test]
+fn matmul_shapes_and_the_missing_inner_check() {
+    let mm = |x: &[i64], y: &[i64], tx: bool, ty: bool| {
+        tm(&ok("MatmulInferMeta", &[f32t(x), f32t(y), b(tx), b(ty)], 1)[0])
+            .dims
+            .to_vec()
+    };
+    assert_eq!(mm(&[2, 3, 4], &[4, 5], false, false), vec![2, 3, 5]);
+    assert_eq!(mm(&[4], &[4, 5], false, false), vec![5]);
+    assert_eq!(mm(&[2, 4], &[4], false, false), vec![2]);
+    assert_eq!(mm(&[4], &[4], false, false), Vec::<i64>::new());
+    assert_eq!(mm(&[3, 2], &[5, 3], true, true), vec![2, 5]);
+    assert_eq!(mm(&[1, 2, 3], &[7, 3, 4], false, false), vec![7, 2, 4]);
+    // Paddle 3.3.1's MatmulInferMeta does not compare the inner dims (its kernels do), so a
+    // mismatch builds: [2, 3] x [4, 5] -> [2, 5].
+    assert_eq!(mm(&[2, 3], &[4, 5], false, false), vec![2, 5]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wrong shapes: each error names the rule that failed
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn conv2d_channel_mismatch() {
+    let e = err(
+        "ConvInferMeta",
+        &conv_args(
+            &[-1, 3, 32, 32],
+            &[8, 4, 3, 3],
+            1,
+            &[1, 1],
+            "EXPLICIT",
+            "NCHW",
+        ),
+        1,
+    );
+    assert!(
+        e.starts_with("input channels 3 do not match filter's 4 × groups 1"),
+        "{e}"
+    );
+    let mut g = conv_args(&[1, 4, 8, 8], &[7, 2, 3, 3], 1, &[0, 0], "EXPLICIT", "NCHW");
+    g[6] = int(2);
+    let e = err("ConvInferMeta", &g, 1);
+    assert!(e.contains("7") && e.contains("groups 2"), "{e}");
+}
+
+#[test]
+fn concat_rank_mismatch_and_extent_mismatch() {
+    let e = err("ConcatInferMeta", &[ts(&[&[4, 6], &[4]]), sc(0)], 1);
+    assert!(
+        e.contains("input[1] [4] has rank 1 but input[0] [4, 6] has rank 2"),
+        "{e}"
+    );
+    let e = err("ConcatInferMeta", &[ts(&[&[4, 6], &[5, 2]]), sc(1)], 1);
+    assert!(
+        e.contains("dimension 0 of input[0] [4, 6] and input[1] [5, 2] differ"),
+        "{e}"
+    );
+    let e = err("ConcatInferMeta", &[ts(&[&[4, 6], &[4, 6]]), sc(2)], 1);
+    assert!(e.contains("concat axis 2 is out of range [-2, 2)"), "{e}");
+}
+
+#[test]
+fn broadcast_incompatibility() {
+    let e = err("ElementwiseInferMeta", &[f32t(&[2, 3]), f32t(&[4, 3])], 1);
+    assert!(e.contains("cannot broadcast x [2, 3] with y [4, 3]"), "{e}");
+    assert!(e.contains("extents 2 and 4"), "{e}");
+    let e = err("BroadcastTensorsInferMeta", &[ts(&[&[2, 3], &[4, 3]])], 1);
+    assert!(e.contains("do not broadcast"), "{e}");
+}
+
+#[test]
+fn reshape_errors() {
+    let e = err("ReshapeInferMeta", &[f32t(&[2, 3, 4]), ia(&[-1, -1])], 1);
+    assert!(e.contains("-1"), "{e}");
+    assert!(e.to_lowercase().contains("only one"), "{e}");
+    let e = err("ReshapeInferMeta", &[f32t(&[2, 3, 4]), ia(&[5, 5])], 1);
+    assert!(e.contains("24") && e.contains("25"), "{e}");
+}
+
+#[test]
+fn split_sections_must_sum_to_the_dim() {
+    let e = err("SplitInferMeta", &[f32t(&[4, 6]), ia(&[2, 3]), sc(1)], 1);
+    assert!(e.contains("6") && e.contains("[2, 3]"), "{e}");
+    let e = err("SplitWithNumInferMeta", &[f32t(&[4, 6]), int(4), sc(1)], 1);
+    assert!(e.contains("6") && e.contains("4"), "{e}");
+}
+
+#[test]
+fn gather_index_rank() {
+    let e = err(
+        "GatherInferMeta",
+        &[f32t(&[4, 6]), t(Int64, &[2, 2]), sc(0)],
+        1,
+    );
+    assert!(e.contains("[2, 2]"), "{e}");
+    assert!(e.contains("index"), "{e}");
+}
+
+#[test]
+fn axis_out_of_range() {
+    let e = err("UnbindInferMeta", &[f32t(&[2, 3, 4]), int(3)], 1);
+    assert!(e.contains("3") && e.contains("[-3, 3)"), "{e}");
+    let e = err("SoftmaxInferMeta", &[f32t(&[4, 6]), int(2)], 1);
+    assert_eq!(
+        e,
+        "axis 2 is out of range for a 2-D tensor: it must lie in [-2, 2)"
+    );
+    let e = err("StackInferMeta", &[ts(&[&[2, 3]]), int(3)], 1);
+    assert!(e.contains("stack axis 3 is out of range [-3, 3)"), "{e}");
+    let e = err(
+        "ReduceIntArrayAxisInferMeta",
+        &[f32t(&[2, 3]), ia(&[2]), b(false)],
+        1,
+    );
+    assert!(e.contains("reduce axis 2"), "{e}");
+    let e = err("StackGradInferMeta", &[f32t(&[3, 4]), int(2)], 1);
+    assert!(e.contains("axis 2"), "{e}");
+}
+
+#[test]
+fn pool_and_conv_need_the_right_rank() {
+    let e = err(
+        "Pool2DInferMeta",
+        &pool_args(&[8, 32, 32], &[2, 2], 2, "NCHW", "max"),
+        1,
+    );
+    assert!(e.contains("[8, 32, 32]"), "{e}");
+    let e = err(
+        "ConvInferMeta",
+        &conv_args(&[3, 32, 32], &[8, 3, 3, 3], 1, &[0, 0], "EXPLICIT", "NCHW"),
+        1,
+    );
+    assert!(e.contains("[3, 32, 32]"), "{e}");
+}
+
+#[test]
+fn layer_norm_begin_axis_and_epsilon() {
+    let ln = |begin: i64, eps: f32| vec![f32t(&[4, 5, 6]), A::None, A::None, fl(eps), int(begin)];
+    let e = err("LayerNormInferMeta", &ln(0, 1e-5), 3);
+    assert_eq!(e, "begin_norm_axis must be greater than 0, got 0");
+    let e = err("LayerNormInferMeta", &ln(3, 1e-5), 3);
+    assert_eq!(
+        e,
+        "begin_norm_axis 3 must be less than the rank 3 of x [4, 5, 6]"
+    );
+    let e = err("LayerNormInferMeta", &ln(1, 0.5), 3);
+    assert!(e.contains("epsilon must lie in [0, 0.001]"), "{e}");
+}
+
+#[test]
+fn transpose_repeated_axis() {
+    let e = err(
+        "TransposeInferMeta",
+        &[f32t(&[2, 3, 4]), ints(&[0, 0, 1])],
+        1,
+    );
+    assert!(e.contains("repeats axis 0"), "{e}");
+}
+
+#[test]
+fn where_and_optimizer_shape_errors() {
+    let e = err(
+        "WhereInferMeta",
+        &[t(Bool, &[4, 6]), f32t(&[4, 6]), f32t(&[4, 7])],
+        1,
+    );
+    assert!(
+        e.contains("dimension 1 of x [4, 6] and y [4, 7] differ (6 vs 7)"),
+        "{e}"
+    );
+    let e = err(
+        "SgdInferMeta",
+        &[f32t(&[8]), f32t(&[2]), f32t(&[8]), A::None, b(false)],
+        2,
+    );
+    assert!(
+        e.contains("learning_rate must hold exactly one element"),
+        "{e}"
+    );
+    let mut adam = vec![
+        f32t(&[2]),
+        f32t(&[2]),
+        f32t(&[1]),
+        f32t(&[3]),
+        f32t(&[2]),
+        f32t(&[1]),
+        f32t(&[1]),
+        A::None,
+        A::None,
+        scf(0.9),
+        scf(0.999),
+        scf(1e-8),
+        b(false),
+        i64a(1000),
+        b(false),
+        b(false),
+    ];
+    let e = err("AdamInferMeta", &adam, 6);
+    assert_eq!(e, "param [2] and moment1 [3] must have the same dims");
+    adam.pop();
+    let e = err("AdamInferMeta", &adam, 6);
+    assert!(e.contains("16 or 18 arguments"), "{e}");
+}
+
+#[test]
+fn cross_entropy_and_create_errors() {
+    let ce = [
+        f32t(&[4, 10]),
+        t(Int64, &[5, 1]),
+        b(false),
+        b(true),
+        b(true),
+        int(-100),
+        int(-1),
+    ];
+    let e = err("CrossEntropyWithSoftmaxInferMeta", &ce, 2);
+    assert!(e.contains("[4, 10]") && e.contains("[5, 1]"), "{e}");
+    let e = err("CreateInferMeta", &[ia(&[2, -1]), dt(Float32)], 1);
+    assert!(e.contains("shape[1] = -1"), "{e}");
+    let e = err("CreateInferMeta", &[ia_unknown(None), dt(Float32)], 1);
+    assert!(e.contains("number of values is unknown"), "{e}");
+}
+
+#[test]
+fn wrong_argument_kinds_are_reported_not_panicked() {
+    let e = err("CastInferMeta", &[f32t(&[2]), s("float32")], 1);
+    assert_eq!(e, "argument 1: expected DataType, found str");
+    let e = err("UnchangedInferMeta", &[], 1);
+    assert!(e.contains("argument 0 missing"), "{e}");
+    let e = err("UnchangedInferMeta", &[f32t(&[2])], 0);
+    assert!(e.contains("output 0 does not exist"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Robustness: no function panics, whatever it is given
+// ---------------------------------------------------------------------------------------------
+
+/// A small deterministic generator.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn pick<T: Clone>(&mut self, v: &[T]) -> T {
+        v[(self.next() as usize) % v.len()].clone()
+    }
+}
+
+const DIMS: &[&[i64]] = &[
+    &[],
+    &[0],
+    &[1],
+    &[-1],
+    &[3],
+    &[2, 3],
+    &[-1, 3],
+    &[4, 6],
+    &[6, 4],
+    &[1, 1],
+    &[2, 3, 4],
+    &[-1, 8, 32, 32],
+    &[2, 3, 4, 5],
+    &[1, 2, 3, 4, 5],
+    &[2, 3, 4, 5, 6, 7],
+    &[-7, 2],
+    &[i64::MAX, 2],
+    &[i64::MIN, 3],
+    &[3, i64::MIN, -1],
+    &[1 << 40, 1 << 40],
+    &[-1, -1, -1, -1],
+    &[2, 2, 2, 2, 2, 2, 2, 2, 2, 2],
+];
+
+const DTYPES: &[DataType] = &[
+    Float32,
+    Float16,
+    BFloat16,
+    Int64,
+    Int32,
+    Bool,
+    UInt8,
+    DataType::Complex64,
+    DataType::Float64,
+    DataType::Undefined,
+];
+
+fn rand_tensor(r: &mut Lcg) -> TensorMeta {
+    TensorMeta::new(r.pick(DTYPES), r.pick(DIMS))
+}
+
+const INTS: &[i64] = &[-3, -1, 0, 1, 2, 3, 4, 16, 64, 1 << 30, i64::MAX, i64::MIN];
+
+fn rand_ints(r: &mut Lcg) -> Vec<i64> {
+    let n = (r.next() % 5) as usize;
+    (0..n).map(|_| r.pick(INTS)).collect()
+}
+
+const STRS: &[&str] = &[
+    "",
+    "NCHW",
+    "NHWC",
+    "NCDHW",
+    "NDHWC",
+    "SAME",
+    "VALID",
+    "EXPLICIT",
+    "max",
+    "avg",
+    "none",
+    "mean",
+    "sum",
+    "MEAN",
+    "SUM",
+    "LSTM",
+    "GRU",
+    "linear",
+    "bilinear",
+    "nearest",
+    "trilinear",
+    "bicubic",
+    "encode_center_size",
+    "decode_center_size",
+    "int8",
+    "int4",
+    "truncated",
+    "L",
+    "U",
+    "reduced",
+    "complete",
+    "backward",
+    "forward",
+    "ortho",
+    "upscale_in_train",
+    "ROC",
+    "x",
+];
+
+/// A random value of the kind named in an "expected ..." message.
+fn rand_of_kind(r: &mut Lcg, kind: &str) -> A {
+    match kind {
+        "a tensor" => A::T(rand_tensor(r)),
+        "a tensor list" => A::Ts((0..r.next() % 4).map(|_| rand_tensor(r)).collect()),
+        "bool" => b(r.next() % 2 == 0),
+        "an integer" => A::At(AttrValue::I64(r.pick(INTS))),
+        "a number" => A::At(AttrValue::F64(r.pick(&[-1.0, 0.0, 1e-5, 0.5, 2.0, 1e30]))),
+        "str" => s(r.pick(STRS)),
+        "an integer list" => ints(&rand_ints(r)),
+        "IntArray" => match r.next() % 4 {
+            0 => ia_unknown(Some((r.next() % 4) as usize)),
+            1 => ia_unknown(None),
+            _ => ia(&rand_ints(r)),
+        },
+        "Scalar" => match r.next() % 3 {
+            0 => sc_unknown(),
+            1 => scf(r.pick(&[0.0, 0.5, -1.0])),
+            _ => sc(r.pick(INTS)),
+        },
+        "a float list" => A::At(AttrValue::Floats(
+            (0..r.next() % 4)
+                .map(|_| r.pick(&[-1.0, 0.0, 0.5, 2.0]))
+                .collect(),
+        )),
+        "DataType" => dt(r.pick(DTYPES)),
+        "DataLayout" => A::At(AttrValue::DataLayout(
+            r.pick(&[DataLayout::Nchw, DataLayout::Nhwc]),
+        )),
+        "Place" => A::At(AttrValue::Place(Place::cpu())),
+        _ => A::At(AttrValue::I64(0)),
+    }
+}
+
+/// Kind of an argument, to re-randomise values while keeping the kinds a function accepts.
+fn kind_of(a: &A) -> &'static str {
+    match a {
+        A::T(_) | A::None => "a tensor",
+        A::Ts(_) | A::NoTs => "a tensor list",
+        A::At(AttrValue::Bool(_)) => "bool",
+        A::At(AttrValue::I32(_) | AttrValue::I64(_)) => "an integer",
+        A::At(AttrValue::F32(_) | AttrValue::F64(_)) => "a number",
+        A::At(AttrValue::Str(_)) => "str",
+        A::At(AttrValue::Ints(_)) => "an integer list",
+        A::At(AttrValue::IntArray(_)) => "IntArray",
+        A::At(AttrValue::Scalar(_)) => "Scalar",
+        A::At(AttrValue::Floats(_)) => "a float list",
+        A::At(AttrValue::DataType(_)) => "DataType",
+        A::At(AttrValue::DataLayout(_)) => "DataLayout",
+        A::At(AttrValue::Place(_)) => "Place",
+        A::At(_) => "other",
+    }
+}
+
+/// Learns the argument kinds a function reads from its "argument i: expected K" errors.
+fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
+    let mut args: Vec<A> = Vec::new();
+    for _ in 0..80 {
+        let e = match call(name, &args, 12) {
+            Ok(_) => break,
+            Err(e) => e.0,
+        };
+        let Some(rest) = e.strip_prefix("argument ") else {
+            break;
+        };
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let Ok(i) = digits.parse::<usize>() else {
+            break;
+        };
+        if rest.contains("missing") {
+            while args.len() <= i {
+                args.push(A::T(rand_tensor(r)));
+            }
+        } else if let Some(k) = rest.split("expected ").nth(1) {
+            let kind = k.split(", found").next().unwrap_or("");
+            args[i] = rand_of_kind(r, kind);
+        } else if rest.contains("tensor is absent") {
+            args[i] = A::T(rand_tensor(r));
+        } else if rest.contains("tensor list is absent") {
+            args[i] = rand_of_kind(r, "a tensor list");
+        } else {
+            break;
+        }
+    }
+    args
+}
+
+#[test]
+fn no_function_panics_on_hostile_inputs() {
+    let mut panicked = Vec::new();
+    for seed in 0..4u64 {
+        let mut r = Lcg(0x5eed + seed * 7919);
+        for name in REGISTRY.names() {
+            let kinds = learn_kinds(name, &mut r);
+            let learned = call(name, &kinds, 12);
+            assert!(
+                !matches!(&learned, Err(e) if e.0.starts_with("argument ")),
+                "could not learn the argument kinds of {name}: {learned:?}"
+            );
+            fuzz_one(name, &kinds, &mut r, &mut panicked);
+        }
+    }
+    assert!(panicked.is_empty(), "panics:\n{}", panicked.join("\n"));
+}
+
+/// Calls `name` 150 times with random values of the learned kinds, recording panics.
+fn fuzz_one(name: &str, kinds: &[A], r: &mut Lcg, panicked: &mut Vec<String>) {
+    for trial in 0..150 {
+        let args: Vec<A> = kinds
+            .iter()
+            .map(|a| {
+                let k = kind_of(a);
+                if k == "a tensor" && r.next() % 6 == 0 {
+                    A::None
+                } else if k == "a tensor list" && r.next() % 8 == 0 {
+                    A::NoTs
+                } else {
+                    rand_of_kind(r, k)
+                }
+            })
+            .collect();
+        let n_out = (r.next() % 9) as usize;
+        let res = catch_unwind(AssertUnwindSafe(|| call(name, &args, n_out)));
+        if res.is_err() {
+            panicked.push(format!("{name} (trial {trial}): {args:?}"));
+            break;
+        }
+    }
+}
