@@ -135,6 +135,13 @@ impl InferShape {
     }
 }
 
+/// An op declaring `interfaces(InferShape)` gets its [`InferShapeOp`] function; an op that
+/// declares the interface without implementing [`InferShapeOp`] fails to compile with a message
+/// saying what to write.
+impl<T: InferShapeOp> OpInterfaceImpl<T> for InferShape {
+    const IMPL: InferShape = InferShape::of::<T>();
+}
+
 /// `VjpInterface`: declares the op's backward op.
 #[derive(Debug)]
 pub struct Vjp {

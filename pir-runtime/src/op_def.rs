@@ -181,6 +181,39 @@ pub const fn sort_interfaces<const N: usize>(
     entries
 }
 
+/// Sorts names (of traits or interfaces) at compile time, byte-wise, so a generated schema can
+/// list names that are constants of other crates' types (`<T as OpTrait>::NAME`) in order.
+///
+/// ```
+/// const NAMES: [&str; 3] = pir_runtime::op_def::sort_names(["b", "ab", "a"]);
+/// assert_eq!(NAMES, ["a", "ab", "b"]);
+/// ```
+pub const fn sort_names<const N: usize>(mut names: [&'static str; N]) -> [&'static str; N] {
+    const fn less(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        let mut i = 0;
+        while i < a.len() && i < b.len() {
+            if a[i] != b[i] {
+                return a[i] < b[i];
+            }
+            i += 1;
+        }
+        a.len() < b.len()
+    }
+    let mut i = 1;
+    while i < N {
+        let mut j = i;
+        while j > 0 && less(names[j], names[j - 1]) {
+            let t = names[j - 1];
+            names[j - 1] = names[j];
+            names[j] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    names
+}
+
 /// An op verifier: `Err` with a message naming the operand, result or attribute (by name and
 /// index) and what was expected versus found; the verifier adds the op and its position.
 pub type VerifyFn = fn(OpRef<'_>) -> Result<(), String>;

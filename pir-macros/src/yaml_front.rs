@@ -1,0 +1,313 @@
+//! `define_ops_from_yaml!`: reads Paddle-schema yaml at compile time through
+//! `pir_spec::yaml` and generates every op class through the shared code generator.
+//!
+//! ```text
+//! define_ops_from_yaml! {
+//!     dialect = "pd_op",
+//!     ops = ["ops-yaml/ops.yaml", "ops-yaml/backward.yaml"],
+//!     compat = "ops-yaml/op_compat.yaml",     // optional
+//!     infer_meta = crate::infer_meta::REGISTRY, // optional: where infer-meta functions live
+//!     dialect_type = PdOpDialect,             // optional: defaults to PascalCase(dialect)+Dialect
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, LitStr, Token};
+
+use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::OpSchema;
+
+use crate::codegen::{generate_dialect, generate_op, GenOp, InterfaceGen};
+use crate::known::{self, KnownInterface};
+
+pub(crate) struct YamlInput {
+    dialect: LitStr,
+    ops: Vec<LitStr>,
+    compat: Option<LitStr>,
+    infer_meta: Option<syn::Path>,
+    dialect_type: Option<Ident>,
+}
+
+impl Parse for YamlInput {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut dialect = None;
+        let mut ops = None;
+        let mut compat = None;
+        let mut infer_meta = None;
+        let mut dialect_type = None;
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let dup = |what: &Option<_>| {
+                if what.is_some() {
+                    Err(syn::Error::new(
+                        key.span(),
+                        format!("`{key}` is given twice"),
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            match key.to_string().as_str() {
+                "dialect" => {
+                    dup(&dialect.as_ref().map(|_: &LitStr| ()))?;
+                    dialect = Some(input.parse()?);
+                }
+                "ops" => {
+                    dup(&ops.as_ref().map(|_: &Vec<LitStr>| ()))?;
+                    let content;
+                    syn::bracketed!(content in input);
+                    let items: Punctuated<LitStr, Token![,]> = content.parse_terminated(|p| p.parse(), Token![,])?;
+                    if items.is_empty() {
+                        return Err(syn::Error::new(key.span(), "`ops` lists no yaml file; write `ops = [\"ops.yaml\", ...]`"));
+                    }
+                    ops = Some(items.into_iter().collect());
+                }
+                "compat" => {
+                    dup(&compat.as_ref().map(|_: &LitStr| ()))?;
+                    compat = Some(input.parse()?);
+                }
+                "infer_meta" => {
+                    dup(&infer_meta.as_ref().map(|_: &syn::Path| ()))?;
+                    infer_meta = Some(input.parse()?);
+                }
+                "dialect_type" => {
+                    dup(&dialect_type.as_ref().map(|_: &Ident| ()))?;
+                    dialect_type = Some(input.parse()?);
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown key `{other}`; expected `dialect`, `ops`, `compat`, `infer_meta` or `dialect_type`"),
+                    ))
+                }
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        let dialect = dialect.ok_or_else(|| {
+            input.error("missing `dialect = \"...\"` (e.g. `dialect = \"pd_op\"`)")
+        })?;
+        let ops =
+            ops.ok_or_else(|| input.error("missing `ops = [\"...\"]` (the yaml files to read)"))?;
+        Ok(YamlInput {
+            dialect,
+            ops,
+            compat,
+            infer_meta,
+            dialect_type,
+        })
+    }
+}
+
+/// Resolves a path as the macro's contract says: `${VAR}` expands environment variables, a
+/// relative path is relative to the invoking crate's manifest directory.
+fn resolve(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<PathBuf> {
+    let raw = lit.value();
+    let mut out = String::new();
+    let mut rest = raw.as_str();
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}').ok_or_else(|| {
+            syn::Error::new(lit.span(), format!("unterminated `${{` in path {raw:?}"))
+        })?;
+        let var = &after[..end];
+        env_used.push(var.to_string());
+        let value = std::env::var(var).map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                format!("environment variable `{var}` (used in {raw:?}) is not set"),
+            )
+        })?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    let p = PathBuf::from(&out);
+    if p.is_absolute() {
+        return Ok(p);
+    }
+    let base = std::env::var("CARGO_MANIFEST_DIR").map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "CARGO_MANIFEST_DIR is not set; give an absolute path",
+        )
+    })?;
+    Ok(Path::new(&base).join(p))
+}
+
+fn read(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<(PathBuf, String)> {
+    let path = resolve(lit, env_used)?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| syn::Error::new(lit.span(), format!("cannot read {}: {e}", path.display())))?;
+    Ok((path, text))
+}
+
+pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
+    let mut env_used = Vec::new();
+    let dialect = input.dialect.value();
+    if dialect.is_empty()
+        || !dialect
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(syn::Error::new(
+            input.dialect.span(),
+            "the dialect name must be a non-empty identifier such as \"pd_op\"",
+        ));
+    }
+    // Messages name the file as written, or its resolved path when it uses `${VAR}`.
+    let label = |lit: &LitStr, path: &Path| {
+        let raw = lit.value();
+        if raw.contains("${") {
+            path.display().to_string()
+        } else {
+            raw
+        }
+    };
+    let mut files = Vec::new();
+    for lit in &input.ops {
+        let (path, text) = read(lit, &mut env_used)?;
+        files.push((label(lit, &path), (path, text)));
+    }
+    let compat = match &input.compat {
+        Some(lit) => {
+            let (path, text) = read(lit, &mut env_used)?;
+            Some((label(lit, &path), (path, text)))
+        }
+        None => None,
+    };
+    let sources: Vec<YamlSource<'_>> = files
+        .iter()
+        .map(|(label, (_, text))| YamlSource { path: label, text })
+        .collect();
+    let compat_src = compat
+        .as_ref()
+        .map(|(label, (_, text))| YamlSource { path: label, text });
+    let set = match load_op_set(&dialect, &sources, compat_src) {
+        Ok(set) => set,
+        Err(errors) => {
+            let msgs = errors.iter().map(|e| {
+                let m = e.to_string();
+                quote!(::core::compile_error!(#m);)
+            });
+            return Ok(quote!(#(#msgs)*));
+        }
+    };
+
+    let registry = input
+        .infer_meta
+        .as_ref()
+        .map(|p| quote!(#p))
+        .unwrap_or_else(|| quote!(::pir_runtime::meta::EMPTY_REGISTRY));
+    let mut out = TokenStream::new();
+    let mut errors = Vec::new();
+    let mut idents = Vec::new();
+    for s in &set.ops {
+        match gen_for(s, &registry) {
+            Ok(g) => {
+                idents.push(g.ident.clone());
+                out.extend(generate_op(&g));
+            }
+            Err(m) => errors.push(m),
+        }
+    }
+    if !errors.is_empty() {
+        let msgs = errors.iter().map(|m| quote!(::core::compile_error!(#m);));
+        return Ok(quote!(#(#msgs)*));
+    }
+    let dialect_ident = input
+        .dialect_type
+        .clone()
+        .unwrap_or_else(|| format_ident!("{}Dialect", pir_spec::yaml::pascal_case(&dialect)));
+    out.extend(generate_dialect(
+        &quote!(pub),
+        &dialect_ident,
+        &dialect,
+        &idents,
+    ));
+
+    // Make cargo rebuild when a yaml file or a variable in a path changes.
+    let tracked = files
+        .iter()
+        .map(|(_, (p, _))| p)
+        .chain(compat.iter().map(|(_, (p, _))| p))
+        .map(|p| {
+            let p = p.display().to_string();
+            quote!(
+                const _: &[u8] = ::core::include_bytes!(#p);
+            )
+        });
+    let envs = env_used.iter().map(|v| {
+        quote!(
+            const _: ::core::option::Option<&str> = ::core::option_env!(#v);
+        )
+    });
+    out.extend(quote!(#(#tracked)* #(#envs)*));
+    Ok(out)
+}
+
+fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
+    let at = match &s.source {
+        Some(l) => format!("{}:{}: op `{}`", l.file, l.line, s.op_name),
+        None => format!("op `{}`", s.op_name),
+    };
+    let mut traits = Vec::new();
+    for t in s.traits.iter() {
+        let Some(path) = known::trait_path(t) else {
+            return Err(format!(
+                "{at}: unknown trait `{t}`; pir-runtime implements {}",
+                known::TRAIT_NAMES
+            ));
+        };
+        let id = Ident::new(path, Span::call_site());
+        traits.push(quote!(::pir_runtime::traits::#id));
+    }
+    let mut interfaces = Vec::new();
+    for i in s.interfaces.iter() {
+        let Some(k) = known::interface(i) else {
+            return Err(format!(
+                "{at}: unknown interface `{i}`; pir-runtime implements {}",
+                known::INTERFACE_NAMES
+            ));
+        };
+        interfaces.push(match k {
+            KnownInterface::OpYamlInfo => InterfaceGen::OpYamlInfo,
+            KnownInterface::InferMeta => InterfaceGen::InferMetaRegistry {
+                func: s.runtime.infer_meta_func.to_string(),
+                registry: registry.clone(),
+            },
+            KnownInterface::Vjp => InterfaceGen::Vjp {
+                backward_op: match &s.backward {
+                    Some(b) => format!("{}.{b}", s.dialect),
+                    None => String::new(),
+                },
+            },
+            KnownInterface::Declared(name) => {
+                let id = Ident::new(name, Span::call_site());
+                InterfaceGen::Generic {
+                    path: quote!(::pir_runtime::interfaces::#id),
+                    span: Span::call_site(),
+                }
+            }
+        });
+    }
+    let ident = Ident::new(&s.class_name, Span::call_site());
+    Ok(GenOp {
+        schema: s.clone(),
+        ident,
+        vis: quote!(pub),
+        attrs: Vec::new(),
+        traits,
+        interfaces,
+        extra_verify: None,
+        overrides: Default::default(),
+    })
+}
