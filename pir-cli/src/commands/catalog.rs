@@ -1,0 +1,109 @@
+//! The ops a command looks at: the ones registered in this binary's context, or the ones of a
+//! directory of Paddle-schema yaml read at run time through `pir_spec::yaml` (exactly what the
+//! macro would generate from it).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pir_runtime::IrContext;
+use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::OpSchema;
+
+use crate::error::{read_to_string, CliError};
+
+/// One op as the CLI shows it.
+pub struct OpEntry {
+    /// Full name.
+    pub name: String,
+    /// Dialect.
+    pub dialect: String,
+    /// The specification (absent for hand-written ops such as the builtin ones).
+    pub schema: Option<OpSchema>,
+    /// Trait names, sorted.
+    pub traits: Vec<String>,
+    /// Interface names, sorted.
+    pub interfaces: Vec<String>,
+}
+
+/// The context with every dialect this binary knows.
+pub fn context() -> Result<Arc<IrContext>, CliError> {
+    let ctx = IrContext::new();
+    Ok(ctx)
+}
+
+/// The registered ops, sorted by name.
+pub fn registered() -> Result<Vec<OpEntry>, CliError> {
+    let ctx = context()?;
+    Ok(ctx
+        .registered_ops()
+        .into_iter()
+        .map(|d| {
+            let mut traits: Vec<String> = d.traits.iter().map(|t| t.name.to_string()).collect();
+            traits.sort();
+            let mut interfaces: Vec<String> =
+                d.interfaces.iter().map(|t| t.name.to_string()).collect();
+            interfaces.sort();
+            OpEntry {
+                name: d.name.to_string(),
+                dialect: d.dialect.to_string(),
+                schema: d.schema.cloned(),
+                traits,
+                interfaces,
+            }
+        })
+        .collect())
+}
+
+/// The ops of `ops.yaml`, `backward.yaml` and `op_compat.yaml` in `dir` (those that exist),
+/// in file order.
+pub fn from_yaml_dir(dir: &Path, dialect: &str) -> Result<Vec<OpEntry>, CliError> {
+    let mut files = Vec::new();
+    for name in ["ops.yaml", "backward.yaml"] {
+        let p = dir.join(name);
+        if p.exists() {
+            files.push((p.display().to_string(), read_to_string(&p)?));
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::NotFound(format!(
+            "{}: neither ops.yaml nor backward.yaml is there",
+            dir.display()
+        )));
+    }
+    let compat_path = dir.join("op_compat.yaml");
+    let compat = if compat_path.exists() {
+        Some((
+            compat_path.display().to_string(),
+            read_to_string(&compat_path)?,
+        ))
+    } else {
+        None
+    };
+    let sources: Vec<YamlSource<'_>> = files
+        .iter()
+        .map(|(p, t)| YamlSource { path: p, text: t })
+        .collect();
+    let compat = compat
+        .as_ref()
+        .map(|(p, t)| YamlSource { path: p, text: t });
+    let set = load_op_set(dialect, &sources, compat).map_err(CliError::Spec)?;
+    Ok(set
+        .ops
+        .into_iter()
+        .map(|s| OpEntry {
+            name: s.name.to_string(),
+            dialect: s.dialect.to_string(),
+            traits: s.traits.iter().map(|t| t.to_string()).collect(),
+            interfaces: s.interfaces.iter().map(|t| t.to_string()).collect(),
+            schema: Some(s),
+        })
+        .collect())
+}
+
+/// Registered ops, or the ops of `yaml_dir` when given.
+pub fn load(yaml_dir: Option<&Path>, dialect: &str) -> Result<Vec<OpEntry>, CliError> {
+    match yaml_dir {
+        Some(d) => from_yaml_dir(d, dialect),
+        None => registered(),
+    }
+}

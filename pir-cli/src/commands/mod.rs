@@ -1,0 +1,5 @@
+//! One module per command group.
+
+pub mod catalog;
+pub mod ops;
+pub mod yaml;

@@ -1,0 +1,49 @@
+//! The CLI's error type.
+
+use std::path::PathBuf;
+
+/// Anything that makes a `pir` command fail.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Yaml problems, one per line with file:line.
+    #[error("{} problem(s) in the yaml:\n{}", .0.len(), .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Spec(pir_spec::yaml::SpecErrors),
+    /// Something asked for does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// Invalid command-line input.
+    #[error("{0}")]
+    Usage(String),
+    /// Program verification failed.
+    #[error("{0}")]
+    Verify(#[from] pir_runtime::VerifyErrors),
+    /// Building a program failed.
+    #[error("{0}")]
+    Build(#[from] pir_runtime::BuildError),
+    /// An IR error.
+    #[error("{0}")]
+    Ir(#[from] pir_runtime::IrError),
+}
+
+impl CliError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> CliError {
+        CliError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Reads a file to a string with a located error.
+pub fn read_to_string(path: &std::path::Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))
+}

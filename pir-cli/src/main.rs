@@ -1,0 +1,58 @@
+//! `pir`: the command-line tool of pir-rs.
+//!
+//! ```text
+//! pir demo [--model small-cnn|resnet50]        build, verify and print a program
+//! pir ops list [--dialect D] [--trait T] [--interface I] [--yaml DIR]
+//! pir ops show NAME [--yaml DIR]
+//! pir ops dump --json [--yaml DIR]
+//! pir yaml check FILE...
+//! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
+//! pir verify MODEL.pdmodel / pir print MODEL.pdmodel
+//! ```
+//!
+//! Errors go to stderr and make the exit status non-zero.
+
+mod commands;
+mod error;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use error::CliError;
+
+/// Inspect ops and yaml, build and translate Paddle programs.
+#[derive(Parser)]
+#[command(name = "pir", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Inspect registered ops, or the ops of Paddle-schema yaml files.
+    #[command(subcommand)]
+    Ops(commands::ops::OpsCommand),
+    /// Validate Paddle-schema yaml.
+    #[command(subcommand)]
+    Yaml(commands::yaml::YamlCommand),
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Ops(c) => commands::ops::run(c),
+        Command::Yaml(c) => commands::yaml::run(c),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
