@@ -85,8 +85,7 @@ impl<'p> Builder<'p> {
 
     /// Creates an op from `args` and inserts it at the insertion point.
     pub fn create(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
-        let op = self.prog.create_op(args);
-        self.prog.insert_op(op, self.ip)?;
+        let op = self.prog.create_op_at(args, self.ip)?;
         // Keep creation order: later ops go after this one.
         match self.ip {
             InsertPoint::BlockStart(_) | InsertPoint::After(_) => self.ip = InsertPoint::After(op),

@@ -97,12 +97,14 @@ impl IrContext {
         if let TypeKey::Scalar(d) = key {
             return self.scalar_type(d);
         }
-        Type::from_index(self.types.intern(key, TypeKey::to_data))
+        let kind = key.kind();
+        Type::from_index(self.types.intern(key, TypeKey::to_data), kind)
     }
 
     /// The type equal to `key`, if interned (never allocates).
     pub fn lookup_type(&self, key: TypeKey<'_>) -> Option<Type> {
-        self.types.lookup(&key).map(Type::from_index)
+        let kind = key.kind();
+        self.types.lookup(&key).map(|i| Type::from_index(i, kind))
     }
 
     /// The data behind `t`.
@@ -114,7 +116,7 @@ impl IrContext {
     /// A builtin element type (`f32`, `i64`, `b`, ...): an array index, no hashing.
     #[inline]
     pub fn scalar_type(&self, d: DataType) -> Type {
-        Type::from_index(d as u32)
+        Type::from_index(d as u32, crate::types::TypeKind::Scalar)
     }
 
     /// `vec[elements...]`.

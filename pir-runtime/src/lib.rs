@@ -47,7 +47,7 @@ pub use program::{
     BlockId, InsertPoint, OpId, OpOperand, OpRef, OperandId, OperationArgs, Parameter, Program,
     RegionId, Value, ValueDef,
 };
-pub use types::{TensorType, Type, TypeData, TypeKey};
+pub use types::{TensorType, Type, TypeData, TypeKey, TypeKind};
 pub use verify::{verify, verify_op};
 
 /// Declares a dialect type listing generated op types.

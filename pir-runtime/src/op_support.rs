@@ -287,6 +287,10 @@ pub fn attribute_fits(ctx: &IrContext, kind: AttrKind, data: &AttrData) -> bool 
 }
 
 fn type_fits(ctx: &IrContext, kind: &InputKind, t: Type) -> bool {
+    // The common case, decided from the handle alone.
+    if let InputKind::Value(ValueKind::Tensor(TensorKind::Dense)) = kind {
+        return t.is_dense_tensor();
+    }
     let data = ctx.type_data(t);
     match kind {
         InputKind::Value(v) => value_kind_fits(ctx, *v, data),
@@ -334,36 +338,72 @@ pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
     let ctx = op.ctx();
     let strict = s.verify_signature;
     if op.num_operands() != s.inputs.len() {
-        let names: Vec<&str> = s.inputs.iter().map(|i| &*i.name).collect();
-        return Err(format!(
-            "expected {} operand(s) ({}), found {}",
-            s.inputs.len(),
-            names.join(", "),
-            op.num_operands()
+        return Err(count_error(
+            "operand",
+            s.inputs.iter().map(|i| &*i.name),
+            op.num_operands(),
         ));
     }
-    for (i, input) in s.inputs.iter().enumerate() {
-        match op.operand(i) {
-            None if input.optional || !strict => {}
-            None => {
+    for (i, (input, ty)) in s.inputs.iter().zip(op.operand_types()).enumerate() {
+        match ty {
+            Some(t) if type_fits(ctx, &input.kind, t) => {}
+            None if op.operand(i).is_none() && (input.optional || !strict) => {}
+            None if op.operand(i).is_none() => {
                 return Err(format!(
                     "operand {i} (`{}`) is null but the input is not optional",
                     input.name
                 ))
             }
-            Some(v) => match op.program().value_type(v) {
-                Some(t) if type_fits(ctx, &input.kind, t) => {}
-                found => {
-                    return Err(format!(
-                        "operand {i} (`{}`): expected {}, found {}",
-                        input.name,
-                        input.kind.type_name(),
-                        TypeDisplay { ctx, ty: found }
-                    ))
-                }
-            },
+            found => {
+                return Err(format!(
+                    "operand {i} (`{}`): expected {}, found {}",
+                    input.name,
+                    input.kind.type_name(),
+                    TypeDisplay { ctx, ty: found }
+                ))
+            }
         }
     }
+    if !s.attributes.is_empty() {
+        verify_attributes(op, s, strict)?;
+    }
+    if op.num_results() != s.outputs.len() {
+        return Err(count_error(
+            "result",
+            s.outputs.iter().map(|o| &*o.name),
+            op.num_results(),
+        ));
+    }
+    for (i, (out, ty)) in s.outputs.iter().zip(op.result_types()).enumerate() {
+        match ty {
+            Some(t) if out.kind == ValueKind::DENSE && t.is_dense_tensor() => {}
+            None if out.optional || out.intermediate || !strict => {}
+            Some(t) if value_kind_fits(ctx, out.kind, ctx.type_data(t)) => {}
+            found => {
+                return Err(format!(
+                    "result {i} (`{}`): expected {}, found {}",
+                    out.name,
+                    out.kind.type_name(),
+                    TypeDisplay { ctx, ty: found }
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+fn count_error<'a>(what: &str, names: impl Iterator<Item = &'a str>, found: usize) -> String {
+    let names: Vec<&str> = names.collect();
+    format!(
+        "expected {} {what}(s) ({}), found {found}",
+        names.len(),
+        names.join(", ")
+    )
+}
+
+fn verify_attributes(op: OpRef<'_>, s: &OpSchema, strict: bool) -> Result<(), String> {
+    let ctx = op.ctx();
     for a in s.attributes.iter() {
         match op.attr_data(&a.name) {
             Some(d) if attribute_fits(ctx, a.kind, d) => {}
@@ -384,29 +424,6 @@ pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
                     "attribute `{}` is missing (expected {})",
                     a.name,
                     a.kind.type_name()
-                ))
-            }
-        }
-    }
-    if op.num_results() != s.outputs.len() {
-        let names: Vec<&str> = s.outputs.iter().map(|o| &*o.name).collect();
-        return Err(format!(
-            "expected {} result(s) ({}), found {}",
-            s.outputs.len(),
-            names.join(", "),
-            op.num_results()
-        ));
-    }
-    for (i, out) in s.outputs.iter().enumerate() {
-        match op.result_type(i) {
-            None if out.optional || out.intermediate || !strict => {}
-            Some(t) if value_kind_fits(ctx, out.kind, ctx.type_data(t)) => {}
-            found => {
-                return Err(format!(
-                    "result {i} (`{}`): expected {}, found {}",
-                    out.name,
-                    out.kind.type_name(),
-                    TypeDisplay { ctx, ty: found }
                 ))
             }
         }

@@ -3,8 +3,9 @@
 //! Values are numbered the first time they are printed (`%0`, `%1`, ...; block arguments
 //! `%arg_0 {attrs}`), attributes print sorted by name without `op_callstack` and
 //! `sym_shape_str`, floats print as C++'s `ostream` does, and ops with regions print their blocks
-//! indented by four more spaces. Types and attribute dictionaries are printed once and then
-//! copied from a cache, which keeps printing fast on large programs.
+//! indented by four more spaces. Output is buffered; types and attribute dictionaries are
+//! printed once and then copied from a cache indexed by handle, and numbers are formatted with
+//! `itoa`, which keeps printing fast on large programs.
 //!
 //! ```
 //! use pir_runtime::{Builder, IrContext, Program, builtin, phi::DataType};
@@ -25,8 +26,6 @@
 
 use std::fmt::{self, Write};
 
-use rustc_hash::FxHashMap;
-
 use crate::attributes::{write_attr, AttrData, Attribute};
 use crate::program::{BlockId, OpId, OpRef, Program, RegionId, Value, ValueDef};
 use crate::types::{write_type, Type};
@@ -34,39 +33,57 @@ use crate::types::{write_type, Type};
 /// Attributes the printer leaves out, as Paddle's does.
 const HIDDEN_ATTRIBUTES: [&str; 2] = ["op_callstack", "sym_shape_str"];
 
+const UNNAMED: u32 = u32::MAX;
+const FLUSH_AT: usize = 1 << 16;
+
+/// A span of the printer's string cache.
+#[derive(Clone, Copy)]
+struct Cached {
+    start: u32,
+    len: u32,
+}
+
+const NOT_CACHED: Cached = Cached {
+    start: u32::MAX,
+    len: 0,
+};
+
 /// Prints a program, or parts of one, in Paddle's text format. Custom op printers
 /// ([`OpDef::print`](crate::op_def::OpDef::print)) receive it.
 pub struct Printer<'a> {
     prog: &'a Program,
     out: &'a mut dyn Write,
+    buf: String,
     names: Vec<u32>,
     next_result: u32,
     next_arg: u32,
     indent: usize,
-    type_cache: FxHashMap<Type, Box<str>>,
-    dict_cache: FxHashMap<Attribute, Box<str>>,
+    cache: String,
+    type_cache: Vec<Cached>,
+    dict_cache: Vec<Cached>,
 }
-
-const UNNAMED: u32 = u32::MAX;
 
 /// Writes `prog` in Paddle's text format.
 pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
     let mut p = Printer::new(prog, out);
-    p.print_program()
+    p.print_program()?;
+    p.flush()
 }
 
 impl<'a> Printer<'a> {
-    /// A printer of `prog` writing to `out`.
+    /// A printer of `prog` writing to `out`. Call [`Printer::flush`] when done.
     pub fn new(prog: &'a Program, out: &'a mut dyn Write) -> Printer<'a> {
         Printer {
             prog,
             out,
+            buf: String::with_capacity(FLUSH_AT + 4096),
             names: vec![UNNAMED; prog.num_values_allocated()],
             next_result: 0,
             next_arg: 0,
             indent: 0,
-            type_cache: FxHashMap::default(),
-            dict_cache: FxHashMap::default(),
+            cache: String::new(),
+            type_cache: Vec::new(),
+            dict_cache: Vec::new(),
         }
     }
 
@@ -75,15 +92,39 @@ impl<'a> Printer<'a> {
         self.prog
     }
 
+    /// Writes buffered output to the destination.
+    pub fn flush(&mut self) -> fmt::Result {
+        if !self.buf.is_empty() {
+            self.out.write_str(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn maybe_flush(&mut self) -> fmt::Result {
+        if self.buf.len() >= FLUSH_AT {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
     /// Writes raw text.
+    #[inline]
     pub fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.out.write_str(s)
+        self.buf.push_str(s);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        let mut b = itoa::Buffer::new();
+        self.buf.push_str(b.format(n));
     }
 
     /// Writes the current indentation.
     pub fn write_indent(&mut self) -> fmt::Result {
         for _ in 0..self.indent {
-            self.out.write_str("    ")?;
+            self.buf.push_str("    ");
         }
         Ok(())
     }
@@ -118,22 +159,23 @@ impl<'a> Printer<'a> {
     /// `PrintBlock`: `{`, the ops one per line, `}`.
     pub fn print_block(&mut self, block: BlockId) -> fmt::Result {
         self.write_indent()?;
-        self.out.write_str("{\n")?;
+        self.buf.push_str("{\n");
         self.indent += 1;
-        for op in self.prog.block_ops(block) {
-            self.print_operation(op)?;
-            self.out.write_char('\n')?;
-        }
+        self.print_block_body(block)?;
         self.indent -= 1;
         self.write_indent()?;
-        self.out.write_str("}\n")
+        self.buf.push_str("}\n");
+        Ok(())
     }
 
     /// Prints the ops of `block` (one per line, indented) without braces.
     pub fn print_block_body(&mut self, block: BlockId) -> fmt::Result {
-        for op in self.prog.block_ops(block) {
+        let mut cur = self.prog.first_op(block);
+        while let Some(op) = cur {
             self.print_operation(op)?;
-            self.out.write_char('\n')?;
+            self.buf.push('\n');
+            self.maybe_flush()?;
+            cur = self.prog.op(op).next_op();
         }
         Ok(())
     }
@@ -153,7 +195,7 @@ impl<'a> Printer<'a> {
         self.print_operation_with_no_region(op)?;
         let r = self.prog.op(op);
         if r.num_regions() > 0 {
-            self.out.write_char('\n')?;
+            self.buf.push('\n');
         }
         for region in r.regions() {
             self.print_region(region)?;
@@ -165,61 +207,64 @@ impl<'a> Printer<'a> {
     pub fn print_operation_with_no_region(&mut self, op: OpId) -> fmt::Result {
         let r = self.prog.op(op);
         self.print_op_results(r)?;
-        self.out.write_str(" = \"")?;
-        self.out.write_str(r.name())?;
-        self.out.write_char('"')?;
+        self.buf.push_str(" = \"");
+        self.buf.push_str(r.name());
+        self.buf.push('"');
         self.print_op_operands(r)?;
-        self.out.write_char(' ')?;
+        self.buf.push(' ');
         self.print_attribute_map(r.attributes())?;
-        self.out.write_str(" :")?;
+        self.buf.push_str(" :");
         self.print_operand_types(r)?;
-        self.out.write_str(" -> ")?;
+        self.buf.push_str(" -> ");
         self.print_result_types(r)
     }
 
     /// `(%0, %1)`.
     pub fn print_op_results(&mut self, r: OpRef<'_>) -> fmt::Result {
-        self.out.write_char('(')?;
+        self.buf.push('(');
         for (i, v) in r.results().enumerate() {
             if i > 0 {
-                self.out.write_str(", ")?;
+                self.buf.push_str(", ");
             }
             self.print_value(Some(v))?;
         }
-        self.out.write_char(')')
+        self.buf.push(')');
+        Ok(())
     }
 
     /// ` (%a, %b)`.
     pub fn print_op_operands(&mut self, r: OpRef<'_>) -> fmt::Result {
-        self.out.write_str(" (")?;
+        self.buf.push_str(" (");
         for (i, v) in r.operands().enumerate() {
             if i > 0 {
-                self.out.write_str(", ")?;
+                self.buf.push_str(", ");
             }
             self.print_value(v)?;
         }
-        self.out.write_char(')')
+        self.buf.push(')');
+        Ok(())
     }
 
     /// ` (t1, t2)`.
     pub fn print_operand_types(&mut self, r: OpRef<'_>) -> fmt::Result {
-        self.out.write_str(" (")?;
-        for i in 0..r.num_operands() {
+        self.buf.push_str(" (");
+        for (i, t) in r.operand_types().enumerate() {
             if i > 0 {
-                self.out.write_str(", ")?;
+                self.buf.push_str(", ");
             }
-            self.print_type(r.operand_type(i))?;
+            self.print_type(t)?;
         }
-        self.out.write_char(')')
+        self.buf.push(')');
+        Ok(())
     }
 
     /// `t1, t2` (no parentheses).
     pub fn print_result_types(&mut self, r: OpRef<'_>) -> fmt::Result {
-        for i in 0..r.num_results() {
+        for (i, t) in r.result_types().enumerate() {
             if i > 0 {
-                self.out.write_str(", ")?;
+                self.buf.push_str(", ");
             }
-            self.print_type(r.result_type(i))?;
+            self.print_type(t)?;
         }
         Ok(())
     }
@@ -227,7 +272,8 @@ impl<'a> Printer<'a> {
     /// `PrintValue`: the value's name, naming it on first print (`%N`, or `%arg_N {attrs}`).
     pub fn print_value(&mut self, v: Option<Value>) -> fmt::Result {
         let Some(v) = v else {
-            return self.out.write_str("<<NULL VALUE>>");
+            self.buf.push_str("<<NULL VALUE>>");
+            return Ok(());
         };
         let idx = v.index();
         if idx >= self.names.len() {
@@ -244,64 +290,84 @@ impl<'a> Printer<'a> {
                 } else {
                     name
                 };
-                write!(self.out, "%{n}")
+                self.buf.push('%');
+                self.write_u32(n);
             }
             ValueDef::BlockArg { block, index } => {
+                self.buf.push_str("%arg_");
                 if name != UNNAMED {
-                    return write!(self.out, "%arg_{name}");
+                    self.write_u32(name);
+                    return Ok(());
                 }
                 let n = self.next_arg;
                 self.next_arg += 1;
                 self.names[idx] = n;
-                write!(self.out, "%arg_{n} {{")?;
+                self.write_u32(n);
+                self.buf.push_str(" {");
                 if let Some(attrs) = self.prog.block_arg_attrs(block, index as usize) {
-                    self.print_dict_entries(attrs)?;
+                    write_dict_entries(&mut self.buf, self.prog, attrs)?;
                 }
-                self.out.write_char('}')
+                self.buf.push('}');
             }
         }
+        Ok(())
     }
 
     /// A type, or `<<NULL TYPE>>`.
     pub fn print_type(&mut self, t: Option<Type>) -> fmt::Result {
         let Some(t) = t else {
-            return self.out.write_str("<<NULL TYPE>>");
+            self.buf.push_str("<<NULL TYPE>>");
+            return Ok(());
         };
-        if let Some(s) = self.type_cache.get(&t) {
-            return self.out.write_str(s);
+        let i = t.index() as usize;
+        if i >= self.type_cache.len() {
+            self.type_cache.resize(i + 1, NOT_CACHED);
         }
-        let mut s = String::new();
-        write_type(&mut s, self.prog.ctx(), t)?;
-        self.out.write_str(&s)?;
-        self.type_cache.insert(t, s.into_boxed_str());
+        let mut c = self.type_cache[i];
+        if c.start == u32::MAX {
+            let start = self.cache.len();
+            write_type(&mut self.cache, self.prog.ctx(), t)?;
+            c = Cached {
+                start: start as u32,
+                len: (self.cache.len() - start) as u32,
+            };
+            self.type_cache[i] = c;
+        }
+        self.buf
+            .push_str(&self.cache[c.start as usize..(c.start + c.len) as usize]);
         Ok(())
     }
 
     /// An attribute.
     pub fn print_attribute(&mut self, a: Attribute) -> fmt::Result {
-        write_attr(&mut *self.out, self.prog.ctx(), a)
+        write_attr(&mut self.buf, self.prog.ctx(), a)
     }
 
     /// `{name:value,...}` of an attribute dictionary, without the hidden attributes.
     pub fn print_attribute_map(&mut self, dict: Attribute) -> fmt::Result {
-        if let Some(s) = self.dict_cache.get(&dict) {
-            return self.out.write_str(s);
+        let i = dict.index() as usize;
+        if i >= self.dict_cache.len() {
+            self.dict_cache.resize(i + 1, NOT_CACHED);
         }
-        let mut s = String::with_capacity(64);
-        s.push('{');
-        write_dict_entries(&mut s, self.prog, dict)?;
-        s.push('}');
-        self.out.write_str(&s)?;
-        self.dict_cache.insert(dict, s.into_boxed_str());
+        let mut c = self.dict_cache[i];
+        if c.start == u32::MAX {
+            let start = self.cache.len();
+            self.cache.push('{');
+            write_dict_entries(&mut self.cache, self.prog, dict)?;
+            self.cache.push('}');
+            c = Cached {
+                start: start as u32,
+                len: (self.cache.len() - start) as u32,
+            };
+            self.dict_cache[i] = c;
+        }
+        self.buf
+            .push_str(&self.cache[c.start as usize..(c.start + c.len) as usize]);
         Ok(())
-    }
-
-    fn print_dict_entries(&mut self, dict: Attribute) -> fmt::Result {
-        write_dict_entries(&mut *self.out, self.prog, dict)
     }
 }
 
-fn write_dict_entries(out: &mut dyn Write, prog: &Program, dict: Attribute) -> fmt::Result {
+fn write_dict_entries(out: &mut String, prog: &Program, dict: Attribute) -> fmt::Result {
     let ctx = prog.ctx();
     let AttrData::Dict(entries) = ctx.attr_data(dict) else {
         return Ok(());
@@ -312,12 +378,12 @@ fn write_dict_entries(out: &mut dyn Write, prog: &Program, dict: Attribute) -> f
             continue;
         }
         if !first {
-            out.write_char(',')?;
+            out.push(',');
         }
         first = false;
-        out.write_str(name)?;
-        out.write_char(':')?;
-        write_attr(&mut *out, ctx, *value)?;
+        out.push_str(name);
+        out.push(':');
+        write_attr(out, ctx, *value)?;
     }
     Ok(())
 }

@@ -334,45 +334,98 @@ impl Program {
 
     /// Creates a detached operation (in no block); insert it with [`Program::insert_op`].
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
+        self.push_op(args, None, None, None)
+    }
+
+    /// Creates an operation and inserts it at `at`, in one step.
+    pub fn create_op_at(
+        &mut self,
+        args: OperationArgs<'_>,
+        at: InsertPoint,
+    ) -> Result<OpId, IrError> {
+        if let InsertPoint::BlockEnd(b) = at {
+            // The common case (builders appending): link as the block's last op directly.
+            let data = self
+                .blocks
+                .get(b.index())
+                .ok_or_else(|| IrError::Invalid(format!("{b:?} is not a block of this program")))?;
+            let prev = data.last;
+            let op = self.push_op(args, Some(b), prev, None);
+            match prev {
+                Some(p) => self.ops[p.index()].next = Some(op),
+                None => self.blocks[b.index()].first = Some(op),
+            }
+            let data = &mut self.blocks[b.index()];
+            data.last = Some(op);
+            data.len += 1;
+            return Ok(op);
+        }
+        let op = self.push_op(args, None, None, None);
+        self.insert_op(op, at)?;
+        Ok(op)
+    }
+
+    fn push_op(
+        &mut self,
+        args: OperationArgs<'_>,
+        parent: Option<BlockId>,
+        prev: Option<OpId>,
+        next: Option<OpId>,
+    ) -> OpId {
         let id = OpId::new(self.ops.len());
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
         let regions_start = self.regions.len() as u32;
+        let num_regions = u16::try_from(args.num_regions).unwrap_or(u16::MAX);
         self.ops.push(OpData {
             def: args.def,
             attrs: args.attributes,
-            parent: None,
-            prev: None,
-            next: None,
+            parent,
+            prev,
+            next,
             operands_start,
             num_operands: args.operands.len() as u32,
             results_start,
             num_results: args.result_types.len() as u32,
             regions_start,
-            num_regions: u16::try_from(args.num_regions).unwrap_or(u16::MAX),
+            num_regions,
             alive: true,
         });
+        let owner = id.0.get();
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
-            self.operands.push(OperandData {
-                value: None,
-                owner: id.0.get(),
-                next_use: 0,
-                prev_use: 0,
-            });
-            if let Some(v) = v {
-                self.link_use(slot, v);
+            match v {
+                Some(v) => {
+                    // Link at the head of v's use list.
+                    let head = self.values[v.index()].first_use;
+                    self.operands.push(OperandData {
+                        value: Some(v),
+                        owner,
+                        next_use: head,
+                        prev_use: NO_LINK,
+                    });
+                    if head != NO_LINK {
+                        self.operands[head as usize].prev_use = slot;
+                    }
+                    self.values[v.index()].first_use = slot;
+                }
+                None => self.operands.push(OperandData {
+                    value: None,
+                    owner,
+                    next_use: NO_LINK,
+                    prev_use: NO_LINK,
+                }),
             }
         }
         for (i, &ty) in args.result_types.iter().enumerate() {
             self.values.push(ValueData {
                 ty,
                 first_use: NO_LINK,
-                owner: id.0.get(),
+                owner,
                 index: i as u32,
             });
         }
-        for _ in 0..args.num_regions.min(u16::MAX as usize) {
+        for _ in 0..num_regions {
             self.regions.push(RegionData {
                 parent: Some(id),
                 blocks: Vec::new(),
@@ -1031,6 +1084,28 @@ impl<'a> OpRef<'a> {
     pub fn results(&self) -> impl ExactSizeIterator<Item = Value> + 'a {
         let d = self.data();
         (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i))
+    }
+
+    /// The types of all results (`None`: a null type).
+    pub fn result_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
+        let d = self.data();
+        let s = d.results_start as usize;
+        self.prog.values[s..s + d.num_results as usize]
+            .iter()
+            .map(|v| v.ty)
+    }
+
+    /// The types of all operands (`None`: a null value or a null type).
+    pub fn operand_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
+        let prog = self.prog;
+        self.operands()
+            .map(move |v| v.and_then(|v| prog.values[v.index()].ty))
+    }
+
+    /// Arena indices of the results (for side tables indexed by value).
+    pub(crate) fn result_indices(&self) -> std::ops::Range<usize> {
+        let d = self.data();
+        d.results_start as usize..(d.results_start + d.num_results) as usize
     }
 
     /// The type of result `i`.

@@ -25,19 +25,64 @@ use crate::meta::TensorMeta;
 use crate::phi::{DataLayout, DataType};
 
 /// A handle to an interned type: 4 bytes, `Copy`, equality is identity.
+///
+/// The top three bits hold the type's [`TypeKind`], so kind checks (the bulk of verification)
+/// do not touch the type's data.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Type(pub(crate) NonZeroU32);
 
 static_assertions::assert_eq_size!(Type, u32);
 static_assertions::assert_eq_size!(Option<Type>, u32);
 
+/// The kind of a type, readable from its handle alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum TypeKind {
+    /// [`TypeData::Custom`].
+    Custom = 0,
+    /// [`TypeData::Scalar`].
+    Scalar = 1,
+    /// [`TypeData::Vector`].
+    Vector = 2,
+    /// [`TypeData::DenseTensor`].
+    DenseTensor = 3,
+    /// [`TypeData::SelectedRows`].
+    SelectedRows = 4,
+    /// [`TypeData::DenseTensorArray`].
+    DenseTensorArray = 5,
+}
+
+const KIND_SHIFT: u32 = 29;
+const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
+
 impl Type {
-    pub(crate) fn from_index(idx: u32) -> Type {
-        Type(NonZeroU32::new(idx + 1).expect("type index overflow"))
+    pub(crate) fn from_index(idx: u32, kind: TypeKind) -> Type {
+        assert!(idx < INDEX_MASK, "more than 2^29 interned types");
+        let bits = (idx + 1) | (kind as u32) << KIND_SHIFT;
+        Type(NonZeroU32::new(bits).expect("index + 1 is never zero"))
     }
 
     pub(crate) fn index(self) -> u32 {
-        self.0.get() - 1
+        (self.0.get() & INDEX_MASK) - 1
+    }
+
+    /// The kind of the type, without looking at its data.
+    #[inline]
+    pub fn kind(self) -> TypeKind {
+        match self.0.get() >> KIND_SHIFT {
+            1 => TypeKind::Scalar,
+            2 => TypeKind::Vector,
+            3 => TypeKind::DenseTensor,
+            4 => TypeKind::SelectedRows,
+            5 => TypeKind::DenseTensorArray,
+            _ => TypeKind::Custom,
+        }
+    }
+
+    /// Whether this is a dense tensor type.
+    #[inline]
+    pub fn is_dense_tensor(self) -> bool {
+        self.kind() == TypeKind::DenseTensor
     }
 
     /// The type's data.
@@ -324,6 +369,18 @@ impl Internable for TypeData {
 }
 
 impl TypeKey<'_> {
+    /// The kind of type this key describes.
+    pub fn kind(&self) -> TypeKind {
+        match self {
+            TypeKey::Scalar(_) => TypeKind::Scalar,
+            TypeKey::Vector(_) => TypeKind::Vector,
+            TypeKey::DenseTensor(_) => TypeKind::DenseTensor,
+            TypeKey::SelectedRows(_) => TypeKind::SelectedRows,
+            TypeKey::DenseTensorArray(..) => TypeKind::DenseTensorArray,
+            TypeKey::Custom(..) => TypeKind::Custom,
+        }
+    }
+
     pub(crate) fn to_data(self) -> TypeData {
         match self {
             TypeKey::Scalar(d) => TypeData::Scalar(d),

@@ -32,7 +32,7 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
         errors: Vec::new(),
     };
     v.marks.resize(prog.num_values_allocated(), false);
-    v.block(prog.block());
+    v.block(prog.block(), false);
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -43,11 +43,15 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
 /// Verifies one op alone (its verifier and its traits), without the dominance checks.
 pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
     let r = prog.op(op);
-    let fail = |message: String| VerifyError {
-        op: r.name().to_string(),
-        location: prog.location(op),
-        message,
-    };
+    #[cold]
+    fn fail(prog: &Program, op: OpId, message: String) -> VerifyError {
+        VerifyError {
+            op: prog.op(op).name().to_string(),
+            location: prog.location(op),
+            message,
+        }
+    }
+    let fail = |message: String| fail(prog, op, message);
     if let Some(schema) = r.def().schema {
         crate::op_support::verify_schema(r, schema).map_err(fail)?;
     }
@@ -69,21 +73,26 @@ struct Verifier<'a> {
 }
 
 impl Verifier<'_> {
-    fn block(&mut self, block: BlockId) {
+    fn block(&mut self, block: BlockId, nested: bool) {
         let prog = self.prog;
         for &a in prog.block_args(block) {
             self.marks[a.index()] = true;
         }
-        for op in prog.block_ops(block) {
+        let mut cur = prog.first_op(block);
+        while let Some(op) = cur {
             self.op(op);
+            cur = prog.op(op).next_op();
         }
-        // Values of this block are not visible after it.
+        if !nested {
+            return;
+        }
+        // Values of a nested block are not visible after it.
         for &a in prog.block_args(block) {
             self.marks[a.index()] = false;
         }
         for op in prog.block_ops(block) {
-            for r in prog.op(op).results() {
-                self.marks[r.index()] = false;
+            for r in prog.op(op).result_indices() {
+                self.marks[r] = false;
             }
         }
     }
@@ -92,33 +101,38 @@ impl Verifier<'_> {
         let prog = self.prog;
         let r = prog.op(op);
         for (i, v) in r.operands().enumerate() {
-            if let Some(v) = v {
-                if !self.marks.get(v.index()).copied().unwrap_or(false) {
-                    let def = match prog.defining_op(v) {
-                        Some(d) if prog.is_alive(d) => prog.describe(d),
-                        Some(_) => "an erased op".to_string(),
-                        None => "a block argument".to_string(),
-                    };
-                    self.errors.push(VerifyError {
-                        op: r.name().to_string(),
-                        location: prog.location(op),
-                        message: format!(
-                            "operand {i} is used before it is defined, or outside the block that defines it (defined by {def})"
-                        ),
-                    });
-                }
+            let Some(v) = v else { continue };
+            if !self.marks.get(v.index()).copied().unwrap_or(false) {
+                self.undefined(op, i, v);
             }
         }
         if let Err(e) = verify_op(prog, op) {
             self.errors.push(e);
         }
-        for res in r.results() {
-            self.marks[res.index()] = true;
+        for res in r.result_indices() {
+            self.marks[res] = true;
         }
         for region in r.regions() {
             for &b in prog.region_blocks(region) {
-                self.block(b);
+                self.block(b, true);
             }
         }
+    }
+
+    #[cold]
+    fn undefined(&mut self, op: OpId, i: usize, v: crate::program::Value) {
+        let prog = self.prog;
+        let def = match prog.defining_op(v) {
+            Some(d) if prog.is_alive(d) => prog.describe(d),
+            Some(_) => "an erased op".to_string(),
+            None => "a block argument".to_string(),
+        };
+        self.errors.push(VerifyError {
+            op: prog.op(op).name().to_string(),
+            location: prog.location(op),
+            message: format!(
+                "operand {i} is used before it is defined, or outside the block that defines it (defined by {def})"
+            ),
+        });
     }
 }
