@@ -1,2 +1,3 @@
 //! The builtin and `pd_op` dialects.
 pub mod infer_meta;
+pub mod pd_op;

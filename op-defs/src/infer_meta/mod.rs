@@ -647,6 +647,10 @@ pub static REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[
     ("StackInferMeta", multiary::stack_infer_meta),
     ("StftInferMeta", binary::stft_infer_meta),
     (
+        "StrictReduceIntArrayAxisInferMeta",
+        unary::strict_reduce_int_array_axis_infer_meta,
+    ),
+    (
         "StridedUnChangedInferMeta",
         unary::strided_unchanged_infer_meta,
     ),

@@ -886,6 +886,27 @@ pub fn reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     reduce_infer_meta(ctx)
 }
 
+/// `StrictReduceIntArrayAxisInferMeta(x, axis, keepdim)` (what `max`/`min` use in Paddle
+/// 3.3.1): reduce over `axis`, reducing everything only when `axis` is empty — the rule
+/// [`reduce_infer_meta`] already follows — with every axis required to be in range.
+pub fn strict_reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let rank = ctx.tensor(0)?.rank() as i64;
+    if let Ok(arg) = ctx.int_array(1) {
+        if let Some(values) = &arg.values {
+            let bound = rank.max(1);
+            for &a in values.iter() {
+                ensure_meta!(
+                    (-bound..bound).contains(&a),
+                    "axis {a} is out of range for a tensor of rank {rank} (expected [{}, {}))",
+                    -bound,
+                    bound
+                );
+            }
+        }
+    }
+    reduce_infer_meta(ctx)
+}
+
 /// `ReduceIntArrayAxisInferMetaBase(x, axis, keepdim, reduce_all)`: reduce with an explicit
 /// `reduce_all`.
 pub fn reduce_int_array_axis_infer_meta_base(ctx: &mut InferMetaCtx<'_>) -> R {
