@@ -10,6 +10,7 @@
 
 mod codegen;
 mod known;
+mod pir_op;
 mod yaml_front;
 
 use proc_macro::TokenStream;
@@ -35,4 +36,106 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
         Ok(ts) => ts.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Declares an op by annotating a struct: the struct is replaced by the op's typed handle.
+///
+/// ```ignore
+/// use pir_runtime::interfaces::InferShapeOp;
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+///
+/// /// Element-wise absolute value.
+/// #[pir_op(name = "test.abs", traits(ReadOnly, UnaryElementWise), interfaces(InferShape))]
+/// pub struct AbsOp {
+///     /// The operand.
+///     #[input] x: DenseTensor,
+///     #[output] out: DenseTensor,
+/// }
+///
+/// impl InferShapeOp for AbsOp {
+///     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+///         let x = ctx.tensor(0)?.clone();
+///         ctx.set_output(0, x)
+///     }
+/// }
+/// // AbsOp::build(&mut builder, x)?.out(builder.program())
+/// ```
+///
+/// The generated API is the one `define_ops_from_yaml!` generates (the same code generator
+/// emits both): a 4-byte `Copy` handle implementing `pir_runtime::Op`, an accessor per input
+/// (`fn x(self, &Program) -> Option<Value>`, operands in order: tensor inputs, then mutable
+/// attributes) and per output (`fn out(self, &Program) -> Value`); `build` (tensor inputs as
+/// values, mutable attributes as Rust values materialised as `full` / `full_int_array` ops, the
+/// other attributes in an `<Op>Attrs` struct with `Default` when every attribute has a default,
+/// else `new(required...)`), `build_with_values` (mutable attributes as values),
+/// `build_with_attributes` (an attribute dictionary), `build_with_types` (explicit result
+/// types); `schema()`, `get_op_info()` (Paddle's GetOpInfo tuple), `NAME`, `ATTRIBUTE_NAMES`.
+/// Register ops with `pir_runtime::dialect!(pub MyDialect = "test" [AbsOp, ...])`.
+///
+/// The struct's doc comments become the op's documentation (`schema.doc` and the handle's
+/// rustdoc); a field's doc comments document that input, attribute or output. Other attributes
+/// on the struct (`#[allow]`, `#[deprecated]`, ...) are kept on the handle; `#[derive]` is not
+/// allowed (the handle derives `Clone, Copy, PartialEq, Eq, Hash, Debug`).
+///
+/// # `#[pir_op(...)]` keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `name = "dialect.op"` | **required**; the full op name. Names of in-place ops end with `_`. |
+/// | `traits(A, B, path::C)` | pir-runtime traits by short name (`ReadOnly`, `UnaryElementWise`, `SideEffect`, `ForwardOnly`, `SameOperandsShape`, ..., Paddle's `...Trait` spellings too); any path (`crate::MyTrait`) is a trait of your own declared with `pir_runtime::declare_trait!`. |
+/// | `interfaces(A, path::B)` | `OpYamlInfo` (always attached), `InferMeta` (needs `infer_meta`), `Vjp` (needs `backward`), `InferShape` (implement `pir_runtime::interfaces::InferShapeOp` for the op), Paddle's declaration-only interfaces (`InferSymbolicShape`, `LayoutTransformation`, `GetKernelTypeForVar`, ...); any path is an interface of your own, implemented through `pir_runtime::OpInterfaceImpl<Op>`. Declaring an interface the op does not implement is a compile error saying what to write. |
+/// | `infer_meta(func = "Name", param(a, b), registry = path)` | the infer-meta function, looked up by name in an `InferMetaRegistry` static (`registry` defaults to `pir_runtime::meta::EMPTY_REGISTRY`: typed builds then report the function as not implemented). Attaches `InferMetaInterface`. |
+/// | `infer_meta(with = path::to::fn, func = "Name", param(...))` | the same with a Rust function (`fn(&mut InferMetaCtx) -> Result<(), InferMetaError>`) called directly; `func` defaults to the function's name. |
+/// | `kernel(func = "name", param(a, b), data_type(a), backend(place))` | the kernel: function, parameters, kernel-key data type and backend candidates (names of inputs and attributes). |
+/// | `backward = "op_grad"` | the backward op (same dialect, name without it); attaches `VjpInterface` and sets `with_grad_semantic` on the tensor inputs. |
+/// | `forward = "op"` | for a backward op: its forward op. |
+/// | `kind = "forward"` / `"backward"` | defaults to backward when the name (without a trailing `_`) ends with `_grad`. Backward ops are verified leniently, as Paddle generates an empty `VerifySig` for them. |
+/// | `origin = "op"` | GetOpInfo's origin (yaml) op name; defaults to the op name. |
+/// | `verify = path::to::fn` | an extra verifier, `fn(OpRef<'_>) -> Result<(), String>`, run after the signature check. |
+/// | `custom_verify` | no generated signature check (Paddle's `custom_verify: true`). |
+///
+/// Parameter lists follow Paddle's defaults: `kernel.param` defaults to the inputs then the
+/// attributes (mutable ones included, in field order), `infer_meta.param` to `kernel.param`
+/// (or to inputs then attributes when there is no kernel). On the `pd_op` dialect the op also
+/// gets `GetKernelTypeForVarInterface`, as Paddle's generator attaches it.
+///
+/// # Fields
+///
+/// Every field has exactly one role; its name is the IR name (`r#type` is `type`) and its type
+/// is a marker of what it carries:
+///
+/// ```text
+/// #[input]  x: DenseTensor            // one tensor (also SelectedRows, DenseTensorArray,
+///                                     //   SparseCooTensor, SparseCsrTensor)
+/// #[input]  xs: Vec<DenseTensor>      // a vector of tensors (one operand of VectorType)
+/// #[input]  bias: Option<DenseTensor> // optional: the operand may be null
+/// #[input(no_need_buffer)] x: ...     // the kernel reads only the metadata
+/// #[input(no_grad)] index: ...        // the backward op computes no gradient for it
+///
+/// #[attr] axis: i32                   // bool, i32, i64, usize (size_t), f32, f64, String
+/// #[attr(default = [1, 1])] strides: Vec<i32>   // Vec of bool/i32/i64/f32/f64/String/Scalar
+/// #[attr(default = "NCHW")] data_format: String
+/// #[attr] shape: IntArray             // IntArrayAttribute; data_type "std::vector<int64_t>"
+/// #[attr(data_type = "int", default = 0)] value: Scalar   // ScalarAttribute; data_type "float" by default
+/// #[attr(default = DataType::Float32)] dtype: DataType    // also DataType::FLOAT32
+/// #[attr(default = DataLayout::Nchw)] layout: DataLayout  // also "NCHW"
+/// #[attr(default = Place::cpu())] place: Place            // Place::gpu(0), Place::default(), CPUPlace()
+/// #[attr(mutable)] sections: IntArray // a mutable attribute: an operand after the tensor inputs
+/// #[attr(mutable, data_type = "int", default = 0)] axis: Scalar
+///
+/// #[output] out: DenseTensor          // also Vec<...>, Option<...> (may be null)
+/// #[output(intermediate)] xshape: DenseTensor   // GetOpInfo reports it optional too
+/// #[output(size = "sections.size()")] outs: Vec<DenseTensor>
+/// #[output(inplace = x)] out: DenseTensor       // computed in place of input `x`
+/// #[output(view = x)] out: DenseTensor          // a view of input `x`
+/// ```
+///
+/// An op with `inplace` or `view` outputs must be named `..._`; every op whose name ends with
+/// `_` gets `InplaceTrait` and its pairs in GetOpInfo's runtime info, as Paddle's `_` classes do.
+/// An output computed in place of an optional input must be optional too.
+///
+/// Every misuse is a compile error pointing at the offending token and saying what to write.
+#[proc_macro_attribute]
+pub fn pir_op(args: TokenStream, item: TokenStream) -> TokenStream {
+    pir_op::expand_or_errors(args.into(), item.into()).into()
 }

@@ -18,8 +18,7 @@ pub(crate) enum InterfaceGen {
     OpYamlInfo,
     /// `InferMeta::from_registry(func, &registry)`.
     InferMetaRegistry { func: String, registry: TokenStream },
-    /// `InferMeta::direct(func, path)` (used by `#[pir_op]`).
-    #[allow(dead_code)]
+    /// `InferMeta::direct(func, path)`.
     InferMetaDirect { func: String, path: TokenStream },
     /// `Vjp { backward_op }`.
     Vjp { backward_op: String },

@@ -1,0 +1,12 @@
+// `InferMeta` needs `infer_meta(...)`, `Vjp` needs `backward`.
+use pir_macros::pir_op;
+
+#[pir_op(name = "test.abs", interfaces(InferMeta, Vjp))]
+pub struct AbsOp {
+    #[input]
+    x: DenseTensor,
+    #[output]
+    out: DenseTensor,
+}
+
+fn main() {}
