@@ -31,18 +31,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Build a program with the generated typed builders (no input files), verify and print it.
+    Demo(commands::demo::DemoArgs),
     /// Inspect registered ops, or the ops of Paddle-schema yaml files.
     #[command(subcommand)]
     Ops(commands::ops::OpsCommand),
     /// Validate Paddle-schema yaml.
     #[command(subcommand)]
     Yaml(commands::yaml::YamlCommand),
+    /// Translate a legacy Paddle program (`.pdmodel`) to PIR and print it.
+    Translate(commands::translate::TranslateArgs),
+    /// Read a program (`.pdmodel`, or Paddle 3 PIR `.json`) and verify it.
+    Verify(commands::program::ProgramArgs),
+    /// Read a program (`.pdmodel`, or Paddle 3 PIR `.json`) and print it in Paddle's text format.
+    Print(commands::program::ProgramArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
+        Command::Demo(a) => commands::demo::run(a),
         Command::Ops(c) => commands::ops::run(c),
         Command::Yaml(c) => commands::yaml::run(c),
+        Command::Translate(a) => commands::translate::run(a),
+        Command::Verify(a) => commands::program::verify(a),
+        Command::Print(a) => commands::program::print(a),
     }
 }
 

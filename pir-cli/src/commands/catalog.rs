@@ -25,9 +25,10 @@ pub struct OpEntry {
     pub interfaces: Vec<String>,
 }
 
-/// The context with every dialect this binary knows.
+/// The context with every dialect this binary knows: builtin and the project's `pd_op`.
 pub fn context() -> Result<Arc<IrContext>, CliError> {
     let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx)?;
     Ok(ctx)
 }
 

@@ -1,5 +1,8 @@
 //! One module per command group.
 
 pub mod catalog;
+pub mod demo;
 pub mod ops;
+pub mod program;
+pub mod translate;
 pub mod yaml;
