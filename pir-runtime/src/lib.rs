@@ -25,6 +25,7 @@ pub use pir_spec::phi;
 pub mod attributes;
 pub mod builder;
 pub mod builtin;
+pub mod check_types;
 pub mod context;
 pub mod error;
 pub mod interfaces;
@@ -40,6 +41,7 @@ pub mod verify;
 
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
+pub use check_types::{check_types, TypeCheckReport, TypeDifference};
 pub use context::{Dialect, IrContext};
 pub use error::{BuildError, IrError, VerifyError, VerifyErrors};
 pub use op_def::{Interface, Op, OpDef, OpInterfaceImpl, OpTrait};

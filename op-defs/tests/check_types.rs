@@ -1,0 +1,64 @@
+//! `check_types` on programs built with the pd_op typed builders: clean when untouched; a
+//! result whose recorded type was changed is reported with op, position, recorded and inferred
+//! types; ops without an infer-meta function are listed as unchecked.
+
+use op_defs::pd_op::*;
+use pir_runtime::phi::{DataType, Place};
+use pir_runtime::{check_types, Builder, IrContext, Program};
+
+fn program() -> (Program, pir_runtime::OpId) {
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let attrs = DataOpAttrs {
+        name: "x",
+        shape: &[-1, 3, 8, 8],
+        dtype: DataType::Float32,
+        place: Place::default(),
+    };
+    let x = DataOp::build(&mut b, attrs).unwrap().out(b.program());
+    let w = DataOp::build(
+        &mut b,
+        DataOpAttrs {
+            name: "w",
+            shape: &[4, 3, 3, 3],
+            ..attrs
+        },
+    )
+    .unwrap()
+    .out(b.program());
+    let conv = Conv2dOp::build(&mut b, x, w, Conv2dOpAttrs::default()).unwrap();
+    let y = conv.out(b.program());
+    let r = ReluOp::build(&mut b, y).unwrap().out(b.program());
+    ReshapeOp::build(&mut b, r, &[-1, 144]).unwrap();
+    (prog, conv.op())
+}
+
+#[test]
+fn typed_builds_check_clean() {
+    let (prog, _) = program();
+    let report = check_types(&prog);
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(report.checked, 6, "{report}");
+    assert!(report.unchecked.is_empty(), "{report}");
+}
+
+#[test]
+fn a_changed_result_type_is_reported() {
+    let (mut prog, conv) = program();
+    let out = prog.op(conv).result(0);
+    let wrong = prog
+        .ctx()
+        .dense_tensor_type(DataType::Float32, &[-1, 4, 8, 8]);
+    prog.set_value_type(out, Some(wrong));
+    let report = check_types(&prog);
+    assert!(!report.is_clean());
+    let msgs: Vec<String> = report.differences.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        msgs[0],
+        "pd_op.conv2d (op 2 of block 0): result 0 (`out`) is recorded as tensor<-1x4x8x8xf32> but infers to tensor<-1x4x6x6xf32>"
+    );
+    // The relu after it now infers from the (wrong) recorded conv output, so it differs too.
+    assert_eq!(report.differences.len(), 2, "{report}");
+}
