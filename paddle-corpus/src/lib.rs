@@ -1,6 +1,8 @@
 //! The `pd_op` dialect generated from Paddle's own yaml (`$PIR_PADDLE_YAML/{ops,backward,op_compat}.yaml`).
 //!
-//! Without `PIR_PADDLE_YAML` at build time the crate is empty and its tests print a notice.
+//! Result types of typed builds come from the project's infer-meta functions
+//! (`op_defs::infer_meta::REGISTRY`). Without `PIR_PADDLE_YAML` at build time the crate is empty
+//! and its tests print a notice.
 
 #[cfg(pir_paddle_yaml)]
 #[allow(missing_docs)]
@@ -9,6 +11,7 @@ mod generated {
         dialect = "pd_op",
         ops = ["${PIR_PADDLE_YAML}/ops.yaml", "${PIR_PADDLE_YAML}/backward.yaml"],
         compat = "${PIR_PADDLE_YAML}/op_compat.yaml",
+        infer_meta = op_defs::infer_meta::REGISTRY,
     }
 }
 

@@ -444,6 +444,18 @@ fn meta_params(
     BuildError,
 > {
     if let Some(im) = def.interface::<InferMeta>() {
+        if im.func_name.is_empty() {
+            let how = match &s.invoke {
+                Some(i) => format!("it is defined as `invoke : {i}`; build the invoked op instead"),
+                None => "the op names no infer-meta function".to_string(),
+            };
+            return Err(BuildError::Invalid {
+                op: def.name.into(),
+                message: format!(
+                    "result types cannot be inferred: {how}, or pass explicit result types"
+                ),
+            });
+        }
         let f = im.func().ok_or_else(|| BuildError::InferMetaMissing {
             op: def.name.into(),
             func: im.func_name.into(),
