@@ -40,6 +40,16 @@ impl Attribute {
         self.0.get() - 1
     }
 
+    /// The raw handle (never 0), for caches that store handles in atomics.
+    pub(crate) fn raw(self) -> u32 {
+        self.0.get()
+    }
+
+    /// The handle of a raw value, if non-zero (it may belong to another context).
+    pub(crate) fn from_raw(raw: u32) -> Option<Attribute> {
+        NonZeroU32::new(raw).map(Attribute)
+    }
+
     /// The attribute's data.
     pub fn data(self, ctx: &IrContext) -> &AttrData {
         ctx.attr_data(self)

@@ -59,7 +59,14 @@ pub struct IrContext {
     registry: RwLock<Registry>,
     empty_dict: Attribute,
     bools: [Attribute; 2],
+    /// Pre-interned Int32 / Int64 attributes of `SMALL_INT_MIN..=SMALL_INT_MAX`: shapes, axes,
+    /// strides and flags are mostly small, and these need no hashing.
+    small_i32: Box<[Attribute]>,
+    small_i64: Box<[Attribute]>,
 }
+
+const SMALL_INT_MIN: i64 = -64;
+const SMALL_INT_MAX: i64 = 1024;
 
 static_assertions::assert_impl_all!(IrContext: Send, Sync);
 
@@ -78,12 +85,21 @@ impl IrContext {
         );
         let f = Attribute::from_index(attrs.intern(AttrKey::Bool(false), AttrKey::to_data));
         let t = Attribute::from_index(attrs.intern(AttrKey::Bool(true), AttrKey::to_data));
+        let small = |f: fn(i64) -> AttrKey<'static>| -> Box<[Attribute]> {
+            (SMALL_INT_MIN..=SMALL_INT_MAX)
+                .map(|v| Attribute::from_index(attrs.intern(f(v), AttrKey::to_data)))
+                .collect()
+        };
+        let small_i32 = small(|v| AttrKey::Int32(v as i32));
+        let small_i64 = small(AttrKey::Int64);
         let ctx = IrContext {
             types,
             attrs,
             registry: RwLock::new(Registry::default()),
             empty_dict,
             bools: [f, t],
+            small_i32,
+            small_i64,
         };
         ctx.register_dialect::<crate::builtin::BuiltinDialect>()
             .expect("the builtin dialect registers into an empty context");
@@ -175,6 +191,13 @@ impl IrContext {
         self.attrs.get(a.index())
     }
 
+    /// The data behind `a` if `a` is a handle of this context (handles from another context
+    /// may be out of range).
+    #[inline]
+    pub fn try_attr_data(&self, a: Attribute) -> Option<&AttrData> {
+        self.attrs.try_get(a.index())
+    }
+
     /// Number of interned attributes.
     pub fn num_attrs(&self) -> usize {
         self.attrs.len()
@@ -187,13 +210,24 @@ impl IrContext {
     }
 
     /// `pir::Int32Attribute`.
+    #[inline]
     pub fn i32_attr(&self, v: i32) -> Attribute {
-        self.intern_attr(AttrKey::Int32(v))
+        match usize::try_from(i64::from(v) - SMALL_INT_MIN) {
+            Ok(i) if i < self.small_i32.len() => self.small_i32[i],
+            _ => self.intern_attr(AttrKey::Int32(v)),
+        }
     }
 
     /// `pir::Int64Attribute`.
+    #[inline]
     pub fn i64_attr(&self, v: i64) -> Attribute {
-        self.intern_attr(AttrKey::Int64(v))
+        match v
+            .checked_sub(SMALL_INT_MIN)
+            .and_then(|i| usize::try_from(i).ok())
+        {
+            Some(i) if i < self.small_i64.len() => self.small_i64[i],
+            _ => self.intern_attr(AttrKey::Int64(v)),
+        }
     }
 
     /// `pir::IndexAttribute`.
@@ -257,6 +291,19 @@ impl IrContext {
     #[inline]
     pub fn empty_dict(&self) -> Attribute {
         self.empty_dict
+    }
+
+    /// An attribute dictionary from pairs already sorted by name with unique names (checked in
+    /// debug builds); generated builds know their attribute order and skip the sort.
+    pub fn dict_attr_sorted(&self, entries: &[(&str, Attribute)]) -> Attribute {
+        debug_assert!(
+            entries.windows(2).all(|w| w[0].0 < w[1].0),
+            "entries must be sorted and unique"
+        );
+        if entries.is_empty() {
+            return self.empty_dict;
+        }
+        self.intern_attr(AttrKey::Dict(DictEntries::Borrowed(entries)))
     }
 
     /// An attribute dictionary from `(name, value)` pairs in any order; a repeated name keeps its

@@ -174,6 +174,12 @@ impl<T: Internable> Interner<T> {
         &self.arena[idx as usize]
     }
 
+    /// The value at `idx`, if there is one (for indices that may come from elsewhere).
+    #[inline]
+    pub(crate) fn try_get(&self, idx: u32) -> Option<&T> {
+        self.arena.get(idx as usize)
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.arena.count()
     }

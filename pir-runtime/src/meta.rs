@@ -23,6 +23,7 @@
 //! assert_eq!(outs[0], MetaOut::Tensor(x));
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 use smallvec::SmallVec;
@@ -187,9 +188,10 @@ impl IntArrayArg {
     }
 }
 
-/// An attribute value handed to an infer-meta function.
+/// An attribute value handed to an infer-meta function. Strings are borrowed from the build's
+/// arguments or the interned attribute, so handing them over does not allocate.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AttrValue {
+pub enum AttrValue<'a> {
     /// bool.
     Bool(bool),
     /// int / int32_t.
@@ -201,7 +203,7 @@ pub enum AttrValue {
     /// double.
     F64(f64),
     /// str.
-    Str(String),
+    Str(Cow<'a, str>),
     /// bool[].
     Bools(Vec<bool>),
     /// int[] / int64_t[] (widened to i64).
@@ -209,7 +211,7 @@ pub enum AttrValue {
     /// float[] / double[] (widened to f64).
     Floats(Vec<f64>),
     /// str[].
-    Strs(Vec<String>),
+    Strs(Vec<Cow<'a, str>>),
     /// IntArray, possibly of unknown values.
     IntArray(IntArrayArg),
     /// Scalar; `None` when it arrives as a tensor of unknown value.
@@ -224,7 +226,7 @@ pub enum AttrValue {
     Place(Place),
 }
 
-impl AttrValue {
+impl AttrValue<'_> {
     fn kind_name(&self) -> &'static str {
         match self {
             AttrValue::Bool(_) => "bool",
@@ -255,7 +257,7 @@ pub enum MetaArg<'a> {
     /// A `Tensor[]` input; `None` when an optional vector is absent.
     Tensors(Option<&'a [TensorMeta]>),
     /// An attribute.
-    Attr(&'a AttrValue),
+    Attr(&'a AttrValue<'a>),
 }
 
 /// An output computed by an infer-meta function.
@@ -268,6 +270,23 @@ pub enum MetaOut {
     Tensor(TensorMeta),
     /// A vector of tensors.
     Tensors(Vec<TensorMeta>),
+    /// The metadata of tensor argument `i`, shared (Paddle's `out->share_meta(x)`): the output's
+    /// type is the argument's type, so builds need not copy or re-intern it.
+    Shared(usize),
+}
+
+impl MetaOut {
+    /// This output with a [`MetaOut::Shared`] reference replaced by a copy of the argument's
+    /// metadata (for code that inspects outputs rather than building types).
+    pub fn resolve(self, args: &[MetaArg<'_>]) -> MetaOut {
+        match self {
+            MetaOut::Shared(i) => match args.get(i) {
+                Some(MetaArg::Tensor(Some(t))) => MetaOut::Tensor((*t).clone()),
+                _ => MetaOut::None,
+            },
+            other => other,
+        }
+    }
 }
 
 /// Why an infer-meta function rejected its arguments. The caller adds the op and the function.
@@ -370,7 +389,7 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Attribute argument `i`.
-    pub fn attr(&self, i: usize) -> Result<&'a AttrValue, InferMetaError> {
+    pub fn attr(&self, i: usize) -> Result<&'a AttrValue<'a>, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Attr(a) => Ok(a),
             other => Err(mismatch(i, "an attribute", other)),
@@ -487,6 +506,13 @@ impl<'a> InferMetaCtx<'a> {
         self.set(j, MetaOut::Tensor(meta))
     }
 
+    /// Sets output `j` to share the metadata of tensor argument `i` (Paddle's `share_meta`),
+    /// which must be present.
+    pub fn share_output(&mut self, j: usize, i: usize) -> Result<(), InferMetaError> {
+        self.tensor(i)?;
+        self.set(j, MetaOut::Shared(i))
+    }
+
     /// Sets output `j` to a vector of tensors.
     pub fn set_outputs(&mut self, j: usize, metas: Vec<TensorMeta>) -> Result<(), InferMetaError> {
         self.set(j, MetaOut::Tensors(metas))
@@ -511,7 +537,7 @@ fn mismatch(i: usize, expected: &str, found: &MetaArg<'_>) -> InferMetaError {
     InferMetaError(format!("argument {i}: expected {expected}, found {found}"))
 }
 
-fn attr_mismatch(i: usize, expected: &str, found: &AttrValue) -> InferMetaError {
+fn attr_mismatch(i: usize, expected: &str, found: &AttrValue<'_>) -> InferMetaError {
     InferMetaError(format!(
         "argument {i}: expected {expected}, found {}",
         found.kind_name()

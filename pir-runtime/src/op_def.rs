@@ -24,6 +24,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use pir_spec::OpSchema;
 
@@ -221,6 +222,54 @@ pub type VerifyFn = fn(OpRef<'_>) -> Result<(), String>;
 /// A custom printer: writes the op's whole line (and regions) instead of the generic form.
 pub type PrintFn = fn(&mut crate::printer::Printer<'_>, OpRef<'_>) -> std::fmt::Result;
 
+/// Where an infer-meta argument comes from: an operand or an attribute of the op's schema.
+/// Generated ops carry a precomputed table of these ([`OpDef::infer_params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamRef {
+    /// Schema input `i` (a tensor, a tensor list or a mutable attribute).
+    Input(u16),
+    /// Schema attribute `i`.
+    Attr(u16),
+}
+
+/// A few attribute dictionaries an op was recently built with, so typed builds with the same
+/// attribute values (the common case: a network of identical convolutions) reuse the interned
+/// dictionary instead of interning every attribute again. Entries are raw handles written
+/// without synchronisation; a build uses one only after checking, in its own context, that the
+/// dictionary holds exactly its attribute values — so a stale entry, another thread's entry or
+/// another context's is harmless.
+#[derive(Debug, Default)]
+pub struct AttrCache {
+    slots: [AtomicU32; 4],
+    next: AtomicU32,
+}
+
+impl AttrCache {
+    /// An empty cache.
+    pub const fn new() -> AttrCache {
+        AttrCache {
+            slots: [
+                AtomicU32::new(0),
+                AtomicU32::new(0),
+                AtomicU32::new(0),
+                AtomicU32::new(0),
+            ],
+            next: AtomicU32::new(0),
+        }
+    }
+
+    /// The cached dictionaries (raw handles; 0 is empty).
+    pub(crate) fn entries(&self) -> [u32; 4] {
+        std::array::from_fn(|i| self.slots[i].load(Ordering::Relaxed))
+    }
+
+    /// Remembers dictionary `raw`, replacing the oldest entry.
+    pub(crate) fn remember(&self, raw: u32) {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) as usize % self.slots.len();
+        self.slots[i].store(raw, Ordering::Relaxed);
+    }
+}
+
 /// Paddle's `OpInfo`: everything the IR knows about one op, as a `'static` table.
 pub struct OpDef {
     /// Full name (`pd_op.conv2d`).
@@ -239,6 +288,15 @@ pub struct OpDef {
     pub schema: Option<&'static OpSchema>,
     /// A custom printer.
     pub print: Option<PrintFn>,
+    /// The schema's attributes sorted by name, as indices, so builds intern their attribute
+    /// dictionary without sorting. Precomputed by the code generator; when empty while the
+    /// schema has attributes, builds compute it.
+    pub attr_order: &'static [u16],
+    /// Where each infer-meta argument comes from. Precomputed by the code generator; `None`:
+    /// resolved from the schema's parameter names on each build.
+    pub infer_params: Option<&'static [ParamRef]>,
+    /// Recently built attribute dictionaries.
+    pub attr_cache: AttrCache,
 }
 
 impl OpDef {
@@ -253,6 +311,9 @@ impl OpDef {
             verify: None,
             schema: None,
             print: None,
+            attr_order: &[],
+            infer_params: None,
+            attr_cache: AttrCache::new(),
         }
     }
 

@@ -121,41 +121,17 @@ impl fmt::Debug for Type {
     }
 }
 
-/// The data of a dense tensor or selected-rows type.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorType {
-    /// Element type.
-    pub dtype: DataType,
-    /// Extents; `-1` is dynamic.
-    pub dims: Box<[i64]>,
-    /// Layout.
-    pub layout: DataLayout,
-    /// LoD.
-    pub lod: Vec<Vec<u64>>,
-    /// Offset.
-    pub offset: u64,
-}
+/// The data of a dense tensor or selected-rows type: its [`TensorMeta`], stored as is so that
+/// infer-meta functions read the metadata of an interned type without copying it.
+pub type TensorType = TensorMeta;
 
-impl TensorType {
-    /// The tensor's metadata.
-    pub fn meta(&self) -> TensorMeta {
-        TensorMeta {
-            dtype: self.dtype,
-            dims: self.dims.iter().copied().collect(),
-            layout: self.layout,
-            lod: self.lod.clone(),
-            offset: self.offset,
-        }
-    }
-
-    fn key(&self) -> TensorKey<'_> {
-        TensorKey {
-            dtype: self.dtype,
-            dims: &self.dims,
-            layout: self.layout,
-            lod: &self.lod,
-            offset: self.offset,
-        }
+fn tensor_key(t: &TensorType) -> TensorKey<'_> {
+    TensorKey {
+        dtype: t.dtype,
+        dims: &t.dims,
+        layout: t.layout,
+        lod: &t.lod,
+        offset: t.offset,
     }
 }
 
@@ -229,9 +205,9 @@ impl<'a> TensorKey<'a> {
     }
 
     fn to_owned_type(self) -> TensorType {
-        TensorType {
+        TensorMeta {
             dtype: self.dtype,
-            dims: self.dims.into(),
+            dims: self.dims.iter().copied().collect(),
             layout: self.layout,
             lod: self.lod.to_vec(),
             offset: self.offset,
@@ -335,8 +311,8 @@ impl Internable for TypeData {
         match self {
             TypeData::Scalar(d) => TypeKey::Scalar(*d),
             TypeData::Vector(v) => TypeKey::Vector(v),
-            TypeData::DenseTensor(t) => TypeKey::DenseTensor(t.key()),
-            TypeData::SelectedRows(t) => TypeKey::SelectedRows(t.key()),
+            TypeData::DenseTensor(t) => TypeKey::DenseTensor(tensor_key(t)),
+            TypeData::SelectedRows(t) => TypeKey::SelectedRows(tensor_key(t)),
             TypeData::DenseTensorArray {
                 dtype,
                 dims,

@@ -18,11 +18,12 @@ use super::unary::{reverse_perm, transpose_dims};
 type R = Result<(), InferMetaError>;
 
 /// Sets output `j` to `share_meta(x)` when `x` is present.
-fn share_opt(ctx: &mut InferMetaCtx<'_>, j: usize, x: Option<&TensorMeta>) -> R {
-    match x {
-        Some(x) => set_opt(ctx, j, share(x)),
-        None => Ok(()),
+/// Output `j` (if the op has it) shares the metadata of argument `i` (if present).
+fn share_opt(ctx: &mut InferMetaCtx<'_>, j: usize, i: usize) -> R {
+    if ctx.opt_tensor(i)?.is_some() && j < ctx.num_outputs() {
+        ctx.share_output(j, i)?;
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -31,8 +32,7 @@ fn share_opt(ctx: &mut InferMetaCtx<'_>, j: usize, x: Option<&TensorMeta>) -> R 
 
 /// `GeneralUnaryGradInferMeta(x)`: `dx` shares `x`'s metadata.
 pub fn general_unary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.opt_tensor(0)?;
-    share_opt(ctx, 0, x)
+    share_opt(ctx, 0, 0)
 }
 
 /// `GeneralBinaryGradInferMeta(x, y)`: `dx`, `dy` share the metadata of `x`, `y`.
@@ -58,8 +58,7 @@ pub fn general_quinary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 fn general_n_grad(ctx: &mut InferMetaCtx<'_>, n: usize) -> R {
     for i in 0..n {
-        let x = ctx.opt_tensor(i)?;
-        share_opt(ctx, i, x)?;
+        share_opt(ctx, i, i)?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
+use super::common::Ints;
 use super::common::{
     add, axis_in, batch_broadcast, broadcast, channel_last, dd, ddl, err, fd, has_unknown,
     int_array, ints, mul, need_rank, need_rank_ge, product, remove_axis, same, same_lod,
@@ -193,16 +194,16 @@ pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // Convolutions
 // ---------------------------------------------------------------------------------------------
 
-struct ConvArgs {
-    strides: Vec<i64>,
-    paddings: Vec<i64>,
-    algorithm: String,
-    dilations: Vec<i64>,
+struct ConvArgs<'a> {
+    strides: Ints,
+    paddings: Ints,
+    algorithm: std::borrow::Cow<'a, str>,
+    dilations: Ints,
     groups: i64,
-    data_format: String,
+    data_format: std::borrow::Cow<'a, str>,
 }
 
-fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs) -> R {
+fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
     let input = ctx.tensor(0)?;
     let filter = ctx.tensor(1)?;
     let (ind, fil) = (&input.dims, &filter.dims);
@@ -257,16 +258,12 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs) -> R {
             fil[0]
         );
     }
-    let data: Vec<i64> = if cl {
-        ind[1..rank - 1].to_vec()
-    } else {
-        ind[2..].to_vec()
-    };
-    let ksize: Vec<i64> = fil[2..].to_vec();
+    let data = Ints::from_slice(if cl { &ind[1..rank - 1] } else { &ind[2..] });
+    let ksize = Ints::from_slice(&fil[2..]);
     let (pads, same_algo) = update_padding(&a.paddings, &data, &a.strides, &ksize, &a.algorithm)?;
     let mut dil = a.dilations.clone();
     if same_algo {
-        dil = vec![1; data.len()];
+        dil = Ints::from_elem(1, data.len());
     }
     ensure_meta!(
         dil.len() >= data.len(),
@@ -274,7 +271,8 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs) -> R {
         fd(&a.dilations),
         fd(ind)
     );
-    let mut out = vec![ind[0]];
+    let mut out = Ints::new();
+    out.push(ind[0]);
     if !cl {
         out.push(fil[0]);
     }
@@ -394,7 +392,7 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
     let ksize: Vec<i64> = fil[2..].to_vec();
     let (pads, same_algo) = update_padding(&paddings, &data, &strides, &ksize, &algorithm)?;
     let dil = if same_algo {
-        vec![1; data.len()]
+        Ints::from_elem(1, data.len())
     } else {
         dilations.clone()
     };
@@ -439,7 +437,7 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
 /// padding_algorithm, groups, dilations, data_format)`: transposed convolution output.
 pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let output_size = ints(ctx, 5)?;
-    conv_transpose(ctx, output_size)
+    conv_transpose(ctx, output_size.to_vec())
 }
 
 /// `Conv2dTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
@@ -1205,7 +1203,7 @@ pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     ensure_meta!(
-        matches!(reduction.as_str(), "mean" | "sum" | "batchmean" | "none"),
+        matches!(&*reduction, "mean" | "sum" | "batchmean" | "none"),
         "reduction must be 'none', 'batchmean', 'sum' or 'mean', got '{reduction}'"
     );
     let d: &[i64] = if reduction == "none" { &x.dims } else { &[] };
@@ -1478,7 +1476,7 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let fmt = str_arg(ctx, 2)?;
     let mode = str_arg(ctx, 3)?;
     let na = product(&alpha.dims);
-    match mode.as_str() {
+    match &*mode {
         "all" => ensure_meta!(
             na == 1,
             "mode 'all' needs a single alpha, got {}",
@@ -1670,7 +1668,7 @@ pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `[N, C] + output_size` for a 5-D `x`.
 pub fn unpool3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let os = ints(ctx, 5)?;
-    unpool(ctx, 5, os)
+    unpool(ctx, 5, os.to_vec())
 }
 
 /// `YoloBoxHeadInferMeta(x, anchors, class_num)`: like `x` (dims and dtype).

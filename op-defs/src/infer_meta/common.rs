@@ -279,18 +279,21 @@ pub(crate) fn scalar_int(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Option<i64>> {
 }
 
 /// A `str` argument (a `DataLayout` attribute is accepted by name).
-pub(crate) fn str_arg(ctx: &InferMetaCtx<'_>, i: usize) -> Res<String> {
+pub(crate) fn str_arg<'a>(ctx: &InferMetaCtx<'a>, i: usize) -> Res<std::borrow::Cow<'a, str>> {
     match ctx.attr(i)? {
-        AttrValue::Str(s) => Ok(s.clone()),
-        AttrValue::DataLayout(l) => Ok(l.name().to_string()),
-        _ => ctx.str(i).map(str::to_string),
+        AttrValue::Str(s) => Ok(std::borrow::Cow::Borrowed(&**s)),
+        AttrValue::DataLayout(l) => Ok(std::borrow::Cow::Borrowed(l.name())),
+        _ => ctx.str(i).map(std::borrow::Cow::Borrowed),
     }
 }
 
 /// An `int[]` argument (an `IntArray` of known values is accepted).
-pub(crate) fn ints(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Vec<i64>> {
-    Ok(ctx.ints(i)?.to_vec())
+pub(crate) fn ints(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Ints> {
+    Ok(Ints::from_slice(ctx.ints(i)?))
 }
+
+/// An integer list held inline (no allocation for the short lists attributes are).
+pub(crate) type Ints = smallvec::SmallVec<[i64; 8]>;
 
 /// Whether `data_format` puts channels last (`NHWC`, `NDHWC`).
 pub(crate) fn channel_last(data_format: &str) -> bool {
@@ -486,12 +489,12 @@ pub(crate) fn update_padding(
     strides: &[i64],
     ksize: &[i64],
     algorithm: &str,
-) -> Res<(Vec<i64>, bool)> {
+) -> Res<(Ints, bool)> {
     let n = data_dims.len();
-    let mut p: Vec<i64> = if paddings.len() == n {
+    let mut p: Ints = if paddings.len() == n {
         paddings.iter().flat_map(|&v| [v, v]).collect()
     } else if paddings.len() == 2 * n {
-        paddings.to_vec()
+        Ints::from_slice(paddings)
     } else {
         return Err(err(format!(
             "paddings {} must have {n} or {} values (one or two per spatial dim of {})",

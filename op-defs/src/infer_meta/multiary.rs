@@ -1128,7 +1128,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         _ => &["nearest", "trilinear"],
     };
     ensure_meta!(
-        allowed.contains(&method.as_str()),
+        allowed.contains(&&*method),
         "interp_method {method:?} is not allowed for a {n}-D input; use one of {allowed:?}"
     );
     let nchw = layout_is_nchw(&fmt)?;

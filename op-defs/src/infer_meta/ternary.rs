@@ -131,7 +131,7 @@ pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let code = str_arg(ctx, 3)?;
     let axis = ctx.int(5)?;
     let mut out = Out::new();
-    match code.as_str() {
+    match &*code {
         "encode_center_size" => {
             need_rank(target, 2, "target_box")?;
             ensure_meta!(

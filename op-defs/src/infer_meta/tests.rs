@@ -24,7 +24,7 @@ enum A {
     None,
     Ts(Vec<TensorMeta>),
     NoTs,
-    At(AttrValue),
+    At(AttrValue<'static>),
 }
 
 fn t(dtype: DataType, dims: &[i64]) -> A {
@@ -49,7 +49,7 @@ fn fl(v: f32) -> A {
     A::At(AttrValue::F32(v))
 }
 fn s(v: &str) -> A {
-    A::At(AttrValue::Str(v.to_string()))
+    A::At(AttrValue::Str(v.to_string().into()))
 }
 fn ints(v: &[i64]) -> A {
     A::At(AttrValue::Ints(v.iter().copied().collect()))
@@ -90,7 +90,7 @@ fn call(name: &str, args: &[A], n_out: usize) -> Result<Vec<MetaOut>, InferMetaE
         .collect();
     let mut outs = vec![MetaOut::None; n_out];
     f(&mut InferMetaCtx::new(&margs, &mut outs))?;
-    Ok(outs)
+    Ok(outs.into_iter().map(|o| o.resolve(&margs)).collect())
 }
 
 fn ok(name: &str, args: &[A], n_out: usize) -> Vec<MetaOut> {

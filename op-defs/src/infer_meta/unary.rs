@@ -7,6 +7,7 @@ use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
+use super::common::Ints;
 use super::common::{
     add, at, axis_in, axis_in_or_0d, channel_last, dd, ddl, div, err, fd, has_unknown, int_array,
     ints, mul, need_rank, need_rank_ge, output_count, pool_output_size, product, reduce_dims,
@@ -23,7 +24,7 @@ type R = Result<(), InferMetaError>;
 /// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD).
 pub fn unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.opt_tensor(0)? {
-        Some(x) => ctx.set_output(0, share(x)),
+        Some(_) => ctx.share_output(0, 0),
         None => Ok(()),
     }
 }
@@ -485,7 +486,7 @@ pub fn non_zero_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mode = str_arg(ctx, 1)?;
-    let d: Vec<i64> = match mode.as_str() {
+    let d: Vec<i64> = match &*mode {
         "unchanged" => vec![-1, -1, -1],
         "gray" => vec![1, -1, -1],
         "rgb" => vec![3, -1, -1],
@@ -1467,7 +1468,7 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rank = x.rank();
     ensure_meta!(rank < 7, "slice input must have rank below 7, got {rank}");
     if flags.is_empty() {
-        flags = vec![1; axes.len()];
+        flags = Ints::from_elem(1, axes.len());
     }
     ensure_meta!(
         axes.len() == starts.len() && axes.len() == ends.len(),
@@ -1891,7 +1892,7 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "pooling input must be 4-D or 5-D, got rank {rank}"
     );
     if global {
-        kernel = x.dims[2..].to_vec();
+        kernel = Ints::from_slice(&x.dims[2..]);
         ensure_meta!(
             paddings.len() >= kernel.len(),
             "paddings {} must have one value per spatial dim",
@@ -2179,7 +2180,7 @@ pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mode = str_arg(ctx, 1)?;
     need_rank_ge(x, 2, "x")?;
-    let (compute_q, reduced) = match mode.as_str() {
+    let (compute_q, reduced) = match &*mode {
         "reduced" => (true, true),
         "complete" => (true, false),
         "r" => (false, true),
@@ -2955,7 +2956,7 @@ pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         vec![c]
     };
-    let out: Vec<i64> = match algo.as_str() {
+    let out: Vec<i64> = match &*algo {
         "weight_only_int8" | "llm.int8" => vec![c, r],
         "weight_only_int4" => vec![c / 2, r],
         "w4a8" => x.dims.to_vec(),

@@ -484,6 +484,15 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
         Some(p) => quote!(::core::option::Option::Some(#p)),
         None => quote!(::core::option::Option::None),
     };
+    // Tables the runtime would otherwise derive on every build: the attributes sorted by name,
+    // and where each infer-meta argument comes from.
+    let mut order: Vec<u16> = (0..s.attributes.len() as u16).collect();
+    order.sort_by(|&a, &b| {
+        s.attributes[a as usize]
+            .name
+            .cmp(&s.attributes[b as usize].name)
+    });
+    let infer_params = infer_param_table(g);
 
     // Accessors.
     let mut accessors = Vec::new();
@@ -745,6 +754,9 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
             verify: #verify,
             schema: ::core::option::Option::Some(&#schema_static),
             print: ::core::option::Option::None,
+            attr_order: &[#(#order),*],
+            infer_params: #infer_params,
+            attr_cache: #rt::op_def::AttrCache::new(),
         };
 
         #rt::__private::static_assertions::assert_eq_size!(#ident, u32);
@@ -826,6 +838,44 @@ fn with_doc(text: String, doc: &str) -> String {
     } else {
         format!("{text}\n\n{doc}")
     }
+}
+
+/// `Some(&[ParamRef...])` for ops whose infer-meta arguments resolve at compile time:
+/// `infer_meta.param` names for an InferMeta function, inputs then attributes for InferShape.
+/// `None` otherwise (the runtime resolves, or reports, at build time).
+fn infer_param_table(g: &GenOp) -> TokenStream {
+    let s = &g.schema;
+    let rt = rt();
+    let none = quote!(::core::option::Option::None);
+    let input = |i: usize| quote!(#rt::op_def::ParamRef::Input(#i as u16));
+    let attr = |i: usize| quote!(#rt::op_def::ParamRef::Attr(#i as u16));
+    let has_infer_meta = g.interfaces.iter().any(|i| {
+        matches!(
+            i,
+            InterfaceGen::InferMetaRegistry { .. } | InterfaceGen::InferMetaDirect { .. }
+        )
+    });
+    let refs: Vec<TokenStream> = if has_infer_meta {
+        let mut refs = Vec::new();
+        for p in s.runtime.infer_meta_param.iter() {
+            if let Some(i) = s.input_index(p) {
+                refs.push(input(i));
+            } else if let Some(i) = s.attribute_index(p) {
+                refs.push(attr(i));
+            } else {
+                return none;
+            }
+        }
+        refs
+    } else if s.has_interface("InferShapeInterface") {
+        (0..s.inputs.len())
+            .map(input)
+            .chain((0..s.attributes.len()).map(attr))
+            .collect()
+    } else {
+        return none;
+    };
+    quote!(::core::option::Option::Some(&[#(#refs),*]))
 }
 
 fn attr_doc(a: &AttributeSpec) -> String {

@@ -1,0 +1,356 @@
+//! Result-type inference: the op's infer-meta (or InferShape) function run on the metadata of
+//! its inputs and the values of its attributes.
+
+use std::borrow::Cow;
+
+use pir_spec::{AttrKind, InputKind, OpKind, OpSchema, TensorKind, ValueKind};
+use smallvec::SmallVec;
+
+use crate::context::IrContext;
+use crate::error::BuildError;
+use crate::interfaces::{InferMeta, InferShape};
+use crate::meta::{
+    AttrValue, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg, MetaOut, TensorMeta,
+};
+use crate::op_def::{OpDef, ParamRef};
+use crate::program::{OpRef, Program, Value};
+use crate::types::{TensorKey, Type, TypeData, TypeKey};
+
+use super::attrs::attr_value_of;
+use super::build::schema_of;
+
+/// An input as seen by infer-meta. A tensor's metadata is borrowed from its interned type.
+#[derive(Clone, Debug)]
+pub enum InputMeta<'a> {
+    /// A tensor (or absent), borrowed from its interned type.
+    Tensor(Option<&'a TensorMeta>),
+    /// A tensor whose type stores its metadata differently (a dense tensor array).
+    OwnedTensor(Box<TensorMeta>),
+    /// A tensor list (or absent).
+    Tensors(Option<Vec<TensorMeta>>),
+    /// A mutable attribute's value.
+    Attr(AttrValue<'a>),
+}
+
+/// The infer-meta view of operand `value` for input kind `kind`. Mutable attributes read the
+/// value from a defining `full_int_array` / `full` op when there is one (as Paddle's generated
+/// InferMeta does); otherwise the value is unknown (IntArray extents become -1).
+pub fn input_meta<'p>(prog: &'p Program, kind: &InputKind, value: Option<Value>) -> InputMeta<'p> {
+    let ctx: &'p IrContext = prog.ctx();
+    let ty = value.and_then(|v| prog.value_type(v));
+    match kind {
+        InputKind::Value(ValueKind::Tensor(_)) => match ty.and_then(|t| tensor_meta(ctx, t)) {
+            Some(Cow::Owned(m)) => InputMeta::OwnedTensor(Box::new(m)),
+            Some(Cow::Borrowed(m)) => InputMeta::Tensor(Some(m)),
+            None => InputMeta::Tensor(None),
+        },
+        InputKind::Value(ValueKind::Vector(_)) => InputMeta::Tensors(ty.and_then(|t| {
+            match ctx.type_data(t) {
+                TypeData::Vector(elems) => elems
+                    .iter()
+                    .map(|&e| tensor_meta(ctx, e).map(Cow::into_owned))
+                    .collect(),
+                _ => None,
+            }
+        })),
+        InputKind::MutableAttribute(m) => {
+            let def = value.and_then(|v| prog.defining_op(v)).map(|o| prog.op(o));
+            let from_full = def.and_then(|d| match (m.kind, d.name()) {
+                // full_int_array's `value` is an int64_t[]; full's a double.
+                (AttrKind::IntArray, n) if n.ends_with(".full_int_array") => {
+                    match d
+                        .attr("value")
+                        .and_then(|a| attr_value_of(ctx, a, AttrKind::Int64Array))
+                    {
+                        Some(AttrValue::Ints(v)) => {
+                            Some(AttrValue::IntArray(IntArrayArg::known(&v)))
+                        }
+                        _ => None,
+                    }
+                }
+                (AttrKind::Scalar, n) if n.ends_with(".full") => d
+                    .attr("value")
+                    .and_then(|a| attr_value_of(ctx, a, AttrKind::Scalar)),
+                _ => None,
+            });
+            InputMeta::Attr(from_full.unwrap_or_else(|| match m.kind {
+                AttrKind::IntArray => {
+                    let len = ty.and_then(|t| match ctx.type_data(t) {
+                        TypeData::DenseTensor(tt) if tt.dims.len() == 1 && tt.dims[0] >= 0 => {
+                            Some(tt.dims[0] as usize)
+                        }
+                        TypeData::Vector(e) => Some(e.len()),
+                        _ => None,
+                    });
+                    AttrValue::IntArray(IntArrayArg::unknown(len))
+                }
+                _ => AttrValue::Scalar(None),
+            }))
+        }
+    }
+}
+
+pub(super) fn tensor_meta(ctx: &IrContext, t: Type) -> Option<Cow<'_, TensorMeta>> {
+    match ctx.type_data(t) {
+        TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some(Cow::Borrowed(tt)),
+        TypeData::DenseTensorArray {
+            dtype,
+            dims,
+            layout,
+        } => Some(Cow::Owned(TensorMeta {
+            dtype: *dtype,
+            dims: dims.iter().copied().collect(),
+            layout: *layout,
+            lod: Vec::new(),
+            offset: 0,
+        })),
+        _ => None,
+    }
+}
+
+/// Where the arguments of an infer-meta call come from: the generated table, or resolved from
+/// the schema's parameter names (or inputs then attributes for InferShape).
+enum Params {
+    Static(&'static [ParamRef]),
+    Computed(SmallVec<[ParamRef; 10]>),
+}
+
+impl Params {
+    fn as_slice(&self) -> &[ParamRef] {
+        match self {
+            Params::Static(p) => p,
+            Params::Computed(p) => p,
+        }
+    }
+}
+
+/// The op's infer-meta function, where each of its arguments comes from, and the function's
+/// name for messages.
+fn inference(
+    def: &'static OpDef,
+    s: &OpSchema,
+) -> Result<(InferMetaFn, Params, &'static str), BuildError> {
+    if let Some(im) = def.interface::<InferMeta>() {
+        if im.func_name.is_empty() {
+            let how = match &s.invoke {
+                Some(i) => format!("it is defined as `invoke : {i}`; build the invoked op instead"),
+                None => "the op names no infer-meta function".to_string(),
+            };
+            return Err(BuildError::Invalid {
+                op: def.name.into(),
+                message: format!(
+                    "result types cannot be inferred: {how}, or pass explicit result types"
+                ),
+            });
+        }
+        let f = im.func().ok_or_else(|| BuildError::InferMetaMissing {
+            op: def.name.into(),
+            func: im.func_name.into(),
+        })?;
+        let params = match def.infer_params {
+            Some(p) => Params::Static(p),
+            None => Params::Computed(resolve_params(def, s)?),
+        };
+        return Ok((f, params, im.func_name));
+    }
+    if let Some(is) = def.interface::<InferShape>() {
+        let params = match def.infer_params {
+            Some(p) => Params::Static(p),
+            None => Params::Computed(
+                (0..s.inputs.len())
+                    .map(|i| ParamRef::Input(i as u16))
+                    .chain((0..s.attributes.len()).map(|i| ParamRef::Attr(i as u16)))
+                    .collect(),
+            ),
+        };
+        return Ok((is.infer, params, "InferShape"));
+    }
+    Err(BuildError::NoInference {
+        op: def.name.into(),
+    })
+}
+
+/// Maps the schema's `infer_meta.param` names to inputs and attributes.
+pub(crate) fn resolve_params(
+    def: &OpDef,
+    s: &OpSchema,
+) -> Result<SmallVec<[ParamRef; 10]>, BuildError> {
+    s.runtime
+        .infer_meta_param
+        .iter()
+        .map(|p| {
+            if let Some(i) = s.input_index(p) {
+                Ok(ParamRef::Input(i as u16))
+            } else if let Some(i) = s.attribute_index(p) {
+                Ok(ParamRef::Attr(i as u16))
+            } else {
+                Err(BuildError::Invalid {
+                    op: def.name.into(),
+                    message: format!("infer_meta param `{p}` is neither an input nor an attribute"),
+                })
+            }
+        })
+        .collect()
+}
+
+/// Runs the op's infer-meta (or InferShape) function on `inputs` (one per schema input) and
+/// `attrs` (one per schema attribute) and returns the result types.
+///
+/// `input_types` are the inputs' types where known (one per input, or empty): an output that
+/// shares an input's metadata then gets that type without interning.
+pub fn infer_result_types(
+    ctx: &IrContext,
+    def: &'static OpDef,
+    inputs: &[InputMeta<'_>],
+    input_types: &[Option<Type>],
+    attrs: &[AttrValue<'_>],
+) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
+    let s = schema_of(def)?;
+    let (f, params, fname) = inference(def, s)?;
+    let params = params.as_slice();
+    let mut args: SmallVec<[MetaArg<'_>; 10]> = SmallVec::with_capacity(params.len());
+    for p in params {
+        args.push(match *p {
+            ParamRef::Input(i) => match inputs.get(i as usize) {
+                Some(InputMeta::Tensor(t)) => MetaArg::Tensor(*t),
+                Some(InputMeta::OwnedTensor(t)) => MetaArg::Tensor(Some(t)),
+                Some(InputMeta::Tensors(t)) => MetaArg::Tensors(t.as_deref()),
+                Some(InputMeta::Attr(a)) => MetaArg::Attr(a),
+                None => return Err(arity(def, "input", i, inputs.len())),
+            },
+            ParamRef::Attr(i) => match attrs.get(i as usize) {
+                Some(a) => MetaArg::Attr(a),
+                None => return Err(arity(def, "attribute", i, attrs.len())),
+            },
+        });
+    }
+    let mut outs: SmallVec<[MetaOut; 4]> = SmallVec::new();
+    outs.extend((0..s.outputs.len()).map(|_| MetaOut::None));
+    f(&mut InferMetaCtx::new(&args, &mut outs)).map_err(|e| BuildError::InferMeta {
+        op: def.name.into(),
+        func: fname.into(),
+        message: e.0,
+    })?;
+    let mut types = SmallVec::with_capacity(outs.len());
+    for (out, spec) in outs.iter().zip(s.outputs.iter()) {
+        let ty = match (out, spec.kind) {
+            (MetaOut::None, _) => {
+                if !(spec.optional || spec.intermediate || s.kind == OpKind::Backward) {
+                    return Err(BuildError::InferMeta {
+                        op: def.name.into(),
+                        func: fname.into(),
+                        message: format!("the function did not set output `{}`", spec.name),
+                    });
+                }
+                None
+            }
+            (MetaOut::Tensor(m), ValueKind::Tensor(k)) => Some(tensor_type(ctx, k, m)),
+            // A shared output has the type of the tensor it shares: no copy, no interning.
+            (MetaOut::Shared(i), ValueKind::Tensor(k)) => {
+                let shared = match params.get(*i) {
+                    Some(ParamRef::Input(x)) => match inputs.get(*x as usize) {
+                        Some(InputMeta::Tensor(Some(_))) => {
+                            input_types.get(*x as usize).copied().flatten()
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match shared {
+                    Some(t) if t.kind() == kind_of(k) => Some(t),
+                    _ => match args.get(*i) {
+                        Some(MetaArg::Tensor(Some(m))) => Some(tensor_type(ctx, k, m)),
+                        _ => {
+                            return Err(BuildError::InferMeta {
+                                op: def.name.into(),
+                                func: fname.into(),
+                                message: format!(
+                                    "output `{}` shares argument {i}, which is not a tensor",
+                                    spec.name
+                                ),
+                            })
+                        }
+                    },
+                }
+            }
+            (MetaOut::Tensors(ms), ValueKind::Vector(k)) => {
+                let elems: SmallVec<[Type; 8]> =
+                    ms.iter().map(|m| tensor_type(ctx, k, m)).collect();
+                Some(ctx.vector_type(&elems))
+            }
+            (got, _) => {
+                return Err(BuildError::InferMeta {
+                    op: def.name.into(),
+                    func: fname.into(),
+                    message: format!(
+                        "output `{}` is {} but the function set {}",
+                        spec.name,
+                        spec.kind.type_name(),
+                        if matches!(got, MetaOut::Tensor(_)) {
+                            "one tensor"
+                        } else {
+                            "a tensor list"
+                        }
+                    ),
+                })
+            }
+        };
+        types.push(ty);
+    }
+    Ok(types)
+}
+
+#[cold]
+fn arity(def: &OpDef, what: &str, i: u16, n: usize) -> BuildError {
+    BuildError::Invalid {
+        op: def.name.into(),
+        message: format!("infer-meta argument refers to {what} {i}, but {n} were given"),
+    }
+}
+
+fn kind_of(k: TensorKind) -> crate::types::TypeKind {
+    match k {
+        TensorKind::SelectedRows => crate::types::TypeKind::SelectedRows,
+        TensorKind::DenseTensorArray => crate::types::TypeKind::DenseTensorArray,
+        TensorKind::Dense => crate::types::TypeKind::DenseTensor,
+        TensorKind::SparseCoo | TensorKind::SparseCsr => crate::types::TypeKind::Custom,
+    }
+}
+
+fn tensor_type(ctx: &IrContext, kind: TensorKind, m: &TensorMeta) -> Type {
+    match kind {
+        TensorKind::SelectedRows => ctx.intern_type(TypeKey::SelectedRows(TensorKey::of_meta(m))),
+        TensorKind::DenseTensorArray => ctx.dense_tensor_array_type(m.dtype, &m.dims, m.layout),
+        _ => ctx.tensor_type_of(m),
+    }
+}
+
+/// Re-runs the op's infer-meta on its current operands and attributes (for `check-types`).
+pub fn reinfer_result_types(op: OpRef<'_>) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
+    let def = op.def();
+    let s = schema_of(def)?;
+    let ctx = op.ctx();
+    let mut values: SmallVec<[AttrValue<'_>; 8]> = SmallVec::new();
+    for spec in s.attributes.iter() {
+        let v = op
+            .attr(&spec.name)
+            .and_then(|a| attr_value_of(ctx, a, spec.kind))
+            .ok_or_else(|| BuildError::Invalid {
+                op: def.name.into(),
+                message: format!(
+                    "attribute `{}` is missing or not a {}",
+                    spec.name,
+                    spec.kind.type_name()
+                ),
+            })?;
+        values.push(v);
+    }
+    let metas: SmallVec<[InputMeta<'_>; 6]> = s
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| input_meta(op.program(), &input.kind, op.operand(i)))
+        .collect();
+    let types: SmallVec<[Option<Type>; 6]> = op.operand_types().collect();
+    infer_result_types(ctx, def, &metas, &types, &values)
+}

@@ -1,0 +1,154 @@
+//! The generated verifier (Paddle's `VerifySig`) and the kind checks it shares with builds.
+
+use pir_spec::{AttrKind, InputKind, OpSchema, TensorKind, ValueKind};
+
+use crate::context::IrContext;
+use crate::program::OpRef;
+use crate::types::{Type, TypeData, TypeDisplay};
+
+use super::attrs::attribute_fits;
+
+pub(crate) fn type_fits(ctx: &IrContext, kind: &InputKind, t: Type) -> bool {
+    // The common case, decided from the handle alone.
+    if let InputKind::Value(ValueKind::Tensor(TensorKind::Dense)) = kind {
+        return t.is_dense_tensor();
+    }
+    let data = ctx.type_data(t);
+    match kind {
+        InputKind::Value(v) => value_kind_fits(ctx, *v, data),
+        InputKind::MutableAttribute(m) => match m.kind {
+            AttrKind::IntArray => {
+                matches!(data, TypeData::DenseTensor(_))
+                    || value_kind_fits(ctx, ValueKind::Vector(TensorKind::Dense), data)
+            }
+            _ => matches!(data, TypeData::DenseTensor(_)),
+        },
+    }
+}
+
+fn tensor_kind_fits(kind: TensorKind, data: &TypeData) -> bool {
+    matches!(
+        (kind, data),
+        (TensorKind::Dense, TypeData::DenseTensor(_))
+            | (TensorKind::SelectedRows, TypeData::SelectedRows(_))
+            | (
+                TensorKind::DenseTensorArray,
+                TypeData::DenseTensorArray { .. }
+            )
+            | (
+                TensorKind::SparseCoo | TensorKind::SparseCsr,
+                TypeData::Custom { .. }
+            )
+    )
+}
+
+pub(crate) fn value_kind_fits(ctx: &IrContext, kind: ValueKind, data: &TypeData) -> bool {
+    match (kind, data) {
+        (ValueKind::Tensor(k), d) => tensor_kind_fits(k, d),
+        (ValueKind::Vector(k), TypeData::Vector(elems)) => {
+            elems.iter().all(|&e| tensor_kind_fits(k, ctx.type_data(e)))
+        }
+        _ => false,
+    }
+}
+
+/// The generated verifier (Paddle's `VerifySig`): operand and result counts and kinds, absent
+/// operands only where optional, attributes present with the right kinds. Backward ops (for
+/// which Paddle generates an empty `VerifySig`) are checked leniently: null results and missing
+/// attributes are accepted, present ones must still be of the right kind.
+pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
+    let ctx = op.ctx();
+    let strict = s.verify_signature;
+    if op.num_operands() != s.inputs.len() {
+        return Err(count_error(
+            "operand",
+            s.inputs.iter().map(|i| &*i.name),
+            op.num_operands(),
+        ));
+    }
+    for (i, (input, ty)) in s.inputs.iter().zip(op.operand_types()).enumerate() {
+        match ty {
+            Some(t) if type_fits(ctx, &input.kind, t) => {}
+            None if op.operand(i).is_none() && (input.optional || !strict) => {}
+            None if op.operand(i).is_none() => {
+                return Err(format!(
+                    "operand {i} (`{}`) is null but the input is not optional",
+                    input.name
+                ))
+            }
+            found => {
+                return Err(format!(
+                    "operand {i} (`{}`): expected {}, found {}",
+                    input.name,
+                    input.kind.type_name(),
+                    TypeDisplay { ctx, ty: found }
+                ))
+            }
+        }
+    }
+    if !s.attributes.is_empty() {
+        verify_attributes(op, s, strict)?;
+    }
+    if op.num_results() != s.outputs.len() {
+        return Err(count_error(
+            "result",
+            s.outputs.iter().map(|o| &*o.name),
+            op.num_results(),
+        ));
+    }
+    for (i, (out, ty)) in s.outputs.iter().zip(op.result_types()).enumerate() {
+        match ty {
+            Some(t) if out.kind == ValueKind::DENSE && t.is_dense_tensor() => {}
+            None if out.optional || out.intermediate || !strict => {}
+            Some(t) if value_kind_fits(ctx, out.kind, ctx.type_data(t)) => {}
+            found => {
+                return Err(format!(
+                    "result {i} (`{}`): expected {}, found {}",
+                    out.name,
+                    out.kind.type_name(),
+                    TypeDisplay { ctx, ty: found }
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+fn count_error<'a>(what: &str, names: impl Iterator<Item = &'a str>, found: usize) -> String {
+    let names: Vec<&str> = names.collect();
+    format!(
+        "expected {} {what}(s) ({}), found {found}",
+        names.len(),
+        names.join(", ")
+    )
+}
+
+fn verify_attributes(op: OpRef<'_>, s: &OpSchema, strict: bool) -> Result<(), String> {
+    let ctx = op.ctx();
+    for a in s.attributes.iter() {
+        match op.attr_data(&a.name) {
+            Some(d) if attribute_fits(ctx, a.kind, d) => {}
+            Some(d) => {
+                return Err(format!(
+                    "attribute `{}`: expected {}, found {} {}",
+                    a.name,
+                    a.kind.type_name(),
+                    d.kind_name(),
+                    op.attr(&a.name)
+                        .map(|x| x.display(ctx).to_string())
+                        .unwrap_or_default()
+                ))
+            }
+            None if !strict => {}
+            None => {
+                return Err(format!(
+                    "attribute `{}` is missing (expected {})",
+                    a.name,
+                    a.kind.type_name()
+                ))
+            }
+        }
+    }
+    Ok(())
+}
