@@ -194,9 +194,17 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
     let set = match load_op_set(&dialect, &sources, compat_src) {
         Ok(set) => set,
         Err(errors) => {
+            // Each error points at the path literal of the file it is about.
+            let spans: Vec<(String, Span)> = files
+                .iter()
+                .map(|(label, _)| label.clone())
+                .zip(input.ops.iter().map(|l| l.span()))
+                .chain(compat.iter().map(|(label, _)| label.clone()).zip(input.compat.iter().map(|l| l.span())))
+                .collect();
             let msgs = errors.iter().map(|e| {
                 let m = e.to_string();
-                quote!(::core::compile_error!(#m);)
+                let span = spans.iter().find(|(l, _)| *l == e.file).map_or(Span::call_site(), |(_, s)| *s);
+                quote::quote_spanned!(span=> ::core::compile_error!(#m);)
             });
             return Ok(quote!(#(#msgs)*));
         }

@@ -1,0 +1,5 @@
+pir_macros::define_ops_from_yaml! {
+    dialect = "bad",
+}
+
+fn main() {}
