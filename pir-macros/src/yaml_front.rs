@@ -199,11 +199,19 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
                 .iter()
                 .map(|(label, _)| label.clone())
                 .zip(input.ops.iter().map(|l| l.span()))
-                .chain(compat.iter().map(|(label, _)| label.clone()).zip(input.compat.iter().map(|l| l.span())))
+                .chain(
+                    compat
+                        .iter()
+                        .map(|(label, _)| label.clone())
+                        .zip(input.compat.iter().map(|l| l.span())),
+                )
                 .collect();
             let msgs = errors.iter().map(|e| {
                 let m = e.to_string();
-                let span = spans.iter().find(|(l, _)| *l == e.file).map_or(Span::call_site(), |(_, s)| *s);
+                let span = spans
+                    .iter()
+                    .find(|(l, _)| *l == e.file)
+                    .map_or(Span::call_site(), |(_, s)| *s);
                 quote::quote_spanned!(span=> ::core::compile_error!(#m);)
             });
             return Ok(quote!(#(#msgs)*));
