@@ -5,7 +5,7 @@
 //!   handle) and the registry of dialects and ops ([`OpDef`], Paddle's `OpInfo`).
 //! - [`Program`]: arena storage of operations, values with index-linked use lists, blocks and
 //!   regions; [`Builder`] creates ops at an insertion point.
-//! - [`verify`] and the [`printer`] (Paddle's text format, byte for byte).
+//! - [`verify()`] and the [`printer`] (Paddle's text format, byte for byte).
 //! - [`traits`], [`interfaces`], [`op_support`]: what the generated ops of `pir-macros` use.
 //!
 //! ```

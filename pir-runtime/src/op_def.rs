@@ -5,7 +5,7 @@
 //! and, for generated ops, its [`OpSchema`]. Operations point at their `OpDef`, so asking an op
 //! for a trait or an interface is a binary search in a handful of `u64`s, with no context lookup.
 //!
-//! Traits and interfaces are open: any crate can declare new ones with [`declare_trait!`] and
+//! Traits and interfaces are open: any crate can declare new ones with [`declare_trait!`](crate::declare_trait) and
 //! [`declare_interface!`](crate::declare_interface).
 //!
 //! ```
