@@ -31,7 +31,11 @@ fn program() -> (Program, pir_runtime::OpId) {
     let conv = Conv2dOp::build(&mut b, x, w, Conv2dOpAttrs::default()).unwrap();
     let y = conv.out(b.program());
     let r = ReluOp::build(&mut b, y).unwrap().out(b.program());
-    ReshapeOp::build(&mut b, r, &[-1, 144]).unwrap();
+    let r = ReshapeOp::build(&mut b, r, &[-1, 144])
+        .unwrap()
+        .out(b.program());
+    // split's axis arrives through a `full` whose double value infer-meta reads as an int.
+    SplitOp::build(&mut b, r, &[100, 44], 1).unwrap();
     (prog, conv.op())
 }
 
@@ -40,7 +44,7 @@ fn typed_builds_check_clean() {
     let (prog, _) = program();
     let report = check_types(&prog);
     assert!(report.is_clean(), "{report}");
-    assert_eq!(report.checked, 6, "{report}");
+    assert_eq!(report.checked, 9, "{report}");
     assert!(report.unchecked.is_empty(), "{report}");
 }
 

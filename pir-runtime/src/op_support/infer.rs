@@ -10,7 +10,7 @@ use crate::context::IrContext;
 use crate::error::BuildError;
 use crate::interfaces::{InferMeta, InferShape};
 use crate::meta::{
-    AttrValue, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg, MetaOut, TensorMeta,
+    AttrValue, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg, MetaOut, Scalar, TensorMeta,
 };
 use crate::op_def::{OpDef, ParamRef};
 use crate::program::{OpRef, Program, Value};
@@ -68,9 +68,19 @@ pub fn input_meta<'p>(prog: &'p Program, kind: &InputKind, value: Option<Value>)
                         _ => None,
                     }
                 }
-                (AttrKind::Scalar, n) if n.ends_with(".full") => d
-                    .attr("value")
-                    .and_then(|a| attr_value_of(ctx, a, AttrKind::Scalar)),
+                // full stores a double; Paddle's generated InferMeta reads it as the mutable
+                // attribute's C++ type (`.to<int>()`, ...).
+                (AttrKind::Scalar, n) if n.ends_with(".full") => {
+                    match d
+                        .attr("value")
+                        .and_then(|a| attr_value_of(ctx, a, AttrKind::Scalar))
+                    {
+                        Some(AttrValue::Scalar(Some(v))) => {
+                            Some(AttrValue::Scalar(Some(scalar_as(&m.data_type, v))))
+                        }
+                        other => other,
+                    }
+                }
                 _ => None,
             });
             InputMeta::Attr(from_full.unwrap_or_else(|| match m.kind {
@@ -87,6 +97,18 @@ pub fn input_meta<'p>(prog: &'p Program, kind: &InputKind, value: Option<Value>)
                 _ => AttrValue::Scalar(None),
             }))
         }
+    }
+}
+
+/// `v` converted to the C++ type of a mutable attribute's build argument.
+fn scalar_as(data_type: &str, v: Scalar) -> Scalar {
+    match data_type {
+        "int" | "int32_t" => Scalar::I32(v.to_i64() as i32),
+        "int64_t" | "long" => Scalar::I64(v.to_i64()),
+        "float" => Scalar::F32(v.to_f64() as f32),
+        "double" => Scalar::F64(v.to_f64()),
+        "bool" => Scalar::Bool(v.to_f64() != 0.0),
+        _ => v,
     }
 }
 
