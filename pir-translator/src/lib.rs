@@ -1,5 +1,28 @@
-//! Legacy Paddle `ProgramDesc` (`.pdmodel`) decoding, the front end of the legacy → PIR
-//! translator.
+//! Legacy Paddle `ProgramDesc` (`.pdmodel`) programs to PIR: the decoder and the translator,
+//! whose output is byte-identical to Paddle 3.3.1's `paddle.pir.translate_to_pir`.
+//!
+//! ## Translating
+//!
+//! * [`Translator`]: holds the IR context (its registered dialects are the targets), the
+//!   op_compat names of those dialects ([`OpCompatInfo`]) and the op handlers;
+//!   [`Translator::translate`] runs the block-level [`program_translator`] (parameters, data
+//!   ops for external inputs, ops, `set_parameter`, `stop_gradient`/`persistable`);
+//! * [`OpTranscriber`]: one op's translation in stages (target lookup, slices, operands,
+//!   results, attributes, creation, result mapping); the defaults are Paddle's general,
+//!   GetOpInfo-driven translation, and the [`handlers`] override only the stages they need;
+//!   users register their own with [`Translator::register_handler`];
+//! * [`translate_var_type`] (TypeTranslator), [`translate_attribute`] (AttributeTranslator);
+//! * [`TranslateError`]: located errors; [`Translator::unknown_ops`] lists every op that
+//!   cannot be translated at once.
+//!
+//! ```no_run
+//! let bytes = std::fs::read("model.pdmodel").unwrap();
+//! let translator = pir_translator::Translator::with_pd_op().unwrap();
+//! let translation = translator.translate_bytes(&bytes).unwrap();
+//! print!("{}", translation.program);
+//! ```
+//!
+//! ## Decoding
 //!
 //! * [`proto`]: hand-written `prost` messages for `framework.proto` (`ProgramDesc`, `BlockDesc`,
 //!   `VarDesc`, `VarType`, `OpDesc`, `Scalar`, `OpVersionMap`, ...).
@@ -48,17 +71,41 @@
 //! assert!(LegacyProgram::decode(&bytes[..bytes.len() - 3]).is_err());
 //! ```
 
+mod attribute_translator;
 mod decode;
 mod error;
+mod fast_decode;
+pub mod handlers;
+mod op_compat;
+pub mod op_translator;
 mod program;
+pub mod program_translator;
 pub mod proto;
+mod translate_error;
+mod translator;
+mod type_translator;
+mod unknown_ops;
+mod variable_map;
 
+pub use attribute_translator::{
+    default_attribute, full_value_of, phi_dtype_of_code, translate_attribute,
+    AttributeTranslateError,
+};
 pub use error::{DecodeError, Location};
+pub use op_compat::{MutableAttributeInfo, OpCompatInfo, OpNames, LEGACY_ONLY_ENTRIES};
+pub use op_translator::{
+    argument_names, general, is_inplace, sorted_slots, AttrList, OpContext, OpTranscriber,
+    Operands, OutputMapping, Outputs, Param, TargetOp,
+};
 pub use program::{
     data_type_to_phi, phi_to_data_type, AttrValue, LegacyBlock, LegacyOp, LegacyProgram, LegacyVar,
     OpAttr, OpSlot, ScalarValue, TensorDesc, VarAttr, VarAttrValue, VarDetail, VarKind,
 };
-
+pub use translate_error::TranslateError;
+pub use translator::{translate_to_pir, TranslateOptions, Translation, Translator};
+pub use type_translator::{tensor_meta, translate_var_type, TypeTranslateError};
+pub use unknown_ops::{UnknownOp, UnknownOpReport};
+pub use variable_map::{VariableDefiningInfo, VariableMap};
 /// Decodes `.pdmodel` bytes into a [`proto::ProgramDesc`] and validates it (everything
 /// [`LegacyProgram::from_proto`] checks).
 ///

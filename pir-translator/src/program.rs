@@ -345,6 +345,11 @@ impl LegacyProgram {
     /// assert_eq!(program.global_block().parent, None);
     /// ```
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        // One pass straight into the view; anything irregular goes through the staged decoder,
+        // which locates the problem.
+        if let Some(program) = crate::fast_decode::decode(bytes) {
+            return Ok(program);
+        }
         Self::from_proto(&crate::decode::decode_unvalidated(bytes)?)
     }
 

@@ -1,0 +1,117 @@
+//! Handlers that only supply defaults for attributes a legacy op may lack (Paddle's
+//! `HandleNonexistentAttribute` overrides: `BatchNormOpTranscriber`, `Conv2dOpTranscriber`,
+//! `Pool2dOpTranscriber`, `ScaleOpTranscriber`, ...). Attributes they do not cover fall back
+//! to the general rule.
+
+use pir_runtime::pir_spec::AttributeSpec;
+use pir_runtime::{Attribute, IrContext};
+
+use crate::op_translator::{general, OpContext, OpTranscriber, TargetOp};
+use crate::translate_error::TranslateError;
+
+/// A default attribute value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DefaultAttr {
+    /// `pir::BoolAttribute`.
+    Bool(bool),
+    /// `pir::Int32Attribute`.
+    I32(i32),
+    /// `pir::Int64Attribute`.
+    I64(i64),
+    /// `pir::FloatAttribute`.
+    F32(f32),
+    /// A `ScalarAttribute` holding a double.
+    ScalarF64(f64),
+    /// `pir::StrAttribute`.
+    Str(&'static str),
+}
+
+impl DefaultAttr {
+    /// The IR attribute.
+    pub fn attribute(self, ctx: &IrContext) -> Attribute {
+        match self {
+            DefaultAttr::Bool(b) => ctx.bool_attr(b),
+            DefaultAttr::I32(i) => ctx.i32_attr(i),
+            DefaultAttr::I64(i) => ctx.i64_attr(i),
+            DefaultAttr::F32(f) => ctx.f32_attr(f),
+            DefaultAttr::ScalarF64(f) => ctx.f64_attr(f),
+            DefaultAttr::Str(s) => ctx.str_attr(s),
+        }
+    }
+}
+
+/// The general translation with defaults for missing attributes.
+///
+/// ```
+/// use pir_translator::handlers::{DefaultAttr, WithDefaults};
+/// let mut t = pir_translator::Translator::with_pd_op().unwrap();
+/// t.register_handler(
+///     "softmax",
+///     WithDefaults { defaults: &[("axis", DefaultAttr::I32(-1))] },
+/// );
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct WithDefaults {
+    /// `(attribute name, default)` pairs.
+    pub defaults: &'static [(&'static str, DefaultAttr)],
+}
+
+impl OpTranscriber for WithDefaults {
+    fn missing_attribute(
+        &self,
+        cx: &mut OpContext<'_, '_>,
+        target: TargetOp,
+        spec: &'static AttributeSpec,
+    ) -> Result<Option<Attribute>, TranslateError> {
+        match self.defaults.iter().find(|(n, _)| *n == spec.name) {
+            Some((_, d)) => Ok(Some(d.attribute(cx.ctx()))),
+            None => general::missing_attribute(cx, target, spec),
+        }
+    }
+}
+
+/// `batch_norm`.
+pub const BATCH_NORM: WithDefaults = WithDefaults {
+    defaults: &[
+        ("use_global_stats", DefaultAttr::Bool(false)),
+        ("trainable_statistics", DefaultAttr::Bool(false)),
+    ],
+};
+/// `conv2d`, `conv3d`, `depthwise_conv2d`.
+pub const CONV: WithDefaults = WithDefaults {
+    defaults: &[("padding_algorithm", DefaultAttr::Str("EXPLICIT"))],
+};
+/// `pool2d`, `pool3d`.
+pub const POOL: WithDefaults = WithDefaults {
+    defaults: &[
+        ("exclusive", DefaultAttr::Bool(true)),
+        ("adaptive", DefaultAttr::Bool(false)),
+        ("padding_algorithm", DefaultAttr::Str("EXPLICIT")),
+    ],
+};
+/// `scale`.
+pub const SCALE: WithDefaults = WithDefaults {
+    defaults: &[
+        ("bias", DefaultAttr::ScalarF64(0.0)),
+        ("bias_after_scale", DefaultAttr::Bool(true)),
+    ],
+};
+/// `dropout`.
+pub const DROPOUT: WithDefaults = WithDefaults {
+    defaults: &[("mode", DefaultAttr::Str("downscale_in_infer"))],
+};
+/// `softmax`, `cross_entropy_with_softmax`.
+pub const SOFTMAX: WithDefaults = WithDefaults {
+    defaults: &[("axis", DefaultAttr::I32(-1))],
+};
+/// `softmax_with_cross_entropy`.
+pub const SOFTMAX_WITH_CROSS_ENTROPY: WithDefaults = WithDefaults {
+    defaults: &[
+        ("use_softmax", DefaultAttr::Bool(true)),
+        ("axis", DefaultAttr::I32(-1)),
+    ],
+};
+/// `argsort`.
+pub const ARGSORT: WithDefaults = WithDefaults {
+    defaults: &[("stable", DefaultAttr::Bool(false))],
+};

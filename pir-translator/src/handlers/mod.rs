@@ -1,0 +1,129 @@
+//! The special handlers (Paddle's `OpTranslator::special_handlers`): each overrides only the
+//! stages of [`OpTranscriber`] it needs.
+//!
+//! | legacy op | handler | what it changes |
+//! |---|---|---|
+//! | `feed`, `fetch`/`fetch_v2`, `data`, `shadow_output` | [`Feed`], [`Fetch`], [`Data`], [`ShadowOutput`] | operands, attributes, result mapping |
+//! | `fill_constant` | [`FillConstant`] | `pd_op.full` from `shape`/`value`/`dtype`/`place_type` |
+//! | `mul`, `mul_grad` | [`Mul`], [`MulGrad`] | reshapes around `pd_op.matmul(_grad)` |
+//! | `elementwise_*`, `elementwise_*_grad`, `grad_add` | [`Elementwise`], [`ElementwiseGrad`], [`GradAdd`] | legacy `axis` broadcasting |
+//! | `split` | [`Split`] | `split` / `split_with_num` |
+//! | `reshape2_grad`, `flatten_contiguous_range_grad`, `squeeze2_grad`, `unsqueeze2_grad` | [`WithXShapeGrad`], [`WithXShapeAndAxisGrad`] | `XShape` through a `pd_op.data` |
+//! | `sum`, `add_n`, `cast`, `assign`, `lookup_table(_v2)`, `lookup_table_v2_grad`, `gather`, `slice`, `matmul` | [`AddN`], [`Cast`], [`Assign`], [`Embedding`], [`EmbeddingGrad`], [`Gather`], [`Slice`], [`LegacyMatmul`] | see each |
+//! | `batch_norm`, `conv2d`, `pool2d`, `scale`, `dropout`, `softmax`, ... | [`WithDefaults`] | defaults for missing attributes |
+//! | `assign_value`, `increment`, `one_hot_v2`, `reduce_all/any`, `rnn`, `tril_triu`, ... | [`NeedsOps`] | error: the dialect lacks the target op |
+
+mod defaults;
+mod elementwise;
+mod feed_fetch;
+mod fill_constant;
+mod misc;
+mod mul;
+mod split;
+mod unsupported;
+mod xshape;
+
+use std::sync::Arc;
+
+use crate::op_translator::OpTranscriber;
+
+pub use defaults::{
+    DefaultAttr, WithDefaults, ARGSORT, BATCH_NORM, CONV, DROPOUT, POOL, SCALE, SOFTMAX,
+    SOFTMAX_WITH_CROSS_ENTROPY,
+};
+pub use elementwise::{elementwise_inputs, Elementwise, ElementwiseGrad, GradAdd};
+pub use feed_fetch::{Data, Feed, Fetch, ShadowOutput};
+pub use fill_constant::FillConstant;
+pub use misc::{AddN, Assign, Cast, Embedding, EmbeddingGrad, Gather, LegacyMatmul, Slice};
+pub use mul::{Mul, MulGrad};
+pub use split::Split;
+pub use unsupported::{NeedsFn, NeedsOps};
+pub use xshape::{WithXShapeAndAxisGrad, WithXShapeGrad};
+
+/// Legacy op types Paddle's `ProgramTranslator` refuses (`unsupported_ops`).
+pub const UNSUPPORTED_OPS: [&str; 2] = ["conditional_block_grad", "while_grad"];
+
+/// The elementwise ops with a legacy `axis`, and their grads.
+const ELEMENTWISE: [(&str, &str); 8] = [
+    ("elementwise_add", "elementwise_add_grad"),
+    ("elementwise_sub", "elementwise_sub_grad"),
+    ("elementwise_mul", "elementwise_mul_grad"),
+    ("elementwise_div", "elementwise_div_grad"),
+    ("elementwise_max", "elementwise_max_grad"),
+    ("elementwise_min", "elementwise_min_grad"),
+    ("elementwise_mod", "elementwise_mod_grad"),
+    ("elementwise_floordiv", "elementwise_floordiv_grad"),
+];
+
+/// The handlers registered by default, by legacy op type.
+pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
+    let mut h: Vec<(&'static str, Arc<dyn OpTranscriber>)> = vec![
+        ("feed", Arc::new(Feed)),
+        ("fetch", Arc::new(Fetch)),
+        ("fetch_v2", Arc::new(Fetch)),
+        ("data", Arc::new(Data)),
+        ("shadow_output", Arc::new(ShadowOutput)),
+        ("fill_constant", Arc::new(FillConstant)),
+        ("mul", Arc::new(Mul)),
+        ("mul_grad", Arc::new(MulGrad)),
+        ("split", Arc::new(Split)),
+        ("grad_add", Arc::new(GradAdd)),
+        ("add_n", Arc::new(AddN)),
+        ("sum", Arc::new(AddN)),
+        ("cast", Arc::new(Cast)),
+        ("assign", Arc::new(Assign)),
+        ("lookup_table_v2", Arc::new(Embedding)),
+        ("lookup_table", Arc::new(Embedding)),
+        ("lookup_table_v2_grad", Arc::new(EmbeddingGrad)),
+        ("gather", Arc::new(Gather)),
+        ("slice", Arc::new(Slice)),
+        ("matmul", Arc::new(LegacyMatmul)),
+        ("batch_norm", Arc::new(BATCH_NORM)),
+        ("conv2d", Arc::new(CONV)),
+        ("conv3d", Arc::new(CONV)),
+        ("depthwise_conv2d", Arc::new(CONV)),
+        ("pool2d", Arc::new(POOL)),
+        ("pool3d", Arc::new(POOL)),
+        ("scale", Arc::new(SCALE)),
+        ("dropout", Arc::new(DROPOUT)),
+        ("softmax", Arc::new(SOFTMAX)),
+        ("cross_entropy_with_softmax", Arc::new(SOFTMAX)),
+        (
+            "softmax_with_cross_entropy",
+            Arc::new(SOFTMAX_WITH_CROSS_ENTROPY),
+        ),
+        ("argsort", Arc::new(ARGSORT)),
+        (
+            "reshape2_grad",
+            Arc::new(WithXShapeGrad {
+                target: "pd_op.reshape_grad",
+            }),
+        ),
+        (
+            "flatten_contiguous_range_grad",
+            Arc::new(WithXShapeGrad {
+                target: "pd_op.flatten_grad",
+            }),
+        ),
+        (
+            "squeeze2_grad",
+            Arc::new(WithXShapeAndAxisGrad {
+                target: "pd_op.squeeze_grad",
+            }),
+        ),
+        (
+            "unsqueeze2_grad",
+            Arc::new(WithXShapeAndAxisGrad {
+                target: "pd_op.unsqueeze_grad",
+            }),
+        ),
+    ];
+    for (fwd, grad) in ELEMENTWISE {
+        h.push((fwd, Arc::new(Elementwise)));
+        h.push((grad, Arc::new(ElementwiseGrad)));
+    }
+    for (op, needs) in unsupported::NEEDS {
+        h.push((op, Arc::new(NeedsOps { needs: *needs })));
+    }
+    h
+}

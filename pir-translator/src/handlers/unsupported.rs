@@ -1,0 +1,131 @@
+//! Handlers for legacy ops whose Paddle translation targets ops this project's dialect does not
+//! define: translating one is a clear error naming the op it needs
+//! ([`TranslateError::MissingOps`]), and the unknown-op report lists them.
+
+use pir_runtime::OpDef;
+
+use crate::op_translator::{OpContext, OpTranscriber};
+use crate::program::{AttrValue, LegacyOp};
+use crate::translate_error::TranslateError;
+use crate::translator::Translator;
+
+/// A legacy op whose translation needs ops the dialect lacks; `needs` picks them for one op
+/// (e.g. `tril_triu` needs `pd_op.tril` or `pd_op.triu` by its `lower` attribute).
+#[derive(Clone, Copy, Debug)]
+pub struct NeedsOps {
+    /// The ops Paddle's translation of this op creates.
+    pub needs: NeedsFn,
+}
+
+impl OpTranscriber for NeedsOps {
+    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
+        let needs = (self.needs)(cx.op());
+        let missing: Vec<String> = needs
+            .iter()
+            .filter(|n| cx.ctx().op_def(n).is_none())
+            .map(|n| n.to_string())
+            .collect();
+        if missing.is_empty() {
+            return Err(cx.invalid(format!(
+                "the translation of `{}` into {} is not implemented",
+                cx.op_type(),
+                needs.join(", ")
+            )));
+        }
+        Err(cx.missing_ops(missing))
+    }
+
+    fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
+        let needs = (self.needs)(cx.op());
+        let missing: Vec<String> = needs
+            .iter()
+            .filter(|n| cx.ctx().op_def(n).is_none())
+            .map(|n| n.to_string())
+            .collect();
+        match needs.first() {
+            Some(first) if missing.is_empty() => cx.op_def(first),
+            _ => Err(cx.missing_ops(missing)),
+        }
+    }
+
+    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
+        (self.needs)(op).into_iter().map(String::from).collect()
+    }
+}
+
+fn lower(op: &LegacyOp) -> bool {
+    matches!(op.attr("lower"), Some(AttrValue::Bool(true)))
+}
+
+fn has_input(op: &LegacyOp, name: &str) -> bool {
+    op.input(name).is_some_and(|v| !v.is_empty())
+}
+
+/// The ops a legacy op needs, chosen from its inputs and attributes.
+pub type NeedsFn = fn(&LegacyOp) -> Vec<&'static str>;
+
+/// `(legacy op type, needs)` of the handlers of this module.
+pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
+    ("assign_value", |_| vec!["pd_op.assign_value"]),
+    ("increment", |_| vec!["pd_op.increment"]),
+    ("one_hot_v2", |_| vec!["pd_op.one_hot"]),
+    ("reduce_all", |_| vec!["pd_op.all"]),
+    ("reduce_any", |_| vec!["pd_op.any"]),
+    ("rnn", |_| vec!["pd_op.rnn"]),
+    ("tril_triu", |op| {
+        vec![if lower(op) {
+            "pd_op.tril"
+        } else {
+            "pd_op.triu"
+        }]
+    }),
+    ("tril_triu_grad", |op| {
+        vec![if lower(op) {
+            "pd_op.tril_grad"
+        } else {
+            "pd_op.triu_grad"
+        }]
+    }),
+    ("set_value", |op| {
+        vec![if has_input(op, "ValueTensor") {
+            "pd_op.set_value_with_tensor"
+        } else {
+            "pd_op.set_value"
+        }]
+    }),
+    ("set_value_grad", |_| {
+        vec!["pd_op.set_value_with_tensor_grad"]
+    }),
+    ("share_buffer", |_| vec!["pd_op.share_data_"]),
+    ("range", |_| vec!["pd_op.arange"]),
+    ("randint", |_| vec!["pd_op.randint"]),
+    ("repeat_interleave", |op| {
+        vec![if has_input(op, "RepeatsTensor") {
+            "pd_op.repeat_interleave_with_tensor_index"
+        } else {
+            "pd_op.repeat_interleave"
+        }]
+    }),
+    ("repeat_interleave_grad", |op| {
+        vec![if has_input(op, "RepeatsTensor") {
+            "pd_op.repeat_interleave_with_tensor_index_grad"
+        } else {
+            "pd_op.repeat_interleave_grad"
+        }]
+    }),
+    ("matrix_rank", |op| {
+        vec![if has_input(op, "TolTensor") {
+            "pd_op.matrix_rank_tol"
+        } else {
+            "pd_op.matrix_rank"
+        }]
+    }),
+    ("select_input", |_| vec!["pd_op.select_input"]),
+    ("select_output", |_| vec!["pd_op.select_output"]),
+    ("lod_array_length", |_| vec!["pd_op.array_length"]),
+    ("write_to_array", |_| vec!["pd_op.array_write_"]),
+    ("read_from_array", |_| vec!["pd_op.array_read"]),
+    ("c_sync_comm_stream", |_| vec!["pd_op.sync_comm_stream_"]),
+    ("conditional_block", |_| vec!["pd_op.if"]),
+    ("while", |_| vec!["pd_op.while"]),
+];

@@ -1,0 +1,447 @@
+//! ProgramTranslator: the block-level translation (Paddle's `ProgramTranslator::Translate`).
+//!
+//! 1. **Parameters** (`GetParameterForSingleBlock`): walking the ops' inputs in file order,
+//!    every persistable variable (except `feed`/`fetch`) read before any op writes it becomes a
+//!    `builtin.parameter`, appended in first-read order.
+//! 2. **External inputs** (`InsertDataOpForSingleBlock`): every other variable the block
+//!    declares and reads before writing becomes a `pd_op.data`, each inserted at the very front
+//!    (so they end up in reverse discovery order, before the parameters).
+//! 3. **Ops** (`TranslateBlock`): each op through its handler, appended in order.
+//! 4. **Written parameters** (`SetParameterFromSingleBlock`, startup programs): a
+//!    `builtin.set_parameter` right after the op defining a parameter the program writes and
+//!    never read.
+//! 5. **Flags** (`SetStopGradientAttributeForAllValue`, `SetIsPersistableAttributeForAllValue`):
+//!    every op result a variable maps to gets that variable's `stop_gradient` and
+//!    `persistable` at its index of the op's `stop_gradient` / `persistable` arrays (created as
+//!    all-`false` when the op has none).
+//!
+//! Only block 0 is translated: control-flow ops (`conditional_block`, `while`) are refused with
+//! a located error.
+
+use pir_runtime::phi::{DataType, Place};
+use pir_runtime::{
+    builtin, AttrData, Attribute, BlockId, InsertPoint, IrContext, OpId, OperationArgs, Parameter,
+    Program, Value,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use crate::error::Location;
+use crate::handlers::UNSUPPORTED_OPS;
+use crate::op_translator::{
+    argument_names, bool_array, insert_slice, sorted_slots, OpContext, SliceError, VarIndex,
+    NO_CAST_VAR_NAMES,
+};
+use crate::program::{LegacyProgram, LegacyVar, VarKind};
+use crate::translate_error::TranslateError;
+use crate::translator::{Translation, Translator};
+use crate::type_translator::{tensor_meta, translate_var_type};
+use crate::variable_map::{VariableDefiningInfo, VariableMap};
+
+/// Legacy op types `SetParameterFromSingleBlock` skips.
+const NO_SET_PARAMETER_OPS: [&str; 2] = ["data", "feed"];
+
+fn no_cast(name: &str) -> bool {
+    NO_CAST_VAR_NAMES.contains(&name)
+}
+
+pub(crate) struct ProgramTranslator<'a> {
+    translator: &'a Translator,
+    legacy: &'a LegacyProgram,
+    var_index: VarIndex<'a>,
+    program: Program,
+    block: BlockId,
+    vars: VariableMap<'a>,
+    /// Persistable variables of block 0 (Paddle's `parameter_name_mappings_`).
+    candidates: FxHashMap<&'a str, &'a LegacyVar>,
+    /// Parameters already given a `builtin.parameter` or `builtin.set_parameter`.
+    visited: FxHashSet<&'a str>,
+}
+
+impl<'a> ProgramTranslator<'a> {
+    pub(crate) fn new(translator: &'a Translator, legacy: &'a LegacyProgram) -> Self {
+        let num_ops: usize = legacy.blocks.iter().map(|b| b.ops.len()).sum();
+        let program = Program::with_capacity(translator.ctx(), num_ops * 3);
+        let block = program.block();
+        let candidates = legacy
+            .global_block()
+            .vars
+            .iter()
+            .filter(|v| v.persistable && !no_cast(&v.name))
+            .map(|v| (v.name.as_str(), v))
+            .collect();
+        ProgramTranslator {
+            translator,
+            legacy,
+            var_index: VarIndex::new(legacy),
+            program,
+            block,
+            vars: VariableMap::with_capacity(legacy.global_block().vars.len()),
+            candidates,
+            visited: FxHashSet::default(),
+        }
+    }
+
+    fn ctx(&self) -> &'a IrContext {
+        self.translator.ctx()
+    }
+
+    fn at_op(&self, op_index: usize) -> Location {
+        let op = &self.legacy.global_block().ops[op_index];
+        Location::program().block(0).op(op_index, Some(&op.op_type))
+    }
+
+    fn ir_error(at: Location) -> impl FnOnce(pir_runtime::IrError) -> TranslateError {
+        move |source| TranslateError::Ir {
+            at: Box::new(at),
+            source,
+        }
+    }
+
+    pub(crate) fn run(mut self) -> Result<Translation, TranslateError> {
+        self.get_parameters()?;
+        self.insert_data_ops()?;
+        self.translate_block()?;
+        self.set_parameters()?;
+        self.set_value_flags()?;
+        let variables = self
+            .vars
+            .iter()
+            .map(|(name, values)| (name.to_string(), values.to_vec()))
+            .collect();
+        Ok(Translation {
+            program: self.program,
+            variables,
+        })
+    }
+
+    /// Step 1: `builtin.parameter` for parameters read before written.
+    fn get_parameters(&mut self) -> Result<(), TranslateError> {
+        let legacy = self.legacy;
+        let capacity = legacy.global_block().vars.len();
+        let mut inner: FxHashSet<&'a str> =
+            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        for (i, op) in legacy.global_block().ops.iter().enumerate() {
+            for name in argument_names(&op.inputs) {
+                if no_cast(name) {
+                    continue;
+                }
+                let Some(&var) = self.candidates.get(name) else {
+                    continue;
+                };
+                if self.visited.contains(name) || inner.contains(name) {
+                    continue;
+                }
+                let ty =
+                    translate_var_type(self.ctx(), var).map_err(|e| TranslateError::Variable {
+                        at: Box::new(self.at_op(i)),
+                        var: name.to_string(),
+                        problem: e.to_string(),
+                    })?;
+                let ctx = self.ctx();
+                let attrs = ctx.dict_attr_sorted(&[("parameter_name", ctx.str_attr(name))]);
+                let op_id = self
+                    .program
+                    .create_op_at(
+                        OperationArgs {
+                            def: &builtin::PARAMETER_DEF,
+                            operands: &[],
+                            attributes: attrs,
+                            result_types: &[Some(ty)],
+                            num_regions: 0,
+                        },
+                        InsertPoint::BlockEnd(self.block),
+                    )
+                    .map_err(Self::ir_error(self.at_op(i)))?;
+                let value = self.program.op(op_id).result(0);
+                self.vars.push(name, VariableDefiningInfo::new(value));
+                self.program.set_parameter(
+                    name,
+                    Parameter {
+                        bytes: Vec::new(),
+                        ty,
+                        is_mutable: true,
+                    },
+                );
+                self.visited.insert(name);
+                inner.insert(name);
+            }
+            inner.extend(op.output_arguments());
+        }
+        Ok(())
+    }
+
+    /// Step 2: `pd_op.data` (each at the front of the block) for the block's external inputs.
+    fn insert_data_ops(&mut self) -> Result<(), TranslateError> {
+        let legacy = self.legacy;
+        let capacity = legacy.global_block().vars.len();
+        let mut produced: FxHashSet<&'a str> =
+            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        for (i, op) in legacy.global_block().ops.iter().enumerate() {
+            for slot in sorted_slots(&op.inputs) {
+                if op.op_type == "transpose2_grad" && slot.parameter == "XShape" {
+                    continue;
+                }
+                for name in &slot.arguments {
+                    let name = name.as_str();
+                    if produced.contains(name) || no_cast(name) || self.vars.contains(name) {
+                        continue;
+                    }
+                    let Some(var) = self.var_index.local(0, name) else {
+                        continue;
+                    };
+                    let value = self.create_undefined_variable(i, var)?;
+                    self.vars.push(name, VariableDefiningInfo::new(value));
+                }
+            }
+            produced.extend(op.output_arguments());
+        }
+        Ok(())
+    }
+
+    /// Paddle's `CreateUndefinedVariable`: `DataOp::Build(name, var shape, var dtype, Place())`
+    /// at the front of the block.
+    fn create_undefined_variable(
+        &mut self,
+        op_index: usize,
+        var: &'a LegacyVar,
+    ) -> Result<Value, TranslateError> {
+        let at = self.at_op(op_index);
+        if var.kind == VarKind::DenseTensorArray {
+            return Err(TranslateError::MissingOps {
+                at: Box::new(at),
+                op_type: self.legacy.global_block().ops[op_index].op_type.clone(),
+                missing: vec!["pd_op.create_array".into()],
+            });
+        }
+        let (dtype, dims) = tensor_meta(var).map_err(|e| TranslateError::Variable {
+            at: Box::new(at.clone()),
+            var: var.name.clone(),
+            problem: e.to_string(),
+        })?;
+        let def = self.translator.ctx().op_def("pd_op.data").ok_or_else(|| {
+            TranslateError::MissingOps {
+                at: Box::new(at.clone()),
+                op_type: self.legacy.global_block().ops[op_index].op_type.clone(),
+                missing: vec!["pd_op.data".into()],
+            }
+        })?;
+        create_data_op(
+            &mut self.program,
+            InsertPoint::BlockStart(self.block),
+            def,
+            &var.name,
+            dtype,
+            dims,
+        )
+        .map_err(Self::ir_error(at))
+    }
+
+    /// Step 3: every op of block 0 through its handler.
+    fn translate_block(&mut self) -> Result<(), TranslateError> {
+        let legacy = self.legacy;
+        for (i, op) in legacy.global_block().ops.iter().enumerate() {
+            if UNSUPPORTED_OPS.contains(&op.op_type.as_str()) {
+                return Err(TranslateError::Unsupported {
+                    at: Box::new(self.at_op(i)),
+                    what: format!("the control-flow op `{}`", op.op_type),
+                });
+            }
+            if op.op_type == "shadow_output" {
+                if let Some([x, ..]) = op.input("x") {
+                    if !self.vars.contains(x) {
+                        continue;
+                    }
+                }
+            }
+            let handler = self.translator.handler(&op.op_type);
+            let mut cx = OpContext {
+                translator: self.translator,
+                legacy,
+                var_index: &self.var_index,
+                block_index: 0,
+                op_index: i,
+                op,
+                names: self.translator.compat().op_names(&op.op_type),
+                program: &mut self.program,
+                block: self.block,
+                vars: &mut self.vars,
+            };
+            handler.translate(&mut cx)?;
+        }
+        Ok(())
+    }
+
+    /// Step 4: `builtin.set_parameter` after the op defining a written, never-read parameter.
+    fn set_parameters(&mut self) -> Result<(), TranslateError> {
+        let legacy = self.legacy;
+        for (i, op) in legacy.global_block().ops.iter().enumerate().rev() {
+            if NO_SET_PARAMETER_OPS.contains(&op.op_type.as_str()) {
+                continue;
+            }
+            for name in argument_names(&op.outputs) {
+                if !self.candidates.contains_key(name)
+                    || self.visited.contains(name)
+                    || !self.vars.contains(name)
+                    || op.input_arguments().any(|n| n == name)
+                {
+                    continue;
+                }
+                let Some(mut info) = self.vars.get(name).copied() else {
+                    continue;
+                };
+                if info.generated_by_vector {
+                    let v = insert_slice(&mut self.program, self.block, &mut self.vars, name)
+                        .map_err(|e| TranslateError::Invalid {
+                            at: Box::new(self.at_op(i)),
+                            message: match e {
+                                SliceError::Unmapped => format!("`{name}` is unmapped"),
+                                SliceError::Invalid(m) => m,
+                            },
+                        })?;
+                    info = VariableDefiningInfo::new(v);
+                }
+                let Some(defining) = self.program.defining_op(info.value) else {
+                    continue;
+                };
+                let ctx = self.ctx();
+                let attrs = ctx.dict_attr_sorted(&[("parameter_name", ctx.str_attr(name))]);
+                self.program
+                    .create_op_at(
+                        OperationArgs {
+                            def: &builtin::SET_PARAMETER_DEF,
+                            operands: &[Some(info.value)],
+                            attributes: attrs,
+                            result_types: &[],
+                            num_regions: 0,
+                        },
+                        InsertPoint::After(defining),
+                    )
+                    .map_err(Self::ir_error(self.at_op(i)))?;
+                if let Some(ty) = self.program.value_type(info.value) {
+                    self.program.set_parameter(
+                        name,
+                        Parameter {
+                            bytes: Vec::new(),
+                            ty,
+                            is_mutable: true,
+                        },
+                    );
+                }
+                self.visited.insert(name);
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 5: the `stop_gradient` and `persistable` arrays. Paddle runs one pass per flag and
+    /// block; both are computed here in one sweep and each op's arrays are written once.
+    fn set_value_flags(&mut self) -> Result<(), TranslateError> {
+        let mut flags: FxHashMap<OpId, (Flags, Flags)> =
+            FxHashMap::with_capacity_and_hasher(self.vars.len(), Default::default());
+        let ctx = self.ctx();
+        let read = |program: &Program, op: OpId, name: &str| -> Flags {
+            let r = program.op(op);
+            match r.attr_data(name) {
+                Some(AttrData::Array(items)) if items.len() == r.num_results() => items
+                    .iter()
+                    .map(|&a| matches!(ctx.attr_data(a), AttrData::Bool(true)))
+                    .collect(),
+                _ => std::iter::repeat_n(false, r.num_results()).collect(),
+            }
+        };
+        let mut order: Vec<OpId> = Vec::new();
+        for block in 0..self.legacy.blocks.len() {
+            for (name, values) in self.vars.iter() {
+                if no_cast(name) {
+                    continue;
+                }
+                let Some(var) = self.var_index.find(block, name) else {
+                    continue;
+                };
+                for info in values {
+                    let pir_runtime::ValueDef::OpResult { op, index } =
+                        self.program.value_def(info.value)
+                    else {
+                        continue;
+                    };
+                    let entry = flags.entry(op).or_insert_with(|| {
+                        order.push(op);
+                        (
+                            read(&self.program, op, "stop_gradient"),
+                            read(&self.program, op, "persistable"),
+                        )
+                    });
+                    if let Some(s) = entry.0.get_mut(index as usize) {
+                        *s = var.stop_gradient;
+                    }
+                    if let Some(p) = entry.1.get_mut(index as usize) {
+                        *p = var.persistable;
+                    }
+                }
+            }
+        }
+        for op in order {
+            let (sg, pers) = &flags[&op];
+            let (sg, pers) = (bools(ctx, sg), bools(ctx, pers));
+            // One new dictionary: the op's entries with both arrays set.
+            let entries: SmallVec<[(&str, Attribute); 16]> = self
+                .program
+                .op(op)
+                .attribute_entries()
+                .iter()
+                .map(|(n, a)| (&**n, *a))
+                .filter(|(n, _)| *n != "stop_gradient" && *n != "persistable")
+                .chain([("persistable", pers), ("stop_gradient", sg)])
+                .collect();
+            let dict = ctx.dict_attr(&entries);
+            drop(entries);
+            self.program
+                .set_attributes(op, dict)
+                .map_err(Self::ir_error(Location::program()))?;
+        }
+        Ok(())
+    }
+}
+
+/// One flag per result of an op.
+type Flags = SmallVec<[bool; 6]>;
+
+fn bools(ctx: &IrContext, v: &[bool]) -> Attribute {
+    if let [b] = v {
+        return bool_array(ctx, *b, 1);
+    }
+    ctx.bool_array_attr(v)
+}
+
+/// `DataOp::Build(name, shape, dtype, Place())` as the builder makes it (`stop_gradient` =
+/// `[true]`: a data op has no operands), inserted at `at`.
+pub(crate) fn create_data_op(
+    program: &mut Program,
+    at: InsertPoint,
+    def: &'static pir_runtime::OpDef,
+    name: &str,
+    dtype: DataType,
+    shape: &[i64],
+) -> Result<Value, pir_runtime::IrError> {
+    let ctx = program.ctx().clone();
+    let attrs = ctx.dict_attr_sorted(&[
+        ("dtype", ctx.dtype_attr(dtype)),
+        ("name", ctx.str_attr(name)),
+        ("place", ctx.place_attr(Place::default())),
+        ("shape", ctx.int_array_attr(shape)),
+        ("stop_gradient", bool_array(&ctx, true, 1)),
+    ]);
+    let ty = ctx.dense_tensor_type(dtype, shape);
+    let op = program.create_op_at(
+        OperationArgs {
+            def,
+            operands: &[],
+            attributes: attrs,
+            result_types: &[Some(ty)],
+            num_regions: 0,
+        },
+        at,
+    )?;
+    Ok(program.op(op).result(0))
+}
