@@ -13,6 +13,15 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
+    /// An input file's content is invalid: a corrupt `.pdmodel`, a program the translator or
+    /// the JSON reader rejects (the message locates the problem inside the file).
+    #[error("{}: {source}", path.display())]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, located.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Yaml problems, one per line with file:line.
     #[error("{} problem(s) in the yaml:\n{}", .0.len(), .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
     Spec(pir_spec::yaml::SpecErrors),
@@ -22,6 +31,9 @@ pub enum CliError {
     /// Invalid command-line input.
     #[error("{0}")]
     Usage(String),
+    /// A check the command was asked to run found problems (reported above on stderr).
+    #[error("{0}")]
+    Check(String),
     /// Program verification failed.
     #[error("{0}")]
     Verify(#[from] pir_runtime::VerifyErrors),
@@ -39,6 +51,19 @@ impl CliError {
         CliError::Io {
             path: path.into(),
             source,
+        }
+    }
+}
+
+impl CliError {
+    /// A problem with the content of input `path`.
+    pub fn input(
+        path: &std::path::Path,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> CliError {
+        CliError::Input {
+            path: path.to_path_buf(),
+            source: Box::new(e),
         }
     }
 }

@@ -1,12 +1,15 @@
 //! `pir translate`: legacy ProgramDesc (`.pdmodel`) to PIR.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use pir_runtime::Program;
+use pir_translator::{LegacyProgram, TranslateOptions, Translator};
 
 use crate::error::CliError;
 
-/// `pir translate MODEL.pdmodel [-o OUT] [--check-types]`
+/// `pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]`
 #[derive(Args)]
 pub struct TranslateArgs {
     /// The legacy program (`.pdmodel`, protobuf).
@@ -14,15 +17,57 @@ pub struct TranslateArgs {
     /// Write the PIR text here instead of standard output.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Re-run every op's infer-meta and report results whose recorded type differs.
+    /// Re-run every op's infer-meta and report results whose recorded type differs (to
+    /// stderr); differences make the command fail.
     #[arg(long)]
     pub check_types: bool,
+    /// Before translating, list every op of the program that cannot be translated (all of
+    /// them at once, with their positions and the missing ops) and fail if there is any.
+    #[arg(long)]
+    pub report_unknown: bool,
+}
+
+/// A decoding or translation problem of `path`: the message carries the location in the
+/// program and what is wrong.
+fn file_error(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> CliError {
+    CliError::input(path, e)
+}
+
+/// Decodes and translates `path` into the `pd_op` dialect of this binary.
+pub fn translate_file(path: &Path, options: TranslateOptions) -> Result<Program, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
+    let legacy = LegacyProgram::decode(&bytes).map_err(|e| file_error(path, e))?;
+    let translator = Translator::new(super::catalog::context()?);
+    let translation = translator
+        .translate_with(&legacy, options)
+        .map_err(|e| file_error(path, e))?;
+    Ok(translation.program)
 }
 
 /// Runs `pir translate`.
 pub fn run(args: TranslateArgs) -> Result<(), CliError> {
-    Err(CliError::Usage(format!(
-        "{}: translation is not available yet",
-        args.model.display()
-    )))
+    let options = TranslateOptions {
+        report_unknown: args.report_unknown,
+    };
+    let program = translate_file(&args.model, options)?;
+    let text = program.to_string();
+    match &args.output {
+        Some(out) => std::fs::write(out, &text).map_err(|e| CliError::io(out, e))?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| CliError::io("<stdout>", e))?,
+    }
+    if args.check_types {
+        let report = pir_runtime::check_types(&program);
+        eprint!("{report}");
+        if !report.is_clean() {
+            return Err(CliError::Check(format!(
+                "{}: check-types found {} result type(s) that differ from their infer-meta",
+                args.model.display(),
+                report.differences.len()
+            )));
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,247 @@
+//! `pir translate`, `pir verify` and `pir print` on legacy programs, run as a user would: on
+//! Paddle's fixtures (output compared with Paddle's own translation, byte for byte), on a
+//! program with unknown ops, and on corrupt or unsupported files.
+//!
+//! The fixtures are read in place from `$PIR_PADDLE_REF/legacy` (or
+//! `$PIR_PADDLE_YAML/../paddle-ref/legacy`); the tests that need them print a notice and pass
+//! when neither is set.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pir"))
+        .args(args)
+        .output()
+        .expect("run pir")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn legacy_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("PIR_PADDLE_REF") {
+        Some(r) => Some(PathBuf::from(r).join("legacy")),
+        None => std::env::var_os("PIR_PADDLE_YAML")
+            .map(|y| PathBuf::from(y).join("../paddle-ref/legacy")),
+    }
+    .filter(|d| d.is_dir());
+    if dir.is_none() {
+        eprintln!(
+            "notice: PIR_PADDLE_REF / PIR_PADDLE_YAML not set; skipping the CLI tests on \
+             Paddle's legacy fixtures"
+        );
+    }
+    dir
+}
+
+/// A scratch file path unique to this test process.
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("pir-cli-translate-{}-{name}", std::process::id()))
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn translate_prints_paddles_translation_of_every_fixture() {
+    let Some(dir) = legacy_dir() else { return };
+    for name in [
+        "small_cnn",
+        "small_cnn_train",
+        "small_cnn_startup",
+        "small_cnn_inference",
+        "split_slice",
+    ] {
+        let model = dir.join(format!("{name}.pdmodel"));
+        let expected =
+            std::fs::read_to_string(dir.join(format!("{name}_translated_pir.txt"))).unwrap();
+        let o = pir(&["translate", path_str(&model), "--check-types"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(
+            stdout(&o) == expected,
+            "{name}: stdout differs from Paddle's translation"
+        );
+        assert!(
+            stderr(&o).contains(" 0 difference(s)"),
+            "{name}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn translate_writes_to_an_output_file() {
+    let Some(dir) = legacy_dir() else { return };
+    let out = scratch("split_slice.txt");
+    let model = dir.join("split_slice.pdmodel");
+    let o = pir(&["translate", path_str(&model), "-o", path_str(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    let written = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let expected = std::fs::read_to_string(dir.join("split_slice_translated_pir.txt")).unwrap();
+    assert!(
+        written == expected,
+        "the written file differs from Paddle's translation"
+    );
+}
+
+#[test]
+fn verify_and_print_read_pdmodel_files() {
+    let Some(dir) = legacy_dir() else { return };
+    let model = dir.join("small_cnn_train.pdmodel");
+    let expected = std::fs::read_to_string(dir.join("small_cnn_train_translated_pir.txt")).unwrap();
+    // One op per line between the braces of Paddle's print.
+    let ops = expected.lines().count() - 2;
+    let o = pir(&["verify", path_str(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("{}: verified ({ops} ops)\n", model.display())
+    );
+    let o = pir(&["print", path_str(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o) == expected,
+        "pir print differs from Paddle's translation"
+    );
+}
+
+#[test]
+fn report_unknown_lists_every_unknown_op() {
+    let Some(dir) = legacy_dir() else { return };
+    // Same-length renames keep the protobuf valid: `relu` → `relx` (the op and its variables),
+    // `pool2d` → `poolxd`.
+    let mut bytes = std::fs::read(dir.join("small_cnn.pdmodel")).unwrap();
+    for (from, to) in [(&b"relu"[..], &b"relx"[..]), (b"pool2d", b"poolxd")] {
+        let mut i = 0;
+        while i + from.len() <= bytes.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+            }
+            i += 1;
+        }
+    }
+    let model = scratch("unknown.pdmodel");
+    std::fs::write(&model, &bytes).unwrap();
+
+    let o = pir(&["translate", path_str(&model), "--report-unknown"]);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(stdout(&o).is_empty());
+    assert!(
+        err.contains("2 op type(s) of the program cannot be translated:"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "`relx` (block 0 op 4): no special handler is registered and no registered dialect \
+             defines `pd_op.relx`"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("`poolxd` (block 0 op 5)"), "{err}");
+
+    // Without the option, the first one stops the translation.
+    let o = pir(&["translate", path_str(&model)]);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("block 0, op 4 (`relx`): cannot translate op type `relx`"),
+        "{err}"
+    );
+    assert!(!err.contains("poolxd"), "{err}");
+    std::fs::remove_file(&model).unwrap();
+}
+
+#[test]
+fn corrupt_file_is_a_clear_error() {
+    // A valid one-op program, cut short.
+    let Some(dir) = legacy_dir() else { return };
+    let bytes = std::fs::read(dir.join("split_slice.pdmodel")).unwrap();
+    let model = scratch("truncated.pdmodel");
+    std::fs::write(&model, &bytes[..bytes.len() / 2]).unwrap();
+    for cmd in ["translate", "verify", "print"] {
+        let o = pir(&[cmd, path_str(&model)]);
+        assert!(!o.status.success(), "{cmd}");
+        assert!(stdout(&o).is_empty(), "{cmd}");
+        let err = stderr(&o);
+        assert!(err.starts_with("error: "), "{cmd}: {err}");
+        assert!(
+            err.contains(&format!("{}:", model.display())),
+            "{cmd}: {err}"
+        );
+        assert!(err.contains("malformed"), "{cmd}: {err}");
+    }
+    std::fs::remove_file(&model).unwrap();
+}
+
+#[test]
+fn truncated_minimal_program_is_a_clear_error() {
+    // `ProgramDesc { blocks: [BlockDesc { idx: 0, parent_idx: -1 }] }`, encoded by hand.
+    let mut block = vec![0x08u8, 0x00, 0x10];
+    block.extend([0xff; 9]);
+    block.push(0x01);
+    let mut bytes = vec![0x0au8, block.len() as u8];
+    bytes.extend(&block);
+    let model = scratch("minimal.pdmodel");
+    std::fs::write(&model, &bytes).unwrap();
+    let o = pir(&["translate", path_str(&model)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "{\n}\n");
+
+    std::fs::write(&model, &bytes[..bytes.len() - 4]).unwrap();
+    let o = pir(&["translate", path_str(&model)]);
+    assert!(!o.status.success());
+    assert!(stdout(&o).is_empty());
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: {}: program: malformed `ProgramDesc` protobuf data: failed to decode \
+             Protobuf message: ProgramDesc.blocks: buffer underflow\n",
+            model.display()
+        )
+    );
+    std::fs::remove_file(&model).unwrap();
+}
+
+#[test]
+fn garbage_and_missing_files_fail_cleanly() {
+    let model = scratch("garbage.pdmodel");
+    std::fs::write(&model, [0xffu8; 16]).unwrap();
+    let o = pir(&["translate", path_str(&model)]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("malformed `ProgramDesc`"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&model).unwrap();
+
+    let o = pir(&["translate", "/nonexistent/model.pdmodel"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/nonexistent/model.pdmodel"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn verify_and_print_name_unknown_formats() {
+    for cmd in ["verify", "print"] {
+        let o = pir(&[cmd, "program.txt"]);
+        assert!(!o.status.success());
+        assert_eq!(
+            stderr(&o),
+            "error: program.txt: unknown program format (expected a `.pdmodel` or a `.json` file)\n"
+        );
+    }
+}
