@@ -9,7 +9,10 @@
 fn yaml_ui() {
     // The cases name their yaml through this variable, so the path does not depend on where
     // trybuild builds them.
-    std::env::set_var("PIR_UI_YAML", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/yaml_ui/yaml"));
+    std::env::set_var(
+        "PIR_UI_YAML",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/yaml_ui/yaml"),
+    );
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/yaml_ui/fail/*.rs");
 }
