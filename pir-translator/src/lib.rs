@@ -118,3 +118,9 @@ pub fn decode_program(bytes: &[u8]) -> Result<proto::ProgramDesc, DecodeError> {
     LegacyProgram::from_proto(&desc)?;
     Ok(desc)
 }
+
+/// The examples of `docs/translator-handlers.md`, compiled and run as doctests so the guide
+/// stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/translator-handlers.md")]
+pub struct TranslatorHandlersGuide;
