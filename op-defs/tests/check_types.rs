@@ -66,3 +66,38 @@ fn a_changed_result_type_is_reported() {
     // The relu after it now infers from the (wrong) recorded conv output, so it differs too.
     assert_eq!(report.differences.len(), 2, "{report}");
 }
+
+/// `UnchangedInferMeta` ops (`out->share_meta(x)`) give their result the input's exact type:
+/// dims, dtype, layout, LoD and offset, the same handle (the typed build takes a fast path for
+/// them; it must agree with Paddle's rule and with the general infer-meta path).
+#[test]
+fn unchanged_infer_meta_results_keep_the_whole_input_type() {
+    use pir_runtime::meta::TensorMeta;
+    use pir_runtime::phi::DataLayout;
+    use pir_runtime::Op;
+
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let mut meta = TensorMeta::new(DataType::Float16, &[-1, 7, 5]);
+    meta.layout = DataLayout::Nhwc;
+    meta.lod = vec![vec![0, 2, 7]];
+    meta.offset = 64;
+    let t = ctx.tensor_type_of(&meta);
+    // A value of that type (a data op given the type explicitly).
+    let dict = ctx.empty_dict();
+    let src = b
+        .create_with(DataOp::DEF, &[], dict, &[Some(t)], 0)
+        .unwrap();
+    let x = b.program().op(src).result(0);
+    let relu = ReluOp::build(&mut b, x).unwrap();
+    let y = relu.out(b.program());
+    assert_eq!(b.program().value_type(y), Some(t));
+    let z = TanhOp::build(&mut b, y).unwrap().out(b.program());
+    assert_eq!(b.program().value_type(z), Some(t));
+    // `check_types` re-runs the general infer-meta path on every op: it agrees.
+    let report = check_types(&prog);
+    assert!(report.is_clean(), "{report}");
+    assert!(report.checked >= 2, "relu and tanh are checked: {report}");
+}

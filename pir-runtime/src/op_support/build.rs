@@ -14,7 +14,7 @@ use crate::program::{OpId, Program, Value};
 use crate::types::{Type, TypeDisplay};
 
 use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, attribute_is, AttrArg};
-use super::infer::{infer_result_types, input_meta, InputMeta};
+use super::infer::{infer_result_types, input_meta, unchanged_result_type, InputMeta};
 use super::signature::type_fits;
 
 /// The schema of a generated op.
@@ -200,6 +200,9 @@ pub fn build_typed(
         let ctx = &**prog.ctx();
         let mut values = SmallVec::new();
         let dict = attributes_from_args(ctx, def, s, attrs, &mut values)?;
+        if let Some(t) = unchanged_result_type(prog, def, s, &operands) {
+            return Ok(b.create_with(def, &operands, dict, &[Some(t)], 0)?);
+        }
         let mut metas: SmallVec<[InputMeta<'_>; 6]> = SmallVec::with_capacity(s.inputs.len());
         for (input, v) in s.inputs.iter().zip(inputs) {
             metas.push(input_meta(prog, &input.kind, *v));

@@ -322,6 +322,38 @@ pub fn infer_result_types(
     Ok(types)
 }
 
+/// The result type of a single-input, single-output op whose infer-meta is Paddle's
+/// `UnchangedInferMeta` (`out->share_meta(x)`: relu, tanh, sigmoid, ...), when the input is a
+/// tensor of the output's kind: the input's own type handle. This is exactly what
+/// [`infer_result_types`] computes for such an op (its shared output keeps the input's type),
+/// without building the infer-meta context; `None` sends the op down the general path.
+pub(crate) fn unchanged_result_type(
+    prog: &Program,
+    def: &'static OpDef,
+    s: &OpSchema,
+    operands: &[Option<Value>],
+) -> Option<Type> {
+    let ([input], [output], [Some(x)]) = (&*s.inputs, &*s.outputs, operands) else {
+        return None;
+    };
+    if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_)))
+        || def.infer_params != Some(&[ParamRef::Input(0)][..])
+    {
+        return None;
+    }
+    let ValueKind::Tensor(k) = output.kind else {
+        return None;
+    };
+    let im = def.interface::<InferMeta>()?;
+    // The function must also exist, so that a missing one is still reported by the general
+    // path.
+    if im.func_name != "UnchangedInferMeta" || im.func().is_none() {
+        return None;
+    }
+    let t = prog.value_type(*x)?;
+    (t.kind() == kind_of(k)).then_some(t)
+}
+
 #[cold]
 fn arity(def: &OpDef, what: &str, i: u16, n: usize) -> BuildError {
     BuildError::Invalid {
