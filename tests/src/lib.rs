@@ -40,3 +40,20 @@ pub mod mini {
         infer_meta = crate::MINI_INFER_META,
     }
 }
+
+/// The examples of `docs/defining-a-dialect.md`, compiled and run as doctests so the guide stays
+/// true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/defining-a-dialect.md")]
+pub struct DefiningADialectGuide;
+
+/// The examples of `docs/traits-and-interfaces.md`, compiled and run as doctests so the guide
+/// stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/traits-and-interfaces.md")]
+pub struct TraitsAndInterfacesGuide;
+
+/// The examples of `docs/infer-meta.md`, compiled and run as doctests so the guide stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/infer-meta.md")]
+pub struct InferMetaGuide;
