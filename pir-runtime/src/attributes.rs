@@ -26,6 +26,15 @@ use crate::phi::{DataLayout, DataType, Place};
 use crate::types::Type;
 
 /// A handle to an interned attribute: 4 bytes, `Copy`, equality is identity.
+///
+/// ```
+/// use pir_runtime::{Attribute, IrContext};
+/// let ctx = IrContext::new();
+/// let a: Attribute = ctx.str_attr("relu");
+/// assert_eq!(std::mem::size_of::<Attribute>(), 4);
+/// assert_eq!(a, ctx.str_attr("relu")); // interned: compared by handle
+/// assert_eq!(a.display(&ctx).to_string(), "\"relu\"");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Attribute(pub(crate) NonZeroU32);
 
@@ -51,11 +60,27 @@ impl Attribute {
     }
 
     /// The attribute's data.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext};
+    /// let ctx = IrContext::new();
+    /// let a = ctx.array_attr(&[ctx.i64_attr(1), ctx.i64_attr(2)]);
+    /// let AttrData::Array(items) = a.data(&ctx) else { panic!() };
+    /// assert_eq!(items.len(), 2);
+    /// assert!(matches!(items[1].data(&ctx), AttrData::Int64(2)));
+    /// ```
     pub fn data(self, ctx: &IrContext) -> &AttrData {
         ctx.attr_data(self)
     }
 
     /// A value that prints the attribute as Paddle does.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let d = ctx.dict_attr(&[("eps", ctx.f32_attr(1e-5)), ("axes", ctx.int_array_attr(&[0, 1]))]);
+    /// assert_eq!(d.display(&ctx).to_string(), "{axes:[0,1],eps:1e-05}");
+    /// ```
     pub fn display(self, ctx: &IrContext) -> AttrDisplay<'_> {
         AttrDisplay { ctx, attr: self }
     }
@@ -68,6 +93,19 @@ impl fmt::Debug for Attribute {
 }
 
 /// The data behind an [`Attribute`].
+///
+/// ```
+/// use pir_runtime::{AttrData, IrContext, phi::DataType};
+/// let ctx = IrContext::new();
+/// let describe = |a| match ctx.attr_data(a) {
+///     AttrData::Str(s) => format!("string {s}"),
+///     AttrData::DataType(d) => format!("dtype {}", d.name()),
+///     other => other.kind_name().to_string(),
+/// };
+/// assert_eq!(describe(ctx.str_attr("w")), "string w");
+/// assert_eq!(describe(ctx.dtype_attr(DataType::Int64)), "dtype int64");
+/// assert_eq!(describe(ctx.index_attr(0)), "pir::IndexAttribute");
+/// ```
 #[derive(Clone, Debug)]
 pub enum AttrData {
     /// `pir::BoolAttribute`.
@@ -106,6 +144,14 @@ pub enum AttrData {
 
 impl AttrData {
     /// The value as a `phi::Scalar`, if this is one of the kinds a ScalarAttribute covers.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, meta::Scalar};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.f64_attr(0.5).data(&ctx).as_scalar(), Some(Scalar::F64(0.5)));
+    /// assert_eq!(ctx.i32_attr(3).data(&ctx).as_scalar(), Some(Scalar::I32(3)));
+    /// assert_eq!(ctx.str_attr("x").data(&ctx).as_scalar(), None);
+    /// ```
     pub fn as_scalar(&self) -> Option<Scalar> {
         Some(match *self {
             AttrData::Bool(v) => Scalar::Bool(v),
@@ -120,6 +166,13 @@ impl AttrData {
     }
 
     /// A short name of the attribute's kind, for messages (`pir::Int32Attribute`, ...).
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.i32_attr(1).data(&ctx).kind_name(), "pir::Int32Attribute");
+    /// assert_eq!(ctx.int_array_attr(&[]).data(&ctx).kind_name(), "paddle::dialect::IntArrayAttribute");
+    /// ```
     pub fn kind_name(&self) -> &'static str {
         match self {
             AttrData::Bool(_) => "pir::BoolAttribute",
@@ -143,6 +196,16 @@ impl AttrData {
 }
 
 /// The entries of a dictionary key: borrowed names (a lookup) or stored ones.
+///
+/// ```
+/// use pir_runtime::{AttrKey, IrContext, attributes::DictEntries};
+/// let ctx = IrContext::new();
+/// let one = ctx.i32_attr(1);
+/// let key = AttrKey::Dict(DictEntries::Borrowed(&[("a", one), ("b", one)]));
+/// let d = ctx.intern_attr(key);
+/// assert_eq!(d, ctx.dict_attr(&[("b", one), ("a", one)]));
+/// assert_eq!(ctx.lookup_attr(key), Some(d));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum DictEntries<'a> {
     /// Entries given by a caller, sorted by name with unique names.
@@ -184,6 +247,15 @@ impl Hash for DictEntries<'_> {
 
 /// A borrowed description of an attribute, to intern it or look it up without allocating.
 /// Floats compare and hash by their bits.
+///
+/// ```
+/// use pir_runtime::{AttrKey, IrContext};
+/// let ctx = IrContext::new();
+/// let a = ctx.intern_attr(AttrKey::Double(f64::NAN));
+/// assert_eq!(a, ctx.intern_attr(AttrKey::Double(f64::NAN))); // floats compare by bits
+/// assert_eq!(a.display(&ctx).to_string(), "nan");
+/// assert_eq!(ctx.lookup_attr(AttrKey::Float(f32::NAN)), None); // a float is not a double
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum AttrKey<'a> {
     /// See [`AttrData::Bool`].
@@ -353,6 +425,14 @@ impl Internable for AttrData {
 }
 
 /// Prints an attribute as Paddle does.
+///
+/// ```
+/// use pir_runtime::{IrContext, phi::DataType};
+/// let ctx = IrContext::new();
+/// let t = ctx.type_attr(ctx.dense_tensor_type(DataType::Float32, &[2]));
+/// let shown = t.display(&ctx);
+/// assert_eq!(format!("<{shown}>"), "<tensor<2xf32>>");
+/// ```
 pub struct AttrDisplay<'a> {
     ctx: &'a IrContext,
     attr: Attribute,

@@ -23,6 +23,14 @@ use crate::program::{OpRef, Value};
 use crate::types::{Type, TypeData};
 
 /// The builtin dialect (always registered).
+///
+/// ```
+/// use pir_runtime::{builtin::BuiltinDialect, Dialect, IrContext};
+/// assert_eq!(BuiltinDialect::NAME, "builtin");
+/// assert_eq!(BuiltinDialect::op_defs().len(), 8);
+/// let ctx = IrContext::new(); // registers it already; registering again is a no-op
+/// ctx.register_dialect::<BuiltinDialect>().unwrap();
+/// ```
 pub struct BuiltinDialect;
 
 impl Dialect for BuiltinDialect {
@@ -56,28 +64,117 @@ const fn def(
 }
 
 /// `builtin.module`: the program's top-level op, one region of one block.
+///
+/// ```
+/// use pir_runtime::{builtin, IrContext, Program};
+/// let ctx = IrContext::new();
+/// let prog = Program::new(&ctx);
+/// assert_eq!(prog.op(prog.module_op()).def(), &builtin::MODULE_DEF);
+/// ```
 pub static MODULE_DEF: OpDef = def("builtin.module", &[], verify_module);
 /// `builtin.parameter`: `() -> T`, attribute `parameter_name`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let w = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+/// let op = prog.op(prog.defining_op(w).unwrap());
+/// assert_eq!(op.def(), &builtin::PARAMETER_DEF);
+/// assert_eq!(builtin::PARAMETER_DEF.attribute_names, ["parameter_name"]);
+/// ```
 pub static PARAMETER_DEF: OpDef = def("builtin.parameter", &["parameter_name"], verify_parameter);
 /// `builtin.set_parameter`: `(T) -> ()`, attribute `parameter_name`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// builtin::set_parameter(&mut b, w, "w").unwrap();
+/// let last = prog.last_op(prog.block()).unwrap();
+/// assert_eq!(prog.op(last).def(), &builtin::SET_PARAMETER_DEF);
+/// ```
 pub static SET_PARAMETER_DEF: OpDef = def(
     "builtin.set_parameter",
     &["parameter_name"],
     verify_set_parameter,
 );
 /// `builtin.shadow_output`: `(T) -> ()`, attribute `output_name`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// builtin::shadow_output(&mut b, w, "out").unwrap();
+/// let last = prog.last_op(prog.block()).unwrap();
+/// assert_eq!(prog.op(last).def(), &builtin::SHADOW_OUTPUT_DEF);
+/// ```
 pub static SHADOW_OUTPUT_DEF: OpDef = def(
     "builtin.shadow_output",
     &["output_name"],
     verify_shadow_output,
 );
 /// `builtin.combine`: `(T0, T1, ...) -> vec[T0,T1,...]`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType, verify};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// // A combine whose result type does not list its operands' types fails to verify:
+/// let wrong = b.ctx().vector_type(&[t, t]);
+/// b.create_with(&builtin::COMBINE_DEF, &[Some(w)], ctx.empty_dict(), &[Some(wrong)], 0).unwrap();
+/// let err = verify(&prog).unwrap_err();
+/// assert!(err.0[0].message.contains("the vector has 2 element(s) but the op has 1 operand(s)"));
+/// ```
 pub static COMBINE_DEF: OpDef = def("builtin.combine", &[], verify_combine);
 /// `builtin.split`: `(vec[T0,T1,...]) -> T0, T1, ...`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// let v = builtin::combine(&mut b, &[w]).unwrap();
+/// let parts = builtin::split(&mut b, v).unwrap();
+/// assert_eq!(prog.op(prog.defining_op(parts[0]).unwrap()).def(), &builtin::SPLIT_DEF);
+/// ```
 pub static SPLIT_DEF: OpDef = def("builtin.split", &[], verify_split);
 /// `builtin.slice`: `(vec[...]) -> T_index`, attribute `index`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// let v = builtin::combine(&mut b, &[w]).unwrap();
+/// let e = builtin::slice(&mut b, v, 0).unwrap();
+/// let op = prog.op(prog.defining_op(e).unwrap());
+/// assert_eq!((op.def(), op.attr("index")), (&builtin::SLICE_DEF, Some(ctx.i32_attr(0))));
+/// ```
 pub static SLICE_DEF: OpDef = def("builtin.slice", &["index"], verify_slice);
 /// `builtin.constant`: `() -> T`, attribute `value`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// let c = builtin::constant(&mut Builder::at_end(&mut prog), ctx.f64_attr(0.5), ctx.scalar_type(DataType::Float64)).unwrap();
+/// assert_eq!(prog.op(prog.defining_op(c).unwrap()).def(), &builtin::CONSTANT_DEF);
+/// ```
 pub static CONSTANT_DEF: OpDef = def("builtin.constant", &["value"], verify_constant);
 
 fn counts(op: OpRef<'_>, operands: Option<usize>, results: Option<usize>) -> Result<(), String> {
@@ -252,6 +349,16 @@ fn verify_constant(op: OpRef<'_>) -> Result<(), String> {
 }
 
 /// Builds `builtin.parameter` named `name` of type `ty`; returns its result.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[6, 5]);
+/// let w = builtin::parameter(&mut Builder::at_end(&mut prog), "fc_0.w_0", t).unwrap();
+/// assert_eq!(prog.value_type(w), Some(t));
+/// assert_eq!(prog.to_string(), "{\n    (%0) = \"builtin.parameter\" () {parameter_name:\"fc_0.w_0\"} : () -> tensor<6x5xf32>\n}\n");
+/// ```
 pub fn parameter(b: &mut Builder<'_>, name: &str, ty: Type) -> Result<Value, IrError> {
     let attrs = b
         .ctx()
@@ -261,6 +368,18 @@ pub fn parameter(b: &mut Builder<'_>, name: &str, ty: Type) -> Result<Value, IrE
 }
 
 /// Builds `builtin.set_parameter` storing `value` as parameter `name`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// builtin::set_parameter(&mut b, w, "w_new").unwrap();
+/// let op = prog.op(prog.last_op(prog.block()).unwrap());
+/// assert_eq!((op.num_results(), op.attr("parameter_name")), (0, Some(ctx.str_attr("w_new"))));
+/// ```
 pub fn set_parameter(b: &mut Builder<'_>, value: Value, name: &str) -> Result<(), IrError> {
     let attrs = b
         .ctx()
@@ -270,6 +389,18 @@ pub fn set_parameter(b: &mut Builder<'_>, value: Value, name: &str) -> Result<()
 }
 
 /// Builds `builtin.shadow_output` exposing `value` as `name`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// builtin::shadow_output(&mut b, w, "fetch_0").unwrap();
+/// assert!(prog.to_string().contains(
+///     "() = \"builtin.shadow_output\" (%0) {output_name:\"fetch_0\"} : (tensor<2xf32>) -> "));
+/// ```
 pub fn shadow_output(b: &mut Builder<'_>, value: Value, name: &str) -> Result<(), IrError> {
     let attrs = b
         .ctx()
@@ -279,6 +410,18 @@ pub fn shadow_output(b: &mut Builder<'_>, value: Value, name: &str) -> Result<()
 }
 
 /// Builds `builtin.combine` of `values`; returns the vector value.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let a = builtin::parameter(&mut b, "a", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// let i = builtin::parameter(&mut b, "i", ctx.dense_tensor_type(DataType::Int64, &[])).unwrap();
+/// let v = builtin::combine(&mut b, &[a, i]).unwrap();
+/// let vt = prog.value_type(v).unwrap();
+/// assert_eq!(vt.display(&ctx).to_string(), "vec[tensor<2xf32>,tensor<i64>]");
+/// ```
 pub fn combine(b: &mut Builder<'_>, values: &[Value]) -> Result<Value, IrError> {
     let types: smallvec::SmallVec<[Type; 8]> = values
         .iter()
@@ -294,6 +437,20 @@ pub fn combine(b: &mut Builder<'_>, values: &[Value]) -> Result<Value, IrError> 
 }
 
 /// Builds `builtin.split` of a vector value; returns its elements.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let w = builtin::parameter(&mut b, "w", t).unwrap();
+/// let v = builtin::combine(&mut b, &[w, w, w]).unwrap();
+/// let parts = builtin::split(&mut b, v).unwrap();
+/// assert_eq!(parts.len(), 3);
+/// let err = builtin::split(&mut b, w).unwrap_err(); // not a vector
+/// assert_eq!(err.to_string(), "builtin.split: the operand is not a vector");
+/// ```
 pub fn split(b: &mut Builder<'_>, vector: Value) -> Result<Vec<Value>, IrError> {
     let elems: Vec<Option<Type>> =
         match b.program().value_type(vector).map(|t| b.ctx().type_data(t)) {
@@ -310,6 +467,20 @@ pub fn split(b: &mut Builder<'_>, vector: Value) -> Result<Vec<Value>, IrError> 
 }
 
 /// Builds `builtin.slice` taking element `index` of a vector value.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let a = builtin::parameter(&mut b, "a", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// let i = builtin::parameter(&mut b, "i", ctx.dense_tensor_type(DataType::Int64, &[1])).unwrap();
+/// let v = builtin::combine(&mut b, &[a, i]).unwrap();
+/// let second = builtin::slice(&mut b, v, 1).unwrap();
+/// assert_eq!(b.program().value_type(second), b.program().value_type(i));
+/// let err = builtin::slice(&mut b, v, 2).unwrap_err();
+/// assert_eq!(err.to_string(), "builtin.slice: the operand has no element 2");
+/// ```
 pub fn slice(b: &mut Builder<'_>, vector: Value, index: i32) -> Result<Value, IrError> {
     let elem = match b.program().value_type(vector).map(|t| b.ctx().type_data(t)) {
         Some(TypeData::Vector(e)) => usize::try_from(index).ok().and_then(|i| e.get(i)).copied(),
@@ -324,6 +495,16 @@ pub fn slice(b: &mut Builder<'_>, vector: Value, index: i32) -> Result<Value, Ir
 }
 
 /// Builds `builtin.constant` of type `ty` holding `value`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Int64, &[2]);
+/// let c = builtin::constant(&mut Builder::at_end(&mut prog), ctx.int_array_attr(&[3, 4]), t).unwrap();
+/// assert_eq!(prog.value_type(c), Some(t));
+/// assert!(prog.to_string().contains("\"builtin.constant\" () {value:[3,4]} : () -> tensor<2xi64>"));
+/// ```
 pub fn constant(b: &mut Builder<'_>, value: Attribute, ty: Type) -> Result<Value, IrError> {
     let attrs = b.ctx().dict_attr(&[("value", value)]);
     let op = b.create_with(&CONSTANT_DEF, &[], attrs, &[Some(ty)], 0)?;

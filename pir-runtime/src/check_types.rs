@@ -24,6 +24,15 @@ use crate::program::{OpId, Program};
 use crate::types::{Type, TypeData, TypeDisplay};
 
 /// One result whose recorded type differs from the re-inferred one.
+///
+/// ```
+/// use pir_runtime::TypeDifference;
+/// let d = TypeDifference {
+///     op: "pd_op.relu (op 1 of block 0)".into(), result: 0, name: "out".into(),
+///     recorded: "tensor<2xf32>".into(), inferred: "tensor<3xf32>".into(),
+/// };
+/// assert_eq!(d.to_string(), "pd_op.relu (op 1 of block 0): result 0 (`out`) is recorded as tensor<2xf32> but infers to tensor<3xf32>");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeDifference {
     /// `pd_op.conv2d (op 10 of block 0)`.
@@ -49,6 +58,18 @@ impl fmt::Display for TypeDifference {
 }
 
 /// What `check_types` found.
+///
+/// ```
+/// use pir_runtime::{builtin, check_types, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+/// let report = check_types(&prog);
+/// assert_eq!(report.checked, 0); // builtin ops have no infer-meta
+/// assert!(report.is_clean() && report.unchecked.is_empty());
+/// assert_eq!(report.to_string(), "check-types: 0 op(s) checked, 0 difference(s), 0 op kind(s) not checked\n");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TypeCheckReport {
     /// Ops whose results were compared.
@@ -64,6 +85,17 @@ pub struct TypeCheckReport {
 
 impl TypeCheckReport {
     /// No difference found.
+    ///
+    /// ```
+    /// use pir_runtime::{TypeCheckReport, TypeDifference};
+    /// let mut report = TypeCheckReport::default();
+    /// assert!(report.is_clean());
+    /// report.differences.push(TypeDifference {
+    ///     op: "pd_op.relu".into(), result: 0, name: "out".into(),
+    ///     recorded: "tensor<f32>".into(), inferred: "tensor<2xf32>".into(),
+    /// });
+    /// assert!(!report.is_clean());
+    /// ```
     pub fn is_clean(&self) -> bool {
         self.differences.is_empty()
     }
@@ -129,6 +161,17 @@ fn agree(prog: &Program, a: Type, b: Type) -> Option<bool> {
 }
 
 /// Re-infers every op's result types and compares them with the recorded ones.
+///
+/// ```
+/// use pir_runtime::{builtin, check_types, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// builtin::shadow_output(&mut b, x, "out").unwrap();
+/// // Only ops generated with an InferMeta/InferShape interface are compared.
+/// assert_eq!(check_types(&prog).checked, 0);
+/// ```
 pub fn check_types(prog: &Program) -> TypeCheckReport {
     let mut report = TypeCheckReport::default();
     let mut ops = Vec::new();

@@ -53,6 +53,18 @@ struct Registry {
 }
 
 /// The interning context and op registry.
+///
+/// ```
+/// use pir_runtime::{IrContext, phi::DataType};
+/// let ctx = IrContext::new(); // an Arc<IrContext>, shareable across threads
+/// let t = ctx.dense_tensor_type(DataType::Int64, &[8]);
+/// let ctx2 = ctx.clone();
+/// let same = std::thread::spawn(move || ctx2.dense_tensor_type(DataType::Int64, &[8]))
+///     .join()
+///     .unwrap();
+/// assert_eq!(t, same); // one interner, identical handles
+/// assert!(ctx.has_dialect("builtin"));
+/// ```
 pub struct IrContext {
     types: Interner<TypeData>,
     attrs: Interner<AttrData>,
@@ -72,6 +84,13 @@ static_assertions::assert_impl_all!(IrContext: Send, Sync);
 
 impl IrContext {
     /// A new context with the builtin dialect registered.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.dialects(), ["builtin"]);
+    /// assert!(ctx.op_def("builtin.parameter").is_some());
+    /// ```
     pub fn new() -> Arc<IrContext> {
         let types = Interner::new();
         // Pre-intern every builtin element type at index = DataType discriminant.
@@ -109,6 +128,16 @@ impl IrContext {
     // ----- types --------------------------------------------------------------------------
 
     /// Interns a type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKey, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let f32_ = ctx.scalar_type(DataType::Float32);
+    /// let a = ctx.intern_type(TypeKey::Custom("toy", "box", &[]));
+    /// assert_eq!(a, ctx.intern_type(TypeKey::Custom("toy", "box", &[])));
+    /// assert_eq!(ctx.intern_type(TypeKey::Scalar(DataType::Float32)), f32_);
+    /// assert_eq!(a.display(&ctx).to_string(), "toy.box");
+    /// ```
     pub fn intern_type(&self, key: TypeKey<'_>) -> Type {
         if let TypeKey::Scalar(d) = key {
             return self.scalar_type(d);
@@ -118,44 +147,113 @@ impl IrContext {
     }
 
     /// The type equal to `key`, if interned (never allocates).
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKey, types::TensorKey, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let key = TypeKey::DenseTensor(TensorKey::new(DataType::Float16, &[7, 7]));
+    /// assert_eq!(ctx.lookup_type(key), None); // not interned yet
+    /// let t = ctx.dense_tensor_type(DataType::Float16, &[7, 7]);
+    /// assert_eq!(ctx.lookup_type(key), Some(t));
+    /// ```
     pub fn lookup_type(&self, key: TypeKey<'_>) -> Option<Type> {
         let kind = key.kind();
         self.types.lookup(&key).map(|i| Type::from_index(i, kind))
     }
 
     /// The data behind `t`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeData, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Int32, &[2, -1]);
+    /// let TypeData::DenseTensor(meta) = ctx.type_data(t) else { panic!() };
+    /// assert_eq!((meta.dtype, &meta.dims[..]), (DataType::Int32, &[2, -1][..]));
+    /// ```
     #[inline]
     pub fn type_data(&self, t: Type) -> &TypeData {
         self.types.get(t.index())
     }
 
     /// A builtin element type (`f32`, `i64`, `b`, ...): an array index, no hashing.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKind, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let b = ctx.scalar_type(DataType::Bool);
+    /// assert_eq!(b.kind(), TypeKind::Scalar);
+    /// assert_eq!(b.display(&ctx).to_string(), "b");
+    /// ```
     #[inline]
     pub fn scalar_type(&self, d: DataType) -> Type {
         Type::from_index(d as u32, crate::types::TypeKind::Scalar)
     }
 
     /// `vec[elements...]`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let v = ctx.vector_type(&[t, ctx.scalar_type(DataType::Int64)]);
+    /// assert_eq!(v.display(&ctx).to_string(), "vec[tensor<2xf32>,i64]");
+    /// assert_eq!(v.as_vector(&ctx).unwrap().len(), 2);
+    /// ```
     pub fn vector_type(&self, elements: &[Type]) -> Type {
         self.intern_type(TypeKey::Vector(elements))
     }
 
     /// A dense tensor type with Paddle's defaults: NCHW, no LoD, offset 0.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[-1, 3]);
+    /// assert!(t.is_dense_tensor());
+    /// assert_eq!(t.display(&ctx).to_string(), "tensor<-1x3xf32>");
+    /// assert_eq!(ctx.dense_tensor_type(DataType::Float32, &[]).display(&ctx).to_string(), "tensor<f32>");
+    /// ```
     pub fn dense_tensor_type(&self, dtype: DataType, dims: &[i64]) -> Type {
         self.intern_type(TypeKey::DenseTensor(TensorKey::new(dtype, dims)))
     }
 
     /// A dense tensor type from full metadata.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, meta::TensorMeta, phi::{DataLayout, DataType}};
+    /// let ctx = IrContext::new();
+    /// let meta = TensorMeta::new(DataType::Int8, &[4]);
+    /// assert_eq!(ctx.tensor_type_of(&meta), ctx.dense_tensor_type(DataType::Int8, &[4]));
+    /// let nhwc = TensorMeta { layout: DataLayout::Nhwc, ..meta };
+    /// // Another layout is another type, though it prints the same.
+    /// assert_ne!(ctx.tensor_type_of(&nhwc), ctx.dense_tensor_type(DataType::Int8, &[4]));
+    /// ```
     pub fn tensor_type_of(&self, meta: &TensorMeta) -> Type {
         self.intern_type(TypeKey::DenseTensor(TensorKey::of_meta(meta)))
     }
 
     /// A selected-rows type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKind, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.selected_rows_type(DataType::Float32, &[10, 4]);
+    /// assert_eq!(t.kind(), TypeKind::SelectedRows);
+    /// assert_eq!(t.display(&ctx).to_string(), "pd_op.selectedrows<10x4xf32>");
+    /// ```
     pub fn selected_rows_type(&self, dtype: DataType, dims: &[i64]) -> Type {
         self.intern_type(TypeKey::SelectedRows(TensorKey::new(dtype, dims)))
     }
 
     /// A dense tensor array type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKind, phi::{DataLayout, DataType}};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_array_type(DataType::Int64, &[-1], DataLayout::Nchw);
+    /// assert_eq!(t.kind(), TypeKind::DenseTensorArray);
+    /// assert_eq!(t.display(&ctx).to_string(), "pd_op.tensor_array<i64>");
+    /// ```
     pub fn dense_tensor_array_type(
         &self,
         dtype: DataType,
@@ -166,6 +264,15 @@ impl IrContext {
     }
 
     /// Number of interned types.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let n = ctx.num_types();
+    /// ctx.dense_tensor_type(DataType::Float32, &[3]);
+    /// ctx.dense_tensor_type(DataType::Float32, &[3]); // already interned
+    /// assert_eq!(ctx.num_types(), n + 1);
+    /// ```
     pub fn num_types(&self) -> usize {
         self.types.len()
     }
@@ -173,6 +280,14 @@ impl IrContext {
     // ----- attributes -----------------------------------------------------------------------
 
     /// Interns an attribute.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrKey, IrContext};
+    /// let ctx = IrContext::new();
+    /// let a = ctx.intern_attr(AttrKey::Complex64(1.0, -2.0));
+    /// assert_eq!(a, ctx.intern_attr(AttrKey::Complex64(1.0, -2.0)));
+    /// assert_eq!(a.display(&ctx).to_string(), "real:1 imag:-2");
+    /// ```
     pub fn intern_attr(&self, key: AttrKey<'_>) -> Attribute {
         if let AttrKey::Bool(b) = key {
             return self.bools[usize::from(b)];
@@ -181,11 +296,26 @@ impl IrContext {
     }
 
     /// The attribute equal to `key`, if interned (never allocates).
+    ///
+    /// ```
+    /// use pir_runtime::{AttrKey, IrContext};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.lookup_attr(AttrKey::Str("never interned")), None);
+    /// let s = ctx.str_attr("relu");
+    /// assert_eq!(ctx.lookup_attr(AttrKey::Str("relu")), Some(s));
+    /// ```
     pub fn lookup_attr(&self, key: AttrKey<'_>) -> Option<Attribute> {
         self.attrs.lookup(&key).map(Attribute::from_index)
     }
 
     /// The data behind `a`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext};
+    /// let ctx = IrContext::new();
+    /// let a = ctx.int_array_attr(&[1, -1]);
+    /// assert!(matches!(ctx.attr_data(a), AttrData::IntArray(v) if **v == [1, -1]));
+    /// ```
     #[inline]
     pub fn attr_data(&self, a: Attribute) -> &AttrData {
         self.attrs.get(a.index())
@@ -193,23 +323,57 @@ impl IrContext {
 
     /// The data behind `a` if `a` is a handle of this context (handles from another context
     /// may be out of range).
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let big = IrContext::new();
+    /// let handle = (0..5000).map(|i| big.i64_attr(i * 1000)).last().unwrap();
+    /// let fresh = IrContext::new();
+    /// assert!(big.try_attr_data(handle).is_some());
+    /// assert!(fresh.try_attr_data(handle).is_none()); // out of range in the other context
+    /// ```
     #[inline]
     pub fn try_attr_data(&self, a: Attribute) -> Option<&AttrData> {
         self.attrs.try_get(a.index())
     }
 
     /// Number of interned attributes.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let n = ctx.num_attrs();
+    /// ctx.str_attr("a new string");
+    /// ctx.i32_attr(3); // small integers are pre-interned
+    /// assert_eq!(ctx.num_attrs(), n + 1);
+    /// ```
     pub fn num_attrs(&self) -> usize {
         self.attrs.len()
     }
 
     /// `pir::BoolAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.bool_attr(true);
+    /// assert!(matches!(t.data(&ctx), AttrData::Bool(true)));
+    /// assert_eq!(t.display(&ctx).to_string(), "true");
+    /// ```
     #[inline]
     pub fn bool_attr(&self, v: bool) -> Attribute {
         self.bools[usize::from(v)]
     }
 
     /// `pir::Int32Attribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, AttrKey, IrContext};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.i32_attr(7), ctx.intern_attr(AttrKey::Int32(7)));
+    /// assert_ne!(ctx.i32_attr(7), ctx.i64_attr(7)); // different kinds
+    /// assert!(matches!(ctx.i32_attr(-100_000).data(&ctx), AttrData::Int32(-100_000)));
+    /// ```
     #[inline]
     pub fn i32_attr(&self, v: i32) -> Attribute {
         match usize::try_from(i64::from(v) - SMALL_INT_MIN) {
@@ -219,6 +383,14 @@ impl IrContext {
     }
 
     /// `pir::Int64Attribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext};
+    /// let ctx = IrContext::new();
+    /// let a = ctx.i64_attr(1 << 40);
+    /// assert!(matches!(a.data(&ctx), AttrData::Int64(v) if *v == 1 << 40));
+    /// assert_eq!(a.display(&ctx).to_string(), "1099511627776");
+    /// ```
     #[inline]
     pub fn i64_attr(&self, v: i64) -> Attribute {
         match v
@@ -231,56 +403,139 @@ impl IrContext {
     }
 
     /// `pir::IndexAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext};
+    /// let ctx = IrContext::new();
+    /// let a = ctx.index_attr(3);
+    /// assert!(matches!(a.data(&ctx), AttrData::Index(3)));
+    /// assert_ne!(a, ctx.i64_attr(3));
+    /// ```
     pub fn index_attr(&self, v: i64) -> Attribute {
         self.intern_attr(AttrKey::Index(v))
     }
 
     /// `pir::FloatAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.f32_attr(0.5).display(&ctx).to_string(), "0.5");
+    /// assert_eq!(ctx.f32_attr(0.0), ctx.f32_attr(0.0));
+    /// assert_ne!(ctx.f32_attr(0.0), ctx.f32_attr(-0.0)); // compared by bits
+    /// ```
     pub fn f32_attr(&self, v: f32) -> Attribute {
         self.intern_attr(AttrKey::Float(v))
     }
 
     /// `pir::DoubleAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.f64_attr(1e10).display(&ctx).to_string(), "1e+10");
+    /// assert_ne!(ctx.f64_attr(2.0), ctx.f32_attr(2.0));
+    /// ```
     pub fn f64_attr(&self, v: f64) -> Attribute {
         self.intern_attr(AttrKey::Double(v))
     }
 
     /// `pir::StrAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let s = ctx.str_attr("say \"hi\"");
+    /// assert_eq!(s.display(&ctx).to_string(), r#""say \"hi\"""#); // only quotes are escaped
+    /// ```
     pub fn str_attr(&self, v: &str) -> Attribute {
         self.intern_attr(AttrKey::Str(v))
     }
 
     /// `pir::ArrayAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let a = ctx.array_attr(&[ctx.str_attr("x"), ctx.bool_attr(false)]);
+    /// assert_eq!(a.display(&ctx).to_string(), "[\"x\",false]");
+    /// assert_eq!(ctx.array_attr(&[]).display(&ctx).to_string(), "[]");
+    /// ```
     pub fn array_attr(&self, items: &[Attribute]) -> Attribute {
         self.intern_attr(AttrKey::Array(items))
     }
 
     /// `pir::TypeAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{AttrData, IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let a = ctx.type_attr(t);
+    /// assert!(matches!(a.data(&ctx), AttrData::Type(x) if *x == t));
+    /// assert_eq!(a.display(&ctx).to_string(), "tensor<2xf32>");
+    /// ```
     pub fn type_attr(&self, t: Type) -> Attribute {
         self.intern_attr(AttrKey::Type(t))
     }
 
     /// `paddle::dialect::IntArrayAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let a = ctx.int_array_attr(&[0, 2, 1]);
+    /// assert_eq!(a.display(&ctx).to_string(), "[0,2,1]");
+    /// // Not the same attribute as an array of Int64 attributes:
+    /// assert_ne!(a, ctx.array_attr(&[ctx.i64_attr(0), ctx.i64_attr(2), ctx.i64_attr(1)]));
+    /// ```
     pub fn int_array_attr(&self, v: &[i64]) -> Attribute {
         self.intern_attr(AttrKey::IntArray(v))
     }
 
     /// `paddle::dialect::DataTypeAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.dtype_attr(DataType::Float16).display(&ctx).to_string(), "float16");
+    /// ```
     pub fn dtype_attr(&self, v: DataType) -> Attribute {
         self.intern_attr(AttrKey::DataType(v))
     }
 
     /// `paddle::dialect::DataLayoutAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataLayout};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.layout_attr(DataLayout::Nhwc).display(&ctx).to_string(), "NHWC");
+    /// ```
     pub fn layout_attr(&self, v: DataLayout) -> Attribute {
         self.intern_attr(AttrKey::DataLayout(v))
     }
 
     /// `paddle::dialect::PlaceAttribute`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::Place};
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.place_attr(Place::gpu(0)).display(&ctx).to_string(), "Place(gpu:0)");
+    /// assert_eq!(ctx.place_attr(Place::cpu()).display(&ctx).to_string(), "Place(cpu)");
+    /// ```
     pub fn place_attr(&self, v: Place) -> Attribute {
         self.intern_attr(AttrKey::Place(v))
     }
 
     /// An array of bools, as the `stop_gradient` / `persistable` attributes are stored.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let a = ctx.bool_array_attr(&[true, false]);
+    /// assert_eq!(a, ctx.array_attr(&[ctx.bool_attr(true), ctx.bool_attr(false)]));
+    /// assert_eq!(a.display(&ctx).to_string(), "[true,false]");
+    /// ```
     pub fn bool_array_attr(&self, v: &[bool]) -> Attribute {
         let items: smallvec::SmallVec<[Attribute; 8]> =
             v.iter().map(|&b| self.bool_attr(b)).collect();
@@ -288,6 +543,13 @@ impl IrContext {
     }
 
     /// The empty attribute dictionary.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert_eq!(ctx.dict_attr(&[]), ctx.empty_dict());
+    /// assert_eq!(ctx.empty_dict().display(&ctx).to_string(), "{}");
+    /// ```
     #[inline]
     pub fn empty_dict(&self) -> Attribute {
         self.empty_dict
@@ -295,6 +557,14 @@ impl IrContext {
 
     /// An attribute dictionary from pairs already sorted by name with unique names (checked in
     /// debug builds); generated builds know their attribute order and skip the sort.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let (a, b) = (ctx.i32_attr(1), ctx.i32_attr(2));
+    /// let d = ctx.dict_attr_sorted(&[("axis", a), ("keepdim", b)]);
+    /// assert_eq!(d, ctx.dict_attr(&[("keepdim", b), ("axis", a)]));
+    /// ```
     pub fn dict_attr_sorted(&self, entries: &[(&str, Attribute)]) -> Attribute {
         debug_assert!(
             entries.windows(2).all(|w| w[0].0 < w[1].0),
@@ -308,6 +578,13 @@ impl IrContext {
 
     /// An attribute dictionary from `(name, value)` pairs in any order; a repeated name keeps its
     /// last value.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let d = ctx.dict_attr(&[("b", ctx.i32_attr(1)), ("a", ctx.str_attr("x")), ("b", ctx.i32_attr(2))]);
+    /// assert_eq!(d.display(&ctx).to_string(), "{a:\"x\",b:2}"); // sorted; the last `b` wins
+    /// ```
     pub fn dict_attr(&self, entries: &[(&str, Attribute)]) -> Attribute {
         if entries.is_empty() {
             return self.empty_dict;
@@ -330,6 +607,15 @@ impl IrContext {
     }
 
     /// `dict` with `name` set to `value` (or removed when `value` is `None`).
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let d = ctx.dict_attr(&[("a", ctx.i32_attr(1))]);
+    /// let d2 = ctx.dict_with(d, "b", Some(ctx.i32_attr(2)));
+    /// assert_eq!(d2.display(&ctx).to_string(), "{a:1,b:2}");
+    /// assert_eq!(ctx.dict_with(d2, "b", None), d);
+    /// ```
     pub fn dict_with(&self, dict: Attribute, name: &str, value: Option<Attribute>) -> Attribute {
         let entries: &[(Box<str>, Attribute)] = match self.attr_data(dict) {
             AttrData::Dict(e) => e,
@@ -359,6 +645,14 @@ impl IrContext {
     }
 
     /// Entry `name` of an attribute dictionary.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let d = ctx.dict_attr(&[("axis", ctx.i32_attr(-1))]);
+    /// assert_eq!(ctx.dict_get(d, "axis"), Some(ctx.i32_attr(-1)));
+    /// assert_eq!(ctx.dict_get(d, "keepdim"), None);
+    /// ```
     pub fn dict_get(&self, dict: Attribute, name: &str) -> Option<Attribute> {
         match self.attr_data(dict) {
             AttrData::Dict(e) => e
@@ -372,12 +666,39 @@ impl IrContext {
     // ----- registry -------------------------------------------------------------------------
 
     /// Registers dialect `D` and its ops. Registering a dialect twice is a no-op.
+    ///
+    /// ```
+    /// use pir_runtime::{dialect, IrContext, Op, OpDef, OpId};
+    /// static NOP: OpDef = OpDef::new("toy.nop", "toy");
+    /// #[derive(Clone, Copy)]
+    /// struct Nop(OpId);
+    /// impl Op for Nop {
+    ///     const DEF: &'static OpDef = &NOP;
+    ///     fn from_id_unchecked(id: OpId) -> Self { Nop(id) }
+    ///     fn id(self) -> OpId { self.0 }
+    /// }
+    /// dialect!(Toy = "toy" [Nop]);
+    /// let ctx = IrContext::new();
+    /// ctx.register_dialect::<Toy>().unwrap();
+    /// ctx.register_dialect::<Toy>().unwrap(); // again: a no-op
+    /// assert_eq!(ctx.dialects(), ["builtin", "toy"]);
+    /// ```
     pub fn register_dialect<D: Dialect>(&self) -> Result<(), IrError> {
         self.register_ops(D::NAME, D::op_defs())
     }
 
     /// Registers `ops` under dialect `dialect` (which need not have a Rust type: the CLI
     /// registers ops read from yaml at run time).
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, OpDef};
+    /// static ADD: OpDef = OpDef::new("yaml_ops.add", "yaml_ops");
+    /// let ctx = IrContext::new();
+    /// ctx.register_ops("yaml_ops", &[&ADD]).unwrap();
+    /// assert!(std::ptr::eq(ctx.op_def("yaml_ops.add").unwrap(), &ADD));
+    /// // An op whose name does not start with the dialect is refused.
+    /// assert!(ctx.register_ops("other", &[&ADD]).is_err());
+    /// ```
     pub fn register_ops(
         &self,
         dialect: &'static str,
@@ -411,21 +732,52 @@ impl IrContext {
     }
 
     /// The definition of the op named `name` (`pd_op.conv2d`): one hash lookup.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let def = ctx.op_def("builtin.combine").unwrap();
+    /// assert_eq!((def.name, def.dialect), ("builtin.combine", "builtin"));
+    /// assert!(ctx.op_def("builtin.nope").is_none());
+    /// ```
     pub fn op_def(&self, name: &str) -> Option<&'static OpDef> {
         self.registry.read().ops.get(name).copied()
     }
 
     /// Whether dialect `name` is registered.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// assert!(ctx.has_dialect("builtin"));
+    /// assert!(!ctx.has_dialect("pd_op"));
+    /// ```
     pub fn has_dialect(&self, name: &str) -> bool {
         self.registry.read().dialects.contains(&name)
     }
 
     /// Names of the registered dialects, in registration order.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, OpDef};
+    /// static OP: OpDef = OpDef::new("cf.yield", "cf");
+    /// let ctx = IrContext::new();
+    /// ctx.register_ops("cf", &[&OP]).unwrap();
+    /// assert_eq!(ctx.dialects(), ["builtin", "cf"]);
+    /// ```
     pub fn dialects(&self) -> Vec<&'static str> {
         self.registry.read().dialects.clone()
     }
 
     /// Every registered op, sorted by name.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// let names: Vec<_> = ctx.registered_ops().iter().map(|d| d.name).collect();
+    /// assert_eq!(names.len(), 8);
+    /// assert_eq!(names[..2], ["builtin.combine", "builtin.constant"]);
+    /// ```
     pub fn registered_ops(&self) -> Vec<&'static OpDef> {
         let mut v: Vec<_> = self.registry.read().ops.values().copied().collect();
         v.sort_by_key(|d| d.name);

@@ -56,6 +56,17 @@ enum InferSource {
 /// Generated ops name a function (`UnchangedInferMeta`) and a registry of implementations; the
 /// function is looked up once and cached. A function missing from the registry (not
 /// implemented yet) makes typed builds fail with a clear error.
+///
+/// ```
+/// use pir_runtime::interfaces::InferMeta;
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaRegistry};
+/// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+/// static REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[("UnchangedInferMeta", unchanged)]);
+/// static RELU: InferMeta = InferMeta::from_registry("UnchangedInferMeta", &REGISTRY);
+/// static CONV: InferMeta = InferMeta::from_registry("ConvInferMeta", &REGISTRY);
+/// assert!(RELU.func().is_some());
+/// assert!(CONV.func().is_none()); // not implemented: typed builds report it
+/// ```
 pub struct InferMeta {
     /// Paddle's function name.
     pub func_name: &'static str,
@@ -66,6 +77,14 @@ declare_interface!(InferMeta, "InferMetaInterface");
 
 impl InferMeta {
     /// A function given directly.
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::InferMeta, meta::{InferMetaCtx, InferMetaError}};
+    /// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+    /// static IM: InferMeta = InferMeta::direct("UnchangedInferMeta", unchanged);
+    /// assert_eq!(IM.func_name, "UnchangedInferMeta");
+    /// assert!(IM.func().is_some());
+    /// ```
     pub const fn direct(func_name: &'static str, f: InferMetaFn) -> InferMeta {
         InferMeta {
             func_name,
@@ -75,6 +94,12 @@ impl InferMeta {
     }
 
     /// A function found by name in `registry`.
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::InferMeta, meta::EMPTY_REGISTRY};
+    /// static IM: InferMeta = InferMeta::from_registry("SoftmaxInferMeta", &EMPTY_REGISTRY);
+    /// assert!(IM.func().is_none());
+    /// ```
     pub const fn from_registry(
         func_name: &'static str,
         registry: &'static InferMetaRegistry,
@@ -87,6 +112,18 @@ impl InferMeta {
     }
 
     /// The function, or `None` when not implemented.
+    ///
+    /// ```
+    /// use pir_runtime::interfaces::InferMeta;
+    /// use pir_runtime::meta::{InferMetaCtx, InferMetaError, MetaArg, MetaOut, TensorMeta};
+    /// use pir_runtime::phi::DataType;
+    /// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+    /// static IM: InferMeta = InferMeta::direct("UnchangedInferMeta", unchanged);
+    /// let x = TensorMeta::new(DataType::Float32, &[3]);
+    /// let mut outs = [MetaOut::None];
+    /// (IM.func().unwrap())(&mut InferMetaCtx::new(&[MetaArg::Tensor(Some(&x))], &mut outs)).unwrap();
+    /// assert_eq!(outs[0], MetaOut::Shared(0));
+    /// ```
     #[inline]
     pub fn func(&self) -> Option<InferMetaFn> {
         match self.source {
@@ -105,6 +142,24 @@ impl std::fmt::Debug for InferMeta {
 }
 
 /// What an op writes to implement [`InferShape`].
+///
+/// ```
+/// use pir_runtime::interfaces::{InferShape, InferShapeOp};
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, MetaArg, MetaOut, TensorMeta};
+/// use pir_runtime::{ensure_meta, phi::DataType};
+/// struct Transpose2d;
+/// impl InferShapeOp for Transpose2d {
+///     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+///         let x = ctx.tensor(0)?;
+///         ensure_meta!(x.rank() == 2, "x must be 2-D, got rank {}", x.rank());
+///         ctx.set_output(0, x.with_dims(&[x.dims[1], x.dims[0]]))
+///     }
+/// }
+/// let x = TensorMeta::new(DataType::Float32, &[2, 5]);
+/// let mut outs = [MetaOut::None];
+/// (InferShape::of::<Transpose2d>().infer)(&mut InferMetaCtx::new(&[MetaArg::Tensor(Some(&x))], &mut outs)).unwrap();
+/// assert_eq!(outs[0], MetaOut::Tensor(x.with_dims(&[5, 2])));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` declares the interface `InferShape` but does not implement it",
     label = "`InferShape` needs `impl InferShapeOp for {Self}`",
@@ -119,6 +174,20 @@ pub trait InferShapeOp {
 }
 
 /// `InferShapeInterface`: a hand-written shape function of a `#[pir_op]` op.
+///
+/// ```
+/// use pir_runtime::interfaces::{InferShape, InferShapeOp};
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+/// use pir_runtime::op_def::{sort_interfaces, InterfaceEntry, OpDef};
+/// struct Id;
+/// impl InferShapeOp for Id {
+///     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+/// }
+/// static ID_SHAPE: InferShape = InferShape::of::<Id>();
+/// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&ID_SHAPE)]);
+/// static ID_DEF: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.id", "toy") };
+/// assert!(ID_DEF.has_interface::<InferShape>());
+/// ```
 #[derive(Debug)]
 pub struct InferShape {
     /// The function.
@@ -128,6 +197,17 @@ declare_interface!(InferShape, "InferShapeInterface");
 
 impl InferShape {
     /// The implementation for op type `T`.
+    ///
+    /// ```
+    /// use pir_runtime::interfaces::{InferShape, InferShapeOp};
+    /// use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+    /// struct Id;
+    /// impl InferShapeOp for Id {
+    ///     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+    /// }
+    /// static SHAPE: InferShape = InferShape::of::<Id>();
+    /// # let _ = &SHAPE;
+    /// ```
     pub const fn of<T: InferShapeOp>() -> InferShape {
         InferShape {
             infer: T::infer_shape,
@@ -143,6 +223,14 @@ impl<T: InferShapeOp> OpInterfaceImpl<T> for InferShape {
 }
 
 /// `VjpInterface`: declares the op's backward op.
+///
+/// ```
+/// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, InterfaceEntry}, OpDef};
+/// static VJP: Vjp = Vjp { backward_op: "toy.tanh_grad" };
+/// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
+/// static TANH: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.tanh", "toy") };
+/// assert_eq!(TANH.interface::<Vjp>().map(|v| v.backward_op), Some("toy.tanh_grad"));
+/// ```
 #[derive(Debug)]
 pub struct Vjp {
     /// The backward op's full name (`pd_op.conv2d_grad`).

@@ -31,12 +31,37 @@ use smallvec::SmallVec;
 use crate::phi::{DataLayout, DataType, Place};
 
 /// Dimensions of a tensor; `-1` is a dynamic (unknown) extent.
+///
+/// ```
+/// use pir_runtime::meta::{Dims, TensorMeta};
+/// use pir_runtime::phi::DataType;
+/// let dims: Dims = Dims::from_slice(&[-1, 3, 224, 224]); // inline up to rank 6
+/// assert!(!dims.spilled());
+/// assert_eq!(TensorMeta::new(DataType::Float32, &dims).rank(), 4);
+/// ```
 pub type Dims = SmallVec<[i64; 6]>;
 
 /// Level-of-detail offsets of a legacy LoDTensor (empty for almost every tensor).
+///
+/// ```
+/// use pir_runtime::{meta::{Lod, TensorMeta}, phi::DataType};
+/// let lod: Lod = vec![vec![0, 2, 5]];
+/// let t = TensorMeta { lod, ..TensorMeta::new(DataType::Int64, &[5, 1]) };
+/// assert_eq!(t.lod[0].len(), 3);
+/// ```
 pub type Lod = Vec<Vec<u64>>;
 
 /// The metadata of a dense tensor: what `DenseTensorType` holds.
+///
+/// ```
+/// use pir_runtime::{meta::TensorMeta, IrContext, phi::{DataLayout, DataType}};
+/// let x = TensorMeta::new(DataType::Float32, &[-1, 3]);
+/// assert_eq!((x.layout, x.offset, x.rank(), x.numel()), (DataLayout::Nchw, 0, 2, -1));
+/// // A dense tensor type stores exactly this metadata:
+/// let ctx = IrContext::new();
+/// let t = ctx.tensor_type_of(&x);
+/// assert_eq!(t.as_dense_tensor(&ctx), Some(&x));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMeta {
     /// Element type.
@@ -53,6 +78,12 @@ pub struct TensorMeta {
 
 impl TensorMeta {
     /// A tensor of `dtype` and `dims` with the default layout (NCHW), no LoD, offset 0.
+    ///
+    /// ```
+    /// use pir_runtime::{meta::TensorMeta, phi::DataType};
+    /// let scalar = TensorMeta::new(DataType::Int64, &[]); // 0-D
+    /// assert_eq!((scalar.rank(), scalar.numel()), (0, 1));
+    /// ```
     pub fn new(dtype: DataType, dims: &[i64]) -> TensorMeta {
         TensorMeta {
             dtype,
@@ -64,6 +95,13 @@ impl TensorMeta {
     }
 
     /// Same metadata with other dims.
+    ///
+    /// ```
+    /// use pir_runtime::{meta::TensorMeta, phi::DataType};
+    /// let x = TensorMeta::new(DataType::Float16, &[2, 3]);
+    /// let y = x.with_dims(&[6]);
+    /// assert_eq!((y.dtype, &y.dims[..]), (DataType::Float16, &[6][..]));
+    /// ```
     pub fn with_dims(&self, dims: &[i64]) -> TensorMeta {
         TensorMeta {
             dims: Dims::from_slice(dims),
@@ -72,6 +110,13 @@ impl TensorMeta {
     }
 
     /// Same metadata with another dtype.
+    ///
+    /// ```
+    /// use pir_runtime::{meta::TensorMeta, phi::DataType};
+    /// let x = TensorMeta::new(DataType::Float32, &[2, 3]);
+    /// let mask = x.with_dtype(DataType::Bool);
+    /// assert_eq!((mask.dtype, mask.dims.clone()), (DataType::Bool, x.dims.clone()));
+    /// ```
     pub fn with_dtype(&self, dtype: DataType) -> TensorMeta {
         TensorMeta {
             dtype,
@@ -80,11 +125,22 @@ impl TensorMeta {
     }
 
     /// Rank (number of dims).
+    ///
+    /// ```
+    /// use pir_runtime::{meta::TensorMeta, phi::DataType};
+    /// assert_eq!(TensorMeta::new(DataType::Float32, &[1, 2, 3]).rank(), 3);
+    /// ```
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
 
     /// Number of elements, or -1 when any extent is dynamic.
+    ///
+    /// ```
+    /// use pir_runtime::{meta::TensorMeta, phi::DataType};
+    /// assert_eq!(TensorMeta::new(DataType::Float32, &[4, 5]).numel(), 20);
+    /// assert_eq!(TensorMeta::new(DataType::Float32, &[-1, 5]).numel(), -1);
+    /// ```
     pub fn numel(&self) -> i64 {
         if self.dims.iter().any(|&d| d < 0) {
             -1
@@ -95,6 +151,13 @@ impl TensorMeta {
 }
 
 /// A `phi::Scalar` value.
+///
+/// ```
+/// use pir_runtime::{meta::Scalar, phi::DataType};
+/// let s: Scalar = 2.5f32.into();
+/// assert_eq!(s, Scalar::F32(2.5));
+/// assert_eq!((s.dtype(), s.to_f64(), s.to_i64()), (DataType::Float32, 2.5, 2));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
     /// bool.
@@ -115,6 +178,12 @@ pub enum Scalar {
 
 impl Scalar {
     /// The value as f64 (real part of complex values).
+    ///
+    /// ```
+    /// use pir_runtime::meta::Scalar;
+    /// assert_eq!(Scalar::Bool(true).to_f64(), 1.0);
+    /// assert_eq!(Scalar::C64(1.5, -1.0).to_f64(), 1.5); // the real part
+    /// ```
     pub fn to_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => f64::from(u8::from(b)),
@@ -128,6 +197,12 @@ impl Scalar {
     }
 
     /// The value as i64 (truncating floats).
+    ///
+    /// ```
+    /// use pir_runtime::meta::Scalar;
+    /// assert_eq!(Scalar::F64(-2.7).to_i64(), -2); // truncates
+    /// assert_eq!(Scalar::I32(7).to_i64(), 7);
+    /// ```
     pub fn to_i64(self) -> i64 {
         match self {
             Scalar::Bool(b) => i64::from(b),
@@ -138,6 +213,12 @@ impl Scalar {
     }
 
     /// The data type of the value.
+    ///
+    /// ```
+    /// use pir_runtime::{meta::Scalar, phi::DataType};
+    /// assert_eq!(Scalar::from(3i64).dtype(), DataType::Int64);
+    /// assert_eq!(Scalar::C128(0.0, 1.0).dtype(), DataType::Complex128);
+    /// ```
     pub fn dtype(self) -> DataType {
         match self {
             Scalar::Bool(_) => DataType::Bool,
@@ -165,6 +246,14 @@ scalar_from!(bool => Bool, i32 => I32, i64 => I64, f32 => F32, f64 => F64);
 /// An `IntArray` argument. When it arrives as a tensor whose values are not known at build time
 /// (a mutable attribute fed by a computed value), `values` is `None` and `len` may still be known
 /// from the tensor's shape.
+///
+/// ```
+/// use pir_runtime::meta::IntArrayArg;
+/// let shape = IntArrayArg::known(&[2, -1]);
+/// assert_eq!((shape.values.as_deref(), shape.len), (Some(&[2, -1][..]), Some(2)));
+/// let fed = IntArrayArg::unknown(Some(3)); // computed at run time, 3 values
+/// assert_eq!((fed.values, fed.len), (None, Some(3)));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct IntArrayArg {
     /// The values, if known.
@@ -175,6 +264,11 @@ pub struct IntArrayArg {
 
 impl IntArrayArg {
     /// Known values.
+    ///
+    /// ```
+    /// use pir_runtime::meta::IntArrayArg;
+    /// assert_eq!(IntArrayArg::known(&[1, 2, 3]).len, Some(3));
+    /// ```
     pub fn known(values: &[i64]) -> IntArrayArg {
         IntArrayArg {
             values: Some(SmallVec::from_slice(values)),
@@ -183,6 +277,11 @@ impl IntArrayArg {
     }
 
     /// Unknown values, possibly of known length.
+    ///
+    /// ```
+    /// use pir_runtime::meta::IntArrayArg;
+    /// assert_eq!(IntArrayArg::unknown(None), IntArrayArg { values: None, len: None });
+    /// ```
     pub fn unknown(len: Option<usize>) -> IntArrayArg {
         IntArrayArg { values: None, len }
     }
@@ -190,6 +289,16 @@ impl IntArrayArg {
 
 /// An attribute value handed to an infer-meta function. Strings are borrowed from the build's
 /// arguments or the interned attribute, so handing them over does not allocate.
+///
+/// ```
+/// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg};
+/// let axis = AttrValue::I32(-1);
+/// let name = AttrValue::Str("x".into());
+/// let args = [MetaArg::Attr(&axis), MetaArg::Attr(&name)];
+/// let ctx = InferMetaCtx::new(&args, &mut []);
+/// assert_eq!(ctx.int(0).unwrap(), -1);
+/// assert_eq!(ctx.int(1).unwrap_err().0, "argument 1: expected an integer, found str");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrValue<'a> {
     /// bool.
@@ -250,6 +359,16 @@ impl AttrValue<'_> {
 }
 
 /// One argument of an infer-meta call, in `infer_meta.param` order.
+///
+/// ```
+/// use pir_runtime::meta::{InferMetaCtx, MetaArg, TensorMeta};
+/// use pir_runtime::phi::DataType;
+/// let xs = [TensorMeta::new(DataType::Float32, &[2]), TensorMeta::new(DataType::Float32, &[3])];
+/// let args = [MetaArg::Tensors(Some(&xs)), MetaArg::Tensor(None)];
+/// let ctx = InferMetaCtx::new(&args, &mut []);
+/// assert_eq!(ctx.tensors(0).unwrap().len(), 2);
+/// assert_eq!(ctx.opt_tensor(1).unwrap(), None); // an absent optional input
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum MetaArg<'a> {
     /// A tensor input; `None` when an optional input is absent.
@@ -261,6 +380,19 @@ pub enum MetaArg<'a> {
 }
 
 /// An output computed by an infer-meta function.
+///
+/// ```
+/// use pir_runtime::meta::{InferMetaCtx, MetaArg, MetaOut, TensorMeta};
+/// use pir_runtime::phi::DataType;
+/// let x = TensorMeta::new(DataType::Int32, &[4]);
+/// let args = [MetaArg::Tensor(Some(&x))];
+/// let mut outs = [MetaOut::None, MetaOut::None];
+/// let mut ctx = InferMetaCtx::new(&args, &mut outs);
+/// ctx.share_output(0, 0).unwrap();
+/// ctx.set_outputs(1, vec![x.clone(), x.clone()]).unwrap();
+/// assert_eq!(outs[0], MetaOut::Shared(0));
+/// assert!(matches!(&outs[1], MetaOut::Tensors(v) if v.len() == 2));
+/// ```
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum MetaOut {
     /// Not set (an optional or intermediate output the function left alone).
@@ -278,6 +410,15 @@ pub enum MetaOut {
 impl MetaOut {
     /// This output with a [`MetaOut::Shared`] reference replaced by a copy of the argument's
     /// metadata (for code that inspects outputs rather than building types).
+    ///
+    /// ```
+    /// use pir_runtime::meta::{MetaArg, MetaOut, TensorMeta};
+    /// use pir_runtime::phi::DataType;
+    /// let x = TensorMeta::new(DataType::Int32, &[4]);
+    /// let args = [MetaArg::Tensor(Some(&x))];
+    /// assert_eq!(MetaOut::Shared(0).resolve(&args), MetaOut::Tensor(x.clone()));
+    /// assert_eq!(MetaOut::None.resolve(&args), MetaOut::None);
+    /// ```
     pub fn resolve(self, args: &[MetaArg<'_>]) -> MetaOut {
         match self {
             MetaOut::Shared(i) => match args.get(i) {
@@ -290,12 +431,26 @@ impl MetaOut {
 }
 
 /// Why an infer-meta function rejected its arguments. The caller adds the op and the function.
+///
+/// ```
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, MetaArg};
+/// let args = [MetaArg::Tensor(None)];
+/// let err: InferMetaError = InferMetaCtx::new(&args, &mut []).tensor(0).unwrap_err();
+/// assert_eq!(err.to_string(), "argument 0: tensor is absent");
+/// assert_eq!(InferMetaError::new("x must be 4-D").0, "x must be 4-D");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InferMetaError(pub String);
 
 impl InferMetaError {
     /// An error with a message.
+    ///
+    /// ```
+    /// use pir_runtime::meta::InferMetaError;
+    /// let e = InferMetaError::new(format!("axis {} out of range", 5));
+    /// assert_eq!(e.to_string(), "axis 5 out of range");
+    /// ```
     pub fn new(msg: impl Into<String>) -> InferMetaError {
         InferMetaError(msg.into())
     }
@@ -321,6 +476,21 @@ macro_rules! ensure_meta {
 }
 
 /// The arguments and outputs of one infer-meta call.
+///
+/// ```
+/// use pir_runtime::meta::{AttrValue, InferMetaCtx, InferMetaError, MetaArg, MetaOut, TensorMeta};
+/// use pir_runtime::phi::DataType;
+/// // CastInferMeta(x, dtype): x's shape, the attribute's element type.
+/// fn cast(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+///     let out = ctx.tensor(0)?.with_dtype(ctx.dtype(1)?);
+///     ctx.set_output(0, out)
+/// }
+/// let x = TensorMeta::new(DataType::Float32, &[2, 3]);
+/// let to = AttrValue::DataType(DataType::Int64);
+/// let mut outs = [MetaOut::None];
+/// cast(&mut InferMetaCtx::new(&[MetaArg::Tensor(Some(&x)), MetaArg::Attr(&to)], &mut outs)).unwrap();
+/// assert_eq!(outs[0], MetaOut::Tensor(TensorMeta::new(DataType::Int64, &[2, 3])));
+/// ```
 pub struct InferMetaCtx<'a> {
     args: &'a [MetaArg<'a>],
     outputs: &'a mut [MetaOut],
@@ -333,6 +503,15 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Number of arguments.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg, MetaOut};
+    /// let k = AttrValue::Bool(true);
+    /// let args = [MetaArg::Attr(&k)];
+    /// let mut outs = [MetaOut::None];
+    /// let ctx = InferMetaCtx::new(&args, &mut outs);
+    /// assert_eq!((ctx.num_args(), ctx.num_outputs()), (1, 1));
+    /// ```
     pub fn num_args(&self) -> usize {
         self.args.len()
     }
@@ -343,6 +522,14 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// The raw argument `i`.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{InferMetaCtx, MetaArg};
+    /// let args = [MetaArg::Tensor(None)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.arg(0).unwrap(), &MetaArg::Tensor(None));
+    /// assert_eq!(ctx.arg(1).unwrap_err().0, "argument 1 missing: the call has 1 arguments");
+    /// ```
     pub fn arg(&self, i: usize) -> Result<&'a MetaArg<'a>, InferMetaError> {
         self.args.get(i).ok_or_else(|| {
             InferMetaError(format!(
@@ -353,6 +540,17 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Tensor argument `i`, which must be present.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg, TensorMeta};
+    /// use pir_runtime::phi::DataType;
+    /// let x = TensorMeta::new(DataType::Float32, &[2]);
+    /// let a = AttrValue::I32(0);
+    /// let args = [MetaArg::Tensor(Some(&x)), MetaArg::Attr(&a)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.tensor(0).unwrap(), &x);
+    /// assert_eq!(ctx.tensor(1).unwrap_err().0, "argument 1: expected a tensor, found int");
+    /// ```
     pub fn tensor(&self, i: usize) -> Result<&'a TensorMeta, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Tensor(Some(t)) => Ok(t),
@@ -435,6 +633,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Integer-list attribute `i` (int[] or int64_t[], or an IntArray of known values).
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, IntArrayArg, MetaArg};
+    /// let perm = AttrValue::Ints([1, 0].into_iter().collect());
+    /// let shape = AttrValue::IntArray(IntArrayArg::known(&[4, -1]));
+    /// let args = [MetaArg::Attr(&perm), MetaArg::Attr(&shape)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.ints(0).unwrap(), [1, 0]);
+    /// assert_eq!(ctx.ints(1).unwrap(), [4, -1]); // an IntArray of known values
+    /// ```
     pub fn ints(&self, i: usize) -> Result<&'a [i64], InferMetaError> {
         match self.attr(i)? {
             AttrValue::Ints(v) => Ok(v),
@@ -446,6 +654,15 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// IntArray attribute `i`, values possibly unknown (a plain integer list counts as known).
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, IntArrayArg, MetaArg};
+    /// let fed = AttrValue::IntArray(IntArrayArg::unknown(Some(2)));
+    /// let args = [MetaArg::Attr(&fed)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.int_array(0).unwrap().len, Some(2));
+    /// assert!(ctx.ints(0).is_err()); // values unknown
+    /// ```
     pub fn int_array(&self, i: usize) -> Result<IntArrayArg, InferMetaError> {
         match self.attr(i)? {
             AttrValue::IntArray(v) => Ok(v.clone()),
@@ -455,6 +672,15 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Scalar attribute `i`; `None` when it arrives as a tensor of unknown value.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg, Scalar};
+    /// let (v, fed) = (AttrValue::F32(0.5), AttrValue::Scalar(None));
+    /// let args = [MetaArg::Attr(&v), MetaArg::Attr(&fed)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.scalar(0).unwrap(), Some(Scalar::F32(0.5)));
+    /// assert_eq!(ctx.scalar(1).unwrap(), None); // arrives as a tensor of unknown value
+    /// ```
     pub fn scalar(&self, i: usize) -> Result<Option<Scalar>, InferMetaError> {
         match self.attr(i)? {
             AttrValue::Scalar(v) => Ok(*v),
@@ -484,6 +710,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// DataLayout attribute `i` (a `str` such as `"NCHW"` is accepted too).
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg};
+    /// use pir_runtime::phi::DataLayout;
+    /// let (s, bad) = (AttrValue::Str("NHWC".into()), AttrValue::Str("HWCN?".into()));
+    /// let args = [MetaArg::Attr(&s), MetaArg::Attr(&bad)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.layout(0).unwrap(), DataLayout::Nhwc);
+    /// assert_eq!(ctx.layout(1).unwrap_err().0, "argument 1: unknown data layout \"HWCN?\"");
+    /// ```
     pub fn layout(&self, i: usize) -> Result<DataLayout, InferMetaError> {
         match self.attr(i)? {
             AttrValue::DataLayout(v) => Ok(*v),
@@ -502,12 +738,31 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Sets output `j` to one tensor.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{InferMetaCtx, MetaOut, TensorMeta};
+    /// use pir_runtime::phi::DataType;
+    /// let mut outs = [MetaOut::None];
+    /// let mut ctx = InferMetaCtx::new(&[], &mut outs);
+    /// ctx.set_output(0, TensorMeta::new(DataType::Bool, &[1])).unwrap();
+    /// let err = ctx.set_output(1, TensorMeta::new(DataType::Bool, &[1])).unwrap_err();
+    /// assert_eq!(err.0, "output 1 does not exist: the op has 1 outputs");
+    /// ```
     pub fn set_output(&mut self, j: usize, meta: TensorMeta) -> Result<(), InferMetaError> {
         self.set(j, MetaOut::Tensor(meta))
     }
 
     /// Sets output `j` to share the metadata of tensor argument `i` (Paddle's `share_meta`),
     /// which must be present.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{InferMetaCtx, MetaArg, MetaOut};
+    /// let args = [MetaArg::Tensor(None)];
+    /// let mut outs = [MetaOut::None];
+    /// let mut ctx = InferMetaCtx::new(&args, &mut outs);
+    /// // Sharing an absent tensor is an error:
+    /// assert_eq!(ctx.share_output(0, 0).unwrap_err().0, "argument 0: tensor is absent");
+    /// ```
     pub fn share_output(&mut self, j: usize, i: usize) -> Result<(), InferMetaError> {
         self.tensor(i)?;
         self.set(j, MetaOut::Shared(i))
@@ -545,11 +800,31 @@ fn attr_mismatch(i: usize, expected: &str, found: &AttrValue<'_>) -> InferMetaEr
 }
 
 /// An infer-meta function.
+///
+/// ```
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaFn};
+/// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+/// let f: InferMetaFn = unchanged;
+/// # let _ = f;
+/// ```
 pub type InferMetaFn = fn(&mut InferMetaCtx<'_>) -> Result<(), InferMetaError>;
 
 /// A table of infer-meta functions by Paddle's name (`"UnchangedInferMeta"`), sorted by name so
 /// lookup is a binary search. A dialect crate defines one as a `static` and names it to the
 /// yaml macro.
+///
+/// ```
+/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaRegistry};
+/// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
+/// static REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[
+///     ("RealAndImagInferMeta", unchanged),
+///     ("UnchangedInferMeta", unchanged),
+/// ]);
+/// REGISTRY.check_sorted().unwrap();
+/// assert!(REGISTRY.get("UnchangedInferMeta").is_some());
+/// assert!(REGISTRY.get("ConvInferMeta").is_none());
+/// assert_eq!(REGISTRY.names().collect::<Vec<_>>(), ["RealAndImagInferMeta", "UnchangedInferMeta"]);
+/// ```
 #[derive(Clone, Copy)]
 pub struct InferMetaRegistry {
     entries: &'static [(&'static str, InferMetaFn)],
@@ -586,6 +861,13 @@ impl InferMetaRegistry {
     }
 
     /// Err with the first out-of-order or duplicate name.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaRegistry};
+    /// fn f(_: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { Ok(()) }
+    /// static BAD: InferMetaRegistry = InferMetaRegistry::new(&[("B", f), ("A", f)]);
+    /// assert_eq!(BAD.check_sorted().unwrap_err(), "\"B\" must sort before \"A\"");
+    /// ```
     pub fn check_sorted(&self) -> Result<(), String> {
         for w in self.entries.windows(2) {
             if w[0].0 >= w[1].0 {
@@ -598,6 +880,12 @@ impl InferMetaRegistry {
 
 /// A registry with no functions: ops generated without one report every infer-meta function as
 /// not implemented.
+///
+/// ```
+/// use pir_runtime::meta::EMPTY_REGISTRY;
+/// assert!(EMPTY_REGISTRY.is_empty());
+/// assert!(EMPTY_REGISTRY.get("UnchangedInferMeta").is_none());
+/// ```
 pub static EMPTY_REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[]);
 
 impl fmt::Debug for InferMetaRegistry {

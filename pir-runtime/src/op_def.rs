@@ -31,14 +31,35 @@ use pir_spec::OpSchema;
 use crate::program::OpRef;
 
 /// The identity of a trait: a 64-bit FNV-1a hash of its full Rust path.
+///
+/// ```
+/// use pir_runtime::op_def::{OpTrait, TraitId};
+/// use pir_runtime::traits::Inplace;
+/// assert_eq!(Inplace::ID, TraitId::from_path("pir_runtime::traits::Inplace"));
+/// assert_ne!(Inplace::ID, TraitId::from_path("my_dialect::Inplace"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TraitId(pub u64);
 
 /// The identity of an interface: a 64-bit FNV-1a hash of its full Rust path.
+///
+/// ```
+/// use pir_runtime::op_def::{Interface, InterfaceId};
+/// use pir_runtime::interfaces::Vjp;
+/// assert_eq!(Vjp::ID, InterfaceId::from_path("pir_runtime::interfaces::Vjp"));
+/// assert_eq!(Vjp::NAME, "VjpInterface");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InterfaceId(pub u64);
 
 /// FNV-1a, usable in constants.
+///
+/// ```
+/// use pir_runtime::op_def::fnv1a;
+/// const H: u64 = fnv1a("a"); // usable in constants
+/// assert_eq!(H, 0xaf63_dc4c_8601_ec8c);
+/// assert_eq!(fnv1a(""), 0xcbf2_9ce4_8422_2325);
+/// ```
 pub const fn fnv1a(s: &str) -> u64 {
     let bytes = s.as_bytes();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -53,6 +74,12 @@ pub const fn fnv1a(s: &str) -> u64 {
 
 impl TraitId {
     /// The id of the trait whose full path is `path`.
+    ///
+    /// ```
+    /// use pir_runtime::op_def::{fnv1a, TraitId};
+    /// const ID: TraitId = TraitId::from_path("my::Trait");
+    /// assert_eq!(ID, TraitId(fnv1a("my::Trait")));
+    /// ```
     pub const fn from_path(path: &str) -> TraitId {
         TraitId(fnv1a(path))
     }
@@ -60,12 +87,37 @@ impl TraitId {
 
 impl InterfaceId {
     /// The id of the interface whose full path is `path`.
+    ///
+    /// ```
+    /// use pir_runtime::op_def::{fnv1a, InterfaceId};
+    /// const ID: InterfaceId = InterfaceId::from_path("my::Iface");
+    /// assert_eq!(ID, InterfaceId(fnv1a("my::Iface")));
+    /// ```
     pub const fn from_path(path: &str) -> InterfaceId {
         InterfaceId(fnv1a(path))
     }
 }
 
 /// An op trait: a marker with an optional verifier that runs on every op carrying it.
+///
+/// ```
+/// use pir_runtime::{declare_trait, verify, Builder, IrContext, OpDef, Program, program::OpRef};
+/// use pir_runtime::op_def::{sort_traits, TraitEntry};
+/// fn no_operands(op: OpRef<'_>) -> Result<(), String> {
+///     if op.num_operands() == 0 { Ok(()) } else { Err("expected no operands".into()) }
+/// }
+/// declare_trait!(pub Source, "SourceTrait", verify = no_operands);
+/// static TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<Source>()]);
+/// static SRC: OpDef = OpDef { traits: &TRAITS, ..OpDef::new("toy.src", "toy") };
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let mut b = Builder::at_end(&mut prog);
+/// let op = b.create_with(&SRC, &[], ctx.empty_dict(), &[None], 0).unwrap();
+/// let v = b.program().op(op).result(0);
+/// b.create_with(&SRC, &[Some(v)], ctx.empty_dict(), &[], 0).unwrap();
+/// let errs = verify(&prog).unwrap_err();
+/// assert_eq!(errs.0[0].to_string(), "toy.src (op 1 of block 0): SourceTrait: expected no operands");
+/// ```
 pub trait OpTrait: 'static {
     /// Identity.
     const ID: TraitId;
@@ -76,9 +128,31 @@ pub trait OpTrait: 'static {
 }
 
 /// A trait's verifier: an error message, or `Ok`.
+///
+/// ```
+/// use pir_runtime::{op_def::TraitVerifyFn, program::OpRef};
+/// fn at_most_two(op: OpRef<'_>) -> Result<(), String> {
+///     (op.num_results() <= 2).then_some(()).ok_or_else(|| "too many results".to_string())
+/// }
+/// let f: TraitVerifyFn = at_most_two;
+/// # let _ = f;
+/// ```
 pub type TraitVerifyFn = fn(OpRef<'_>) -> Result<(), String>;
 
 /// An op interface: a table of functions (the `Concept` of Paddle's interfaces), one per op.
+///
+/// ```
+/// use pir_runtime::{declare_interface, op_def::{sort_interfaces, Interface, InterfaceEntry}, OpDef};
+/// /// How many flops an op costs per element.
+/// #[derive(Debug)]
+/// pub struct Cost { pub flops: u32 }
+/// declare_interface!(Cost, "CostInterface");
+/// static EXP_COST: Cost = Cost { flops: 20 };
+/// static IFACES: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&EXP_COST)]);
+/// static EXP: OpDef = OpDef { interfaces: &IFACES, ..OpDef::new("toy.exp", "toy") };
+/// assert_eq!(EXP.interface::<Cost>().map(|c| c.flops), Some(20));
+/// assert_eq!(Cost::NAME, "CostInterface");
+/// ```
 pub trait Interface: Any + Send + Sync + 'static {
     /// Identity.
     const ID: InterfaceId;
@@ -87,6 +161,15 @@ pub trait Interface: Any + Send + Sync + 'static {
 }
 
 /// One trait in an [`OpDef`].
+///
+/// ```
+/// use pir_runtime::op_def::{OpTrait, TraitEntry};
+/// use pir_runtime::traits::{OneResult, ReadOnly};
+/// let e = TraitEntry::of::<OneResult>();
+/// assert_eq!((e.id, e.name), (OneResult::ID, "OneResultTrait"));
+/// assert!(e.verify.is_some()); // OneResult checks its op
+/// assert!(TraitEntry::of::<ReadOnly>().verify.is_none()); // a pure marker
+/// ```
 #[derive(Clone, Copy)]
 pub struct TraitEntry {
     /// Identity.
@@ -99,6 +182,12 @@ pub struct TraitEntry {
 
 impl TraitEntry {
     /// The entry of trait `T`.
+    ///
+    /// ```
+    /// use pir_runtime::op_def::TraitEntry;
+    /// const E: TraitEntry = TraitEntry::of::<pir_runtime::traits::Inplace>();
+    /// assert_eq!(E.name, "InplaceTrait");
+    /// ```
     pub const fn of<T: OpTrait>() -> TraitEntry {
         TraitEntry {
             id: T::ID,
@@ -115,6 +204,15 @@ impl fmt::Debug for TraitEntry {
 }
 
 /// One interface in an [`OpDef`], with this op's implementation.
+///
+/// ```
+/// use pir_runtime::interfaces::Vjp;
+/// use pir_runtime::op_def::{Interface, InterfaceEntry};
+/// static VJP: Vjp = Vjp { backward_op: "pd_op.relu_grad" };
+/// let e = InterfaceEntry::of(&VJP);
+/// assert_eq!((e.id, e.name), (Vjp::ID, "VjpInterface"));
+/// assert_eq!(e.implementation.downcast_ref::<Vjp>().unwrap().backward_op, "pd_op.relu_grad");
+/// ```
 #[derive(Clone, Copy)]
 pub struct InterfaceEntry {
     /// Identity.
@@ -127,6 +225,13 @@ pub struct InterfaceEntry {
 
 impl InterfaceEntry {
     /// The entry of interface `I` implemented by `imp`.
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::Vjp, op_def::InterfaceEntry};
+    /// static VJP: Vjp = Vjp { backward_op: "pd_op.exp_grad" };
+    /// static ENTRY: InterfaceEntry = InterfaceEntry::of(&VJP);
+    /// assert_eq!(ENTRY.name, "VjpInterface");
+    /// ```
     pub const fn of<I: Interface>(imp: &'static I) -> InterfaceEntry {
         InterfaceEntry {
             id: I::ID,
@@ -143,6 +248,15 @@ impl fmt::Debug for InterfaceEntry {
 }
 
 /// Sorts trait entries by id at compile time; a duplicate id is a compile-time error.
+///
+/// ```
+/// use pir_runtime::op_def::{sort_traits, TraitEntry};
+/// use pir_runtime::traits::{Inplace, OneResult, ViewLike};
+/// static T: [TraitEntry; 3] = sort_traits([
+///     TraitEntry::of::<ViewLike>(), TraitEntry::of::<Inplace>(), TraitEntry::of::<OneResult>(),
+/// ]);
+/// assert!(T.windows(2).all(|w| w[0].id < w[1].id)); // ready for binary search
+/// ```
 pub const fn sort_traits<const N: usize>(mut entries: [TraitEntry; N]) -> [TraitEntry; N] {
     let mut i = 1;
     while i < N {
@@ -162,6 +276,15 @@ pub const fn sort_traits<const N: usize>(mut entries: [TraitEntry; N]) -> [Trait
 }
 
 /// Sorts interface entries by id at compile time; a duplicate id is a compile-time error.
+///
+/// ```
+/// use pir_runtime::interfaces::{Decomp, Vjp};
+/// use pir_runtime::op_def::{sort_interfaces, InterfaceEntry};
+/// static VJP: Vjp = Vjp { backward_op: "pd_op.tanh_grad" };
+/// static I: [InterfaceEntry; 2] =
+///     sort_interfaces([InterfaceEntry::of(&VJP), InterfaceEntry::of(&Decomp)]);
+/// assert!(I[0].id < I[1].id);
+/// ```
 pub const fn sort_interfaces<const N: usize>(
     mut entries: [InterfaceEntry; N],
 ) -> [InterfaceEntry; N] {
@@ -217,13 +340,47 @@ pub const fn sort_names<const N: usize>(mut names: [&'static str; N]) -> [&'stat
 
 /// An op verifier: `Err` with a message naming the operand, result or attribute (by name and
 /// index) and what was expected versus found; the verifier adds the op and its position.
+///
+/// ```
+/// use pir_runtime::{verify, Builder, IrContext, OpDef, Program, program::OpRef};
+/// fn needs_name(op: OpRef<'_>) -> Result<(), String> {
+///     op.attr("name").map(|_| ()).ok_or_else(|| "attribute `name` is missing".into())
+/// }
+/// static DECL: OpDef = OpDef { verify: Some(needs_name), ..OpDef::new("toy.decl", "toy") };
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// Builder::at_end(&mut prog).create_with(&DECL, &[], ctx.empty_dict(), &[], 0).unwrap();
+/// let errs = verify(&prog).unwrap_err();
+/// assert_eq!(errs.0[0].to_string(), "toy.decl (op 0 of block 0): attribute `name` is missing");
+/// ```
 pub type VerifyFn = fn(OpRef<'_>) -> Result<(), String>;
 
 /// A custom printer: writes the op's whole line (and regions) instead of the generic form.
+///
+/// ```
+/// use pir_runtime::{printer::Printer, program::OpRef, Builder, IrContext, OpDef, Program};
+/// fn print_nop(p: &mut Printer<'_>, op: OpRef<'_>) -> std::fmt::Result {
+///     p.write_str(op.name())?;
+///     p.write_str(" // custom")
+/// }
+/// static NOP: OpDef = OpDef { print: Some(print_nop), ..OpDef::new("toy.nop", "toy") };
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// Builder::at_end(&mut prog).create_with(&NOP, &[], ctx.empty_dict(), &[], 0).unwrap();
+/// assert_eq!(prog.to_string(), "{\n    toy.nop // custom\n}\n");
+/// ```
 pub type PrintFn = fn(&mut crate::printer::Printer<'_>, OpRef<'_>) -> std::fmt::Result;
 
 /// Where an infer-meta argument comes from: an operand or an attribute of the op's schema.
 /// Generated ops carry a precomputed table of these ([`OpDef::infer_params`]).
+///
+/// ```
+/// use pir_runtime::{op_def::ParamRef, OpDef};
+/// // A scale op calling ScaleInferMeta(x, scale, bias): input 0, then attributes 0 and 1.
+/// static PARAMS: [ParamRef; 3] = [ParamRef::Input(0), ParamRef::Attr(0), ParamRef::Attr(1)];
+/// static SCALE: OpDef = OpDef { infer_params: Some(&PARAMS), ..OpDef::new("toy.scale", "toy") };
+/// assert_eq!(SCALE.infer_params.unwrap()[1], ParamRef::Attr(0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamRef {
     /// Schema input `i` (a tensor, a tensor list or a mutable attribute).
@@ -238,6 +395,14 @@ pub enum ParamRef {
 /// without synchronisation; a build uses one only after checking, in its own context, that the
 /// dictionary holds exactly its attribute values — so a stale entry, another thread's entry or
 /// another context's is harmless.
+///
+/// ```
+/// use pir_runtime::op_def::{AttrCache, OpDef};
+/// static CACHE: AttrCache = AttrCache::new(); // const: fits in a static OpDef
+/// let def = OpDef::new("toy.op", "toy");
+/// assert_eq!(format!("{:?}", def.attr_cache), format!("{:?}", AttrCache::default()));
+/// # let _ = &CACHE;
+/// ```
 #[derive(Debug, Default)]
 pub struct AttrCache {
     slots: [AtomicU32; 4],
@@ -246,6 +411,12 @@ pub struct AttrCache {
 
 impl AttrCache {
     /// An empty cache.
+    ///
+    /// ```
+    /// use pir_runtime::op_def::AttrCache;
+    /// static CACHE: AttrCache = AttrCache::new();
+    /// # let _ = &CACHE;
+    /// ```
     pub const fn new() -> AttrCache {
         AttrCache {
             slots: [
@@ -271,6 +442,22 @@ impl AttrCache {
 }
 
 /// Paddle's `OpInfo`: everything the IR knows about one op, as a `'static` table.
+///
+/// ```
+/// use pir_runtime::{traits::SideEffect, IrContext, OpDef};
+/// use pir_runtime::op_def::{sort_traits, TraitEntry};
+/// static TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<SideEffect>()]);
+/// static PRINT: OpDef = OpDef {
+///     traits: &TRAITS,
+///     attribute_names: &["message"],
+///     ..OpDef::new("toy.print", "toy")
+/// };
+/// let ctx = IrContext::new();
+/// ctx.register_ops("toy", &[&PRINT]).unwrap();
+/// let def = ctx.op_def("toy.print").unwrap();
+/// assert!(def.has_trait::<SideEffect>() && def.has_trait_named("SideEffectTrait"));
+/// assert_eq!(def, &PRINT); // definitions compare by address
+/// ```
 pub struct OpDef {
     /// Full name (`pd_op.conv2d`).
     pub name: &'static str,
@@ -301,6 +488,13 @@ pub struct OpDef {
 
 impl OpDef {
     /// A definition with no traits, interfaces, attributes, verifier or schema.
+    ///
+    /// ```
+    /// use pir_runtime::OpDef;
+    /// static NOP: OpDef = OpDef::new("toy.nop", "toy");
+    /// assert_eq!((NOP.name, NOP.dialect), ("toy.nop", "toy"));
+    /// assert!(NOP.traits.is_empty() && NOP.schema.is_none() && NOP.verify.is_none());
+    /// ```
     pub const fn new(name: &'static str, dialect: &'static str) -> OpDef {
         OpDef {
             name,
@@ -318,24 +512,50 @@ impl OpDef {
     }
 
     /// Whether the op has trait `T`.
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, traits::SideEffect};
+    /// assert!(!builtin::COMBINE_DEF.has_trait::<SideEffect>());
+    /// ```
     #[inline]
     pub fn has_trait<T: OpTrait>(&self) -> bool {
         self.has_trait_id(T::ID)
     }
 
     /// Whether the op has the trait with id `id`.
+    ///
+    /// ```
+    /// use pir_runtime::{op_def::{OpTrait, sort_traits, TraitEntry}, traits::Inplace, OpDef};
+    /// static T: [TraitEntry; 1] = sort_traits([TraitEntry::of::<Inplace>()]);
+    /// static RELU_: OpDef = OpDef { traits: &T, ..OpDef::new("toy.relu_", "toy") };
+    /// assert!(RELU_.has_trait_id(Inplace::ID));
+    /// ```
     #[inline]
     pub fn has_trait_id(&self, id: TraitId) -> bool {
         self.traits.binary_search_by(|e| e.id.cmp(&id)).is_ok()
     }
 
     /// Whether the op has interface `I`.
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, interfaces::InferMeta};
+    /// assert!(!builtin::PARAMETER_DEF.has_interface::<InferMeta>());
+    /// ```
     #[inline]
     pub fn has_interface<I: Interface>(&self) -> bool {
         self.interface_entry(I::ID).is_some()
     }
 
     /// The op's implementation of interface `I` (Paddle's `dyn_cast<I>`).
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, InterfaceEntry}, OpDef};
+    /// static VJP: Vjp = Vjp { backward_op: "toy.exp_grad" };
+    /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
+    /// static EXP: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.exp", "toy") };
+    /// assert_eq!(EXP.interface::<Vjp>().unwrap().backward_op, "toy.exp_grad");
+    /// assert!(OpDef::new("toy.x", "toy").interface::<Vjp>().is_none());
+    /// ```
     #[inline]
     pub fn interface<I: Interface>(&self) -> Option<&'static I> {
         self.interface_entry(I::ID)?
@@ -344,6 +564,14 @@ impl OpDef {
     }
 
     /// The entry of interface `id`.
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, Interface, InterfaceEntry}, OpDef};
+    /// static VJP: Vjp = Vjp { backward_op: "toy.exp_grad" };
+    /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
+    /// static EXP: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.exp", "toy") };
+    /// assert_eq!(EXP.interface_entry(Vjp::ID).unwrap().name, "VjpInterface");
+    /// ```
     pub fn interface_entry(&self, id: InterfaceId) -> Option<&'static InterfaceEntry> {
         let interfaces: &'static [InterfaceEntry] = self.interfaces;
         interfaces
@@ -353,11 +581,26 @@ impl OpDef {
     }
 
     /// Whether the trait named `name` (Paddle's class name) is present.
+    ///
+    /// ```
+    /// use pir_runtime::{op_def::{sort_traits, TraitEntry}, traits::Inplace, OpDef};
+    /// static T: [TraitEntry; 1] = sort_traits([TraitEntry::of::<Inplace>()]);
+    /// static RELU_: OpDef = OpDef { traits: &T, ..OpDef::new("toy.relu_", "toy") };
+    /// assert!(RELU_.has_trait_named("InplaceTrait"));
+    /// assert!(!RELU_.has_trait_named("Inplace")); // Paddle's class name, not the Rust one
+    /// ```
     pub fn has_trait_named(&self, name: &str) -> bool {
         self.traits.iter().any(|t| t.name == name)
     }
 
     /// Whether the interface named `name` (Paddle's class name) is present.
+    ///
+    /// ```
+    /// use pir_runtime::{interfaces::Decomp, op_def::{sort_interfaces, InterfaceEntry}, OpDef};
+    /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&Decomp)]);
+    /// static GELU: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.gelu", "toy") };
+    /// assert!(GELU.has_interface_named("DecompInterface"));
+    /// ```
     pub fn has_interface_named(&self, name: &str) -> bool {
         self.interfaces.iter().any(|t| t.name == name)
     }
@@ -383,6 +626,23 @@ impl Eq for OpDef {}
 
 /// A typed op handle generated by `#[pir_op]` or `define_ops_from_yaml!`: a 4-byte `Copy`
 /// view of an operation of one definition.
+///
+/// ```
+/// use pir_runtime::{Builder, IrContext, Op, OpDef, OpId, Program};
+/// static NOP: OpDef = OpDef::new("toy.nop", "toy");
+/// #[derive(Clone, Copy)]
+/// struct NopOp(OpId);
+/// impl Op for NopOp {
+///     const DEF: &'static OpDef = &NOP;
+///     fn from_id_unchecked(id: OpId) -> Self { NopOp(id) }
+///     fn id(self) -> OpId { self.0 }
+/// }
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let id = Builder::at_end(&mut prog).create_with(&NOP, &[], ctx.empty_dict(), &[], 0).unwrap();
+/// assert_eq!(NopOp::cast(prog.op(id)).map(Op::id), Some(id));
+/// assert!(NopOp::cast(prog.op(prog.module_op())).is_none());
+/// ```
 pub trait Op: Copy + 'static {
     /// The op's definition.
     const DEF: &'static OpDef;
@@ -399,6 +659,21 @@ pub trait Op: Copy + 'static {
 /// The implementation of interface `Self` for op type `O`, for interfaces an op declares by
 /// name (`interfaces(MyInterface)`). Implement it for your interface with a blanket impl over
 /// the op types that provide what it needs.
+///
+/// ```
+/// use pir_runtime::{declare_interface, op_def::OpInterfaceImpl};
+/// /// Flops per element.
+/// pub struct Cost { pub flops: u32 }
+/// declare_interface!(Cost, "CostInterface");
+/// /// What an op provides to get `Cost`.
+/// pub trait HasFlops { const FLOPS: u32; }
+/// impl<O: HasFlops> OpInterfaceImpl<O> for Cost {
+///     const IMPL: Cost = Cost { flops: O::FLOPS };
+/// }
+/// struct Exp;
+/// impl HasFlops for Exp { const FLOPS: u32 = 20; }
+/// assert_eq!(<Cost as OpInterfaceImpl<Exp>>::IMPL.flops, 20);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "op `{O}` declares interface `{Self}` but does not implement it",
     label = "declared here",

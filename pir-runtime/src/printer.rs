@@ -50,6 +50,20 @@ const NOT_CACHED: Cached = Cached {
 
 /// Prints a program, or parts of one, in Paddle's text format. Custom op printers
 /// ([`OpDef::print`](crate::op_def::OpDef::print)) receive it.
+///
+/// ```
+/// use pir_runtime::{builtin, printer::Printer, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// let v = builtin::combine(&mut b, &[x, x]).unwrap();
+/// let mut out = String::new();
+/// let mut p = Printer::new(&prog, &mut out);
+/// p.print_operation(prog.defining_op(v).unwrap()).unwrap(); // names %0 on first sight
+/// p.flush().unwrap();
+/// assert_eq!(out, "(%0) = \"builtin.combine\" (%1, %1) {} : (tensor<2xf32>, tensor<2xf32>) -> vec[tensor<2xf32>,tensor<2xf32>]");
+/// ```
 pub struct Printer<'a> {
     prog: &'a Program,
     out: &'a mut dyn Write,
@@ -64,6 +78,18 @@ pub struct Printer<'a> {
 }
 
 /// Writes `prog` in Paddle's text format.
+///
+/// ```
+/// use pir_runtime::{builtin, printer::print_program, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Int32, &[]);
+/// builtin::parameter(&mut Builder::at_end(&mut prog), "n", t).unwrap();
+/// let mut s = String::new();
+/// print_program(&mut s, &prog).unwrap();
+/// assert_eq!(s, prog.to_string()); // what Display does
+/// assert_eq!(s, "{\n    (%0) = \"builtin.parameter\" () {parameter_name:\"n\"} : () -> tensor<i32>\n}\n");
+/// ```
 pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
     let mut p = Printer::new(prog, out);
     p.print_program()?;
@@ -72,6 +98,17 @@ pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
 
 impl<'a> Printer<'a> {
     /// A printer of `prog` writing to `out`. Call [`Printer::flush`] when done.
+    ///
+    /// ```
+    /// use pir_runtime::{printer::Printer, IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// p.print_program().unwrap();
+    /// p.flush().unwrap(); // nothing reaches `out` before this
+    /// assert_eq!(out, "{\n}\n");
+    /// ```
     pub fn new(prog: &'a Program, out: &'a mut dyn Write) -> Printer<'a> {
         Printer {
             prog,
@@ -270,6 +307,23 @@ impl<'a> Printer<'a> {
     }
 
     /// `PrintValue`: the value's name, naming it on first print (`%N`, or `%arg_N {attrs}`).
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, printer::Printer, Builder, IrContext, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let arg = prog.add_block_arg(prog.block(), Some(t));
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// for v in [Some(arg), Some(x), None, Some(x), Some(arg)] {
+    ///     p.print_value(v).unwrap();
+    ///     p.write_str(" ").unwrap();
+    /// }
+    /// p.flush().unwrap();
+    /// assert_eq!(out, "%arg_0 {} %0 <<NULL VALUE>> %0 %arg_0 ");
+    /// ```
     pub fn print_value(&mut self, v: Option<Value>) -> fmt::Result {
         let Some(v) = v else {
             self.buf.push_str("<<NULL VALUE>>");
@@ -314,6 +368,18 @@ impl<'a> Printer<'a> {
     }
 
     /// A type, or `<<NULL TYPE>>`.
+    ///
+    /// ```
+    /// use pir_runtime::{printer::Printer, IrContext, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// p.print_type(Some(ctx.dense_tensor_type(DataType::Float32, &[1]))).unwrap();
+    /// p.print_type(None).unwrap();
+    /// p.flush().unwrap();
+    /// assert_eq!(out, "tensor<1xf32><<NULL TYPE>>");
+    /// ```
     pub fn print_type(&mut self, t: Option<Type>) -> fmt::Result {
         let Some(t) = t else {
             self.buf.push_str("<<NULL TYPE>>");
@@ -344,6 +410,18 @@ impl<'a> Printer<'a> {
     }
 
     /// `{name:value,...}` of an attribute dictionary, without the hidden attributes.
+    ///
+    /// ```
+    /// use pir_runtime::{printer::Printer, IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// let dict = ctx.dict_attr(&[("op_callstack", ctx.str_attr("...")), ("axis", ctx.i32_attr(1))]);
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// p.print_attribute_map(dict).unwrap();
+    /// p.flush().unwrap();
+    /// assert_eq!(out, "{axis:1}"); // op_callstack is hidden, as in Paddle
+    /// ```
     pub fn print_attribute_map(&mut self, dict: Attribute) -> fmt::Result {
         let i = dict.index() as usize;
         if i >= self.dict_cache.len() {

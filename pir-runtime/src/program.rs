@@ -46,6 +46,20 @@ macro_rules! handle {
             }
 
             /// The handle's arena index (stable for the program's lifetime).
+            ///
+            /// ```
+            /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+            /// # let ctx = IrContext::new();
+            /// # let mut prog = Program::new(&ctx);
+            /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+            /// # let mut b = Builder::at_end(&mut prog);
+            /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+            /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+            /// assert!(x.index() < y.index());
+            /// // A side table indexed by value:
+            /// let mut seen = vec![false; prog.num_values_allocated()];
+            /// seen[y.index()] = true;
+            /// ```
             #[inline]
             pub fn index(self) -> usize {
                 self.0.get() as usize
@@ -62,22 +76,84 @@ macro_rules! handle {
 
 handle!(
     /// An operation in a [`Program`].
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, OpId, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op: OpId = prog.defining_op(x).unwrap();
+    /// assert_eq!(std::mem::size_of::<OpId>(), 4);
+    /// assert_eq!(prog.op(op).name(), "builtin.parameter");
+    /// ```
     OpId, "op"
 );
 handle!(
     /// A value: an op result or a block argument.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, ValueDef, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert_eq!(prog.value_type(x), Some(t));
+    /// assert!(matches!(prog.value_def(x), ValueDef::OpResult { index: 0, .. }));
+    /// let block = prog.block();
+    /// let arg = prog.add_block_arg(block, Some(t));
+    /// assert!(matches!(prog.value_def(arg), ValueDef::BlockArg { index: 0, .. }));
+    /// ```
     Value, "v"
 );
 handle!(
     /// A block.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let top = prog.block(); // the module's body
+    /// builtin::parameter(&mut Builder::at_block_end(&mut prog, top), "w", t).unwrap();
+    /// assert_eq!(prog.block_len(top), 1);
+    /// let region = prog.block_parent(top).unwrap();
+    /// assert_eq!(prog.region_parent(region), Some(prog.module_op()));
+    /// ```
     BlockId, "block"
 );
 handle!(
     /// A region.
+    ///
+    /// ```
+    /// # use pir_runtime::{Builder, IrContext, OpDef, Program};
+    /// static LOOP: OpDef = OpDef::new("toy.loop", "toy");
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let mut b = Builder::at_end(&mut prog);
+    /// let op = b.create_with(&LOOP, &[], ctx.empty_dict(), &[], 2).unwrap();
+    /// let body = prog.op(op).region(1);
+    /// let block = prog.add_block(body);
+    /// assert_eq!(prog.region_blocks(body), [block]);
+    /// assert_eq!(prog.region_parent(body), Some(op));
+    /// ```
     RegionId, "region"
 );
 handle!(
     /// One operand slot of one operation (a use of a value).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::combine(&mut b, &[x, x]).unwrap();
+    /// let slots: Vec<_> = prog.uses(x).map(|u| u.id).collect();
+    /// assert_eq!(slots.len(), 2);
+    /// assert_ne!(slots[0], slots[1]); // one slot per use
+    /// ```
     OperandId, "use"
 );
 
@@ -85,6 +161,15 @@ static_assertions::assert_eq_size!(Option<Value>, u32);
 static_assertions::assert_eq_size!(OpId, u32);
 
 /// A parameter of a program (`Parameter { bytes, type, is_mutable }` of the seeds).
+///
+/// ```
+/// use pir_runtime::{IrContext, Parameter, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let ty = ctx.dense_tensor_type(DataType::UInt8, &[2]);
+/// prog.set_parameter("w", Parameter { bytes: vec![1, 2], ty, is_mutable: false });
+/// assert_eq!(prog.parameter("w").unwrap().bytes, [1, 2]);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
     /// Raw contents (may be empty when only the declaration is known).
@@ -96,6 +181,19 @@ pub struct Parameter {
 }
 
 /// Where a value comes from.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, ValueDef, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// let v = builtin::combine(&mut b, &[x, x]).unwrap();
+/// let parts = builtin::split(&mut b, v).unwrap();
+/// let split = prog.defining_op(parts[1]).unwrap();
+/// assert_eq!(prog.value_def(parts[1]), ValueDef::OpResult { op: split, index: 1 });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueDef {
     /// Result `index` of `op`.
@@ -115,6 +213,19 @@ pub enum ValueDef {
 }
 
 /// One use of a value: operand `index` of `op`.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// let y = builtin::parameter(&mut b, "y", t).unwrap();
+/// let v = builtin::combine(&mut b, &[y, x]).unwrap();
+/// let u = prog.uses(x).next().unwrap();
+/// assert_eq!((Some(u.op), u.index), (prog.defining_op(v), 1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpOperand {
     /// The using op.
@@ -126,6 +237,22 @@ pub struct OpOperand {
 }
 
 /// Where the builder or [`Program::insert_op`] puts an op.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, InsertPoint, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let block = prog.block();
+/// let mut b = Builder::new(&mut prog, InsertPoint::BlockStart(block));
+/// let a = builtin::parameter(&mut b, "a", t).unwrap();
+/// let c = builtin::parameter(&mut b, "c", t).unwrap(); // after `a`: creation order is kept
+/// let a_op = b.program().defining_op(a).unwrap();
+/// b.set_insertion_point(InsertPoint::After(a_op));
+/// let m = builtin::parameter(&mut b, "m", t).unwrap();
+/// let order: Vec<_> = prog.block_ops(block).collect();
+/// assert_eq!(order, [a, m, c].map(|v| prog.defining_op(v).unwrap()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InsertPoint {
     /// First in the block.
@@ -195,6 +322,21 @@ struct RegionData {
 }
 
 /// What [`Program::create_op`] needs to make an operation.
+///
+/// ```
+/// use pir_runtime::{builtin, InsertPoint, IrContext, OperationArgs, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let args = OperationArgs {
+///     def: &builtin::PARAMETER_DEF,
+///     operands: &[],
+///     attributes: ctx.dict_attr(&[("parameter_name", ctx.str_attr("w"))]),
+///     result_types: &[Some(ctx.dense_tensor_type(DataType::Float32, &[2]))],
+///     num_regions: 0,
+/// };
+/// let op = prog.create_op_at(args, InsertPoint::BlockEnd(prog.block())).unwrap();
+/// assert_eq!(prog.op(op).num_results(), 1);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct OperationArgs<'a> {
     /// The op's definition.
@@ -211,6 +353,20 @@ pub struct OperationArgs<'a> {
 
 /// A program: a `builtin.module` op whose one block holds the top-level ops, plus a map of
 /// parameters. It owns all IR storage; handles index into it.
+///
+/// ```
+/// use pir_runtime::{builtin, verify, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// builtin::shadow_output(&mut b, x, "out").unwrap();
+/// verify(&prog).unwrap();
+/// assert_eq!(prog.num_ops(), 3); // the module, the parameter, the shadow_output
+/// assert_eq!(prog.use_count(x), 1);
+/// assert!(prog.to_string().starts_with("{\n    (%0) = \"builtin.parameter\""));
+/// ```
 pub struct Program {
     ctx: Arc<IrContext>,
     ops: Vec<OpData>,
@@ -224,11 +380,29 @@ pub struct Program {
 
 impl Program {
     /// An empty program (a `builtin.module` with one empty block) in `ctx`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// assert_eq!(prog.num_ops(), 1); // just the builtin.module
+    /// assert_eq!(prog.block_len(prog.block()), 0);
+    /// assert_eq!(prog.to_string(), "{\n}\n");
+    /// ```
     pub fn new(ctx: &Arc<IrContext>) -> Program {
         Program::with_capacity(ctx, 0)
     }
 
     /// An empty program with room for `ops` single-result, single-operand ops.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let small = Program::new(&ctx);
+    /// let big = Program::with_capacity(&ctx, 10_000);
+    /// assert!(big.storage_bytes() > small.storage_bytes());
+    /// assert_eq!(big.num_ops(), 1);
+    /// ```
     pub fn with_capacity(ctx: &Arc<IrContext>, ops: usize) -> Program {
         let placeholder_op = OpData {
             def: &crate::builtin::MODULE_DEF,
@@ -281,34 +455,96 @@ impl Program {
     }
 
     /// The context.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// assert!(std::sync::Arc::ptr_eq(prog.ctx(), &ctx));
+    /// ```
     #[inline]
     pub fn ctx(&self) -> &Arc<IrContext> {
         &self.ctx
     }
 
     /// The `builtin.module` op.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// let m = prog.op(prog.module_op());
+    /// assert_eq!((m.name(), m.num_regions()), ("builtin.module", 1));
+    /// assert_eq!(m.parent_block(), None);
+    /// ```
     pub fn module_op(&self) -> OpId {
         self.module
     }
 
     /// The top-level block (the module's body).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.op(op).parent_block(), Some(prog.block()));
+    /// assert_eq!(prog.first_op(prog.block()), Some(op));
+    /// ```
     pub fn block(&self) -> BlockId {
         let region = RegionId::new(self.ops[self.module.index()].regions_start as usize);
         self.regions[region.index()].blocks[0]
     }
 
     /// A read-only view of `op`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.name(), "builtin.parameter");
+    /// assert_eq!(op.attr("parameter_name"), Some(ctx.str_attr("w")));
+    /// assert_eq!(op.result_type(0), Some(t));
+    /// ```
     #[inline]
     pub fn op(&self, op: OpId) -> OpRef<'_> {
         OpRef { prog: self, id: op }
     }
 
     /// Whether `op` exists and was not erased.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert!(prog.is_alive(op));
+    /// prog.erase_op(op).unwrap();
+    /// assert!(!prog.is_alive(op));
+    /// ```
     pub fn is_alive(&self, op: OpId) -> bool {
         self.ops.get(op.index()).is_some_and(|o| o.alive)
     }
 
     /// Number of live operations, the module included.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert_eq!(prog.num_ops(), 2);
+    /// prog.erase_op(prog.defining_op(x).unwrap()).unwrap();
+    /// assert_eq!(prog.num_ops(), 1);
+    /// ```
     pub fn num_ops(&self) -> usize {
         self.ops.iter().filter(|o| o.alive).count()
     }
@@ -316,16 +552,48 @@ impl Program {
     // ----- parameters -------------------------------------------------------------------
 
     /// Sets (or replaces) parameter `name`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Parameter, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let ty = ctx.dense_tensor_type(DataType::Float32, &[1]);
+    /// prog.set_parameter("w", Parameter { bytes: vec![], ty, is_mutable: true });
+    /// prog.set_parameter("w", Parameter { bytes: vec![0; 4], ty, is_mutable: false }); // replaces
+    /// assert_eq!(prog.parameters().len(), 1);
+    /// assert!(!prog.parameter("w").unwrap().is_mutable);
+    /// ```
     pub fn set_parameter(&mut self, name: impl Into<String>, p: Parameter) {
         self.parameters.insert(name.into(), p);
     }
 
     /// Parameter `name`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Parameter, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let ty = ctx.dense_tensor_type(DataType::Float32, &[1]);
+    /// prog.set_parameter("w", Parameter { bytes: vec![0; 4], ty, is_mutable: false });
+    /// assert_eq!(prog.parameter("w").map(|p| p.ty), Some(ty));
+    /// assert!(prog.parameter("b").is_none());
+    /// ```
     pub fn parameter(&self, name: &str) -> Option<&Parameter> {
         self.parameters.get(name)
     }
 
     /// All parameters, by name.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Parameter, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let ty = ctx.dense_tensor_type(DataType::Float32, &[1]);
+    /// for name in ["b", "a"] {
+    ///     prog.set_parameter(name, Parameter { bytes: vec![], ty, is_mutable: false });
+    /// }
+    /// assert_eq!(prog.parameters().keys().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
     pub fn parameters(&self) -> &BTreeMap<String, Parameter> {
         &self.parameters
     }
@@ -333,11 +601,40 @@ impl Program {
     // ----- creation ---------------------------------------------------------------------
 
     /// Creates a detached operation (in no block); insert it with [`Program::insert_op`].
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, InsertPoint, IrContext, OperationArgs, Program};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let attrs = ctx.dict_attr(&[("value", ctx.i64_attr(1))]);
+    /// let i64_ = ctx.scalar_type(pir_runtime::phi::DataType::Int64);
+    /// let op = prog.create_op(OperationArgs {
+    ///     def: &builtin::CONSTANT_DEF, operands: &[], attributes: attrs,
+    ///     result_types: &[Some(i64_)], num_regions: 0,
+    /// });
+    /// assert_eq!(prog.location(op), "detached");
+    /// prog.insert_op(op, InsertPoint::BlockEnd(prog.block())).unwrap();
+    /// assert_eq!(prog.location(op), "op 0 of block 0");
+    /// ```
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
         self.push_op(args, None, None, None)
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, InsertPoint, IrContext, OperationArgs, Program};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let args = OperationArgs {
+    ///     def: &builtin::CONSTANT_DEF, operands: &[],
+    ///     attributes: ctx.dict_attr(&[("value", ctx.bool_attr(true))]),
+    ///     result_types: &[Some(ctx.scalar_type(pir_runtime::phi::DataType::Bool))], num_regions: 0,
+    /// };
+    /// let a = prog.create_op_at(args, InsertPoint::BlockEnd(prog.block())).unwrap();
+    /// let b = prog.create_op_at(args, InsertPoint::Before(a)).unwrap();
+    /// assert_eq!(prog.block_ops(prog.block()).collect::<Vec<_>>(), [b, a]);
+    /// ```
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
@@ -435,6 +732,19 @@ impl Program {
     }
 
     /// Adds an empty block at the end of `region`.
+    ///
+    /// ```
+    /// use pir_runtime::{Builder, IrContext, OpDef, Program, phi::DataType};
+    /// static WHILE: OpDef = OpDef::new("toy.while", "toy");
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let op = Builder::at_end(&mut prog).create_with(&WHILE, &[], ctx.empty_dict(), &[], 1).unwrap();
+    /// let region = prog.op(op).region(0);
+    /// let body = prog.add_block(region);
+    /// let i = prog.add_block_arg(body, Some(ctx.scalar_type(DataType::Int64)));
+    /// assert_eq!(prog.block_args(body), [i]);
+    /// assert_eq!(prog.block_parent(body), Some(region));
+    /// ```
     pub fn add_block(&mut self, region: RegionId) -> BlockId {
         let b = BlockId::new(self.blocks.len());
         self.blocks.push(BlockData {
@@ -446,6 +756,21 @@ impl Program {
     }
 
     /// Adds an argument of type `ty` to `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, OpDef, Program, phi::DataType};
+    /// # static FUNC: OpDef = OpDef::new("toy.func", "toy");
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let f = Builder::at_end(&mut prog).create_with(&FUNC, &[], ctx.empty_dict(), &[], 1).unwrap();
+    /// let body = prog.add_block(prog.op(f).region(0));
+    /// let arg = prog.add_block_arg(body, Some(t));
+    /// builtin::shadow_output(&mut Builder::at_block_end(&mut prog, body), arg, "y").unwrap();
+    /// assert_eq!(prog.defining_op(arg), None); // a block argument has no defining op
+    /// assert_eq!(prog.use_count(arg), 1);
+    /// assert!(prog.to_string().contains("(%arg_0 {})"));
+    /// ```
     pub fn add_block_arg(&mut self, block: BlockId, ty: Option<Type>) -> Value {
         let v = Value::new(self.values.len());
         let index = self.blocks[block.index()].args.len() as u32;
@@ -462,6 +787,17 @@ impl Program {
     }
 
     /// Sets the attribute dictionary of block argument `index` of `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let block = prog.block();
+    /// prog.add_block_arg(block, Some(ctx.scalar_type(DataType::Int32)));
+    /// let attrs = ctx.dict_attr(&[("name", ctx.str_attr("n"))]);
+    /// prog.set_block_arg_attrs(block, 0, attrs);
+    /// assert_eq!(prog.block_arg_attrs(block, 0), Some(attrs));
+    /// ```
     pub fn set_block_arg_attrs(&mut self, block: BlockId, index: usize, attrs: Attribute) {
         if let Some(slot) = self.blocks[block.index()].arg_attrs.get_mut(index) {
             *slot = Some(attrs);
@@ -469,6 +805,19 @@ impl Program {
     }
 
     /// Inserts a detached op at `at`.
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, InsertPoint, IrContext, IrError, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut pir_runtime::Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// let err = prog.insert_op(op, InsertPoint::BlockStart(prog.block())).unwrap_err();
+    /// assert!(matches!(err, IrError::AlreadyInBlock(_)));
+    /// prog.detach_op(op).unwrap();
+    /// prog.insert_op(op, InsertPoint::BlockStart(prog.block())).unwrap();
+    /// ```
     pub fn insert_op(&mut self, op: OpId, at: InsertPoint) -> Result<(), IrError> {
         self.check_alive(op)?;
         if self.ops[op.index()].parent.is_some() {
@@ -510,6 +859,21 @@ impl Program {
     }
 
     /// Removes `op` from its block without erasing it (it can be inserted elsewhere).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, InsertPoint, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let (xo, yo) = (prog.defining_op(x).unwrap(), prog.defining_op(y).unwrap());
+    /// prog.detach_op(yo).unwrap(); // still alive, just in no block
+    /// assert_eq!((prog.block_len(prog.block()), prog.is_alive(yo)), (1, true));
+    /// prog.insert_op(yo, InsertPoint::Before(xo)).unwrap(); // moved first
+    /// assert_eq!(prog.first_op(prog.block()), Some(yo));
+    /// ```
     pub fn detach_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
         let d = self.ops[op.index()];
@@ -534,6 +898,25 @@ impl Program {
 
     /// Erases `op` (and the ops nested in its regions). Fails, changing nothing, if a result of
     /// `op` or of a nested op is still used outside the erased ops.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, IrError, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// let p = prog.defining_op(x).unwrap();
+    /// let err = prog.erase_op(p).unwrap_err();
+    /// assert!(matches!(err, IrError::ResultInUse { uses: 1, .. }));
+    /// assert_eq!(err.to_string(), "cannot erase builtin.parameter (op 0 of block 0): \
+    ///     its result 0 still has 1 use(s), the first by builtin.shadow_output (op 1 of block 0)");
+    /// let out = prog.last_op(prog.block()).unwrap();
+    /// prog.erase_op(out).unwrap();
+    /// prog.erase_op(p).unwrap(); // now unused
+    /// assert_eq!(prog.num_ops(), 1);
+    /// ```
     pub fn erase_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
         if self.ops[op.index()].num_regions == 0 {
@@ -614,6 +997,21 @@ impl Program {
     }
 
     /// Sets operand `index` of `op` to `value` (`None`: the null value).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// let out = prog.last_op(prog.block()).unwrap();
+    /// prog.set_operand(out, 0, Some(y)).unwrap();
+    /// assert_eq!((prog.use_count(x), prog.use_count(y)), (0, 1));
+    /// assert!(prog.set_operand(out, 1, Some(y)).is_err()); // it has one operand
+    /// ```
     pub fn set_operand(
         &mut self,
         op: OpId,
@@ -639,6 +1037,21 @@ impl Program {
     }
 
     /// The uses of `value`, most recent first.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "a").unwrap();
+    /// builtin::combine(&mut b, &[x, x]).unwrap();
+    /// let users: Vec<_> = prog.uses(x).map(|u| (prog.op(u.op).name(), u.index)).collect();
+    /// assert_eq!(users.len(), 3);
+    /// assert!(users.contains(&("builtin.combine", 1)));
+    /// assert!(users.contains(&("builtin.shadow_output", 0)));
+    /// ```
     pub fn uses(&self, value: Value) -> Uses<'_> {
         Uses {
             prog: self,
@@ -647,16 +1060,56 @@ impl Program {
     }
 
     /// Number of uses of `value` (walks the use list).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// assert_eq!(b.program().use_count(x), 0);
+    /// builtin::combine(&mut b, &[x, x, x]).unwrap();
+    /// assert_eq!(prog.use_count(x), 3);
+    /// ```
     pub fn use_count(&self, value: Value) -> usize {
         self.uses(value).count()
     }
 
     /// Whether `value` has any use.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// assert!(!b.program().has_uses(x));
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// assert!(prog.has_uses(x));
+    /// ```
     pub fn has_uses(&self, value: Value) -> bool {
         self.values[value.index()].first_use != NO_LINK
     }
 
     /// Redirects every use of `old` to `new`. O(uses of `old`).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// builtin::combine(&mut b, &[x, y, x]).unwrap();
+    /// prog.replace_all_uses_with(x, y);
+    /// assert_eq!((prog.use_count(x), prog.use_count(y)), (0, 3));
+    /// let combine = prog.last_op(prog.block()).unwrap();
+    /// assert!(prog.op(combine).operands().all(|v| v == Some(y)));
+    /// prog.erase_op(prog.defining_op(x).unwrap()).unwrap(); // x is dead now
+    /// ```
     pub fn replace_all_uses_with(&mut self, old: Value, new: Value) {
         if old == new {
             return;
@@ -684,6 +1137,21 @@ impl Program {
     }
 
     /// Redirects to `new` the uses of `old` for which `pred` holds. O(uses of `old`).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// builtin::combine(&mut b, &[x, x, x]).unwrap();
+    /// prog.replace_uses_with_if(x, y, |u| u.index != 1); // keep operand 1
+    /// let combine = prog.last_op(prog.block()).unwrap();
+    /// let ops: Vec<_> = prog.op(combine).operands().collect();
+    /// assert_eq!(ops, [Some(y), Some(x), Some(y)]);
+    /// ```
     pub fn replace_uses_with_if(
         &mut self,
         old: Value,
@@ -718,17 +1186,55 @@ impl Program {
     // ----- values ---------------------------------------------------------------------------
 
     /// The type of `value` (`None`: a null type).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[x]).unwrap();
+    /// assert_eq!(prog.value_type(x), Some(t));
+    /// assert_eq!(prog.value_type(v), Some(ctx.vector_type(&[t])));
+    /// ```
     #[inline]
     pub fn value_type(&self, value: Value) -> Option<Type> {
         self.values[value.index()].ty
     }
 
     /// Sets the type of `value`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let wider = ctx.dense_tensor_type(DataType::Float32, &[-1]);
+    /// prog.set_value_type(x, Some(wider));
+    /// assert!(prog.to_string().contains("() -> tensor<-1xf32>"));
+    /// prog.set_value_type(x, None);
+    /// assert!(prog.to_string().contains("() -> <<NULL TYPE>>"));
+    /// ```
     pub fn set_value_type(&mut self, value: Value, ty: Option<Type>) {
         self.values[value.index()].ty = ty;
     }
 
     /// Where `value` comes from.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, ValueDef, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let block = prog.block();
+    /// let a = prog.add_block_arg(block, Some(t));
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert_eq!(prog.value_def(a), ValueDef::BlockArg { block, index: 0 });
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.value_def(x), ValueDef::OpResult { op, index: 0 });
+    /// ```
     pub fn value_def(&self, value: Value) -> ValueDef {
         let d = self.values[value.index()];
         if d.index & BLOCK_ARG_TAG != 0 {
@@ -745,6 +1251,18 @@ impl Program {
     }
 
     /// The op defining `value`, if it is an op result.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.op(op).result(0), x);
+    /// let arg = prog.add_block_arg(prog.block(), Some(t));
+    /// assert_eq!(prog.defining_op(arg), None);
+    /// ```
     pub fn defining_op(&self, value: Value) -> Option<OpId> {
         match self.value_def(value) {
             ValueDef::OpResult { op, .. } => Some(op),
@@ -755,6 +1273,19 @@ impl Program {
     // ----- attributes -----------------------------------------------------------------------
 
     /// Replaces the whole attribute dictionary of `op`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// let dict = ctx.dict_attr(&[("parameter_name", ctx.str_attr("renamed")), ("stop_gradient", ctx.bool_array_attr(&[true]))]);
+    /// prog.set_attributes(op, dict).unwrap();
+    /// assert_eq!(prog.op(op).attributes(), dict);
+    /// assert!(prog.to_string().contains("{parameter_name:\"renamed\",stop_gradient:[true]}"));
+    /// ```
     pub fn set_attributes(&mut self, op: OpId, dict: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
         self.ops[op.index()].attrs = dict;
@@ -762,6 +1293,18 @@ impl Program {
     }
 
     /// Sets one attribute of `op` (re-interning its dictionary).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// prog.set_attribute(op, "persistable", ctx.bool_array_attr(&[true])).unwrap();
+    /// let names: Vec<_> = prog.op(op).attribute_entries().iter().map(|(n, _)| &**n).collect();
+    /// assert_eq!(names, ["parameter_name", "persistable"]);
+    /// ```
     pub fn set_attribute(&mut self, op: OpId, name: &str, value: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
         let dict = self.ops[op.index()].attrs;
@@ -771,6 +1314,18 @@ impl Program {
     }
 
     /// Removes one attribute of `op`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType, verify};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// prog.remove_attribute(op, "parameter_name").unwrap();
+    /// assert_eq!(prog.op(op).attr("parameter_name"), None);
+    /// assert!(verify(&prog).is_err()); // builtin.parameter requires it
+    /// ```
     pub fn remove_attribute(&mut self, op: OpId, name: &str) -> Result<(), IrError> {
         self.check_alive(op)?;
         let dict = self.ops[op.index()].attrs;
@@ -782,6 +1337,18 @@ impl Program {
     // ----- blocks and regions ------------------------------------------------------------------
 
     /// The ops of `block`, in order.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// let names: Vec<_> = prog.block_ops(prog.block()).map(|o| prog.op(o).name()).collect();
+    /// assert_eq!(names, ["builtin.parameter", "builtin.shadow_output"]);
+    /// ```
     pub fn block_ops(&self, block: BlockId) -> BlockOps<'_> {
         BlockOps {
             prog: self,
@@ -790,26 +1357,79 @@ impl Program {
     }
 
     /// The first op of `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// assert_eq!(prog.first_op(prog.block()), None);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert_eq!(prog.first_op(prog.block()), prog.defining_op(x));
+    /// ```
     pub fn first_op(&self, block: BlockId) -> Option<OpId> {
         self.blocks[block.index()].first
     }
 
     /// The last op of `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// assert_eq!(prog.last_op(prog.block()), prog.defining_op(y));
+    /// ```
     pub fn last_op(&self, block: BlockId) -> Option<OpId> {
         self.blocks[block.index()].last
     }
 
     /// Number of ops in `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert_eq!(prog.block_len(prog.block()), 1);
+    /// prog.detach_op(prog.defining_op(x).unwrap()).unwrap();
+    /// assert_eq!(prog.block_len(prog.block()), 0);
+    /// ```
     pub fn block_len(&self, block: BlockId) -> usize {
         self.blocks[block.index()].len as usize
     }
 
     /// The arguments of `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let block = prog.block();
+    /// assert!(prog.block_args(block).is_empty());
+    /// let a = prog.add_block_arg(block, Some(ctx.scalar_type(DataType::Int64)));
+    /// let b = prog.add_block_arg(block, None);
+    /// assert_eq!(prog.block_args(block), [a, b]);
+    /// ```
     pub fn block_args(&self, block: BlockId) -> &[Value] {
         &self.blocks[block.index()].args
     }
 
     /// The attribute dictionary of argument `index` of `block`, if set.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let block = prog.block();
+    /// prog.add_block_arg(block, Some(ctx.scalar_type(DataType::Int64)));
+    /// assert_eq!(prog.block_arg_attrs(block, 0), None); // never set
+    /// assert_eq!(prog.block_arg_attrs(block, 5), None); // no such argument
+    /// ```
     pub fn block_arg_attrs(&self, block: BlockId, index: usize) -> Option<Attribute> {
         self.blocks[block.index()]
             .arg_attrs
@@ -819,27 +1439,82 @@ impl Program {
     }
 
     /// The region containing `block`.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// let region = prog.block_parent(prog.block()).unwrap();
+    /// assert_eq!(prog.region_parent(region), Some(prog.module_op()));
+    /// ```
     pub fn block_parent(&self, block: BlockId) -> Option<RegionId> {
         self.blocks[block.index()].parent
     }
 
     /// The blocks of `region`.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let region = prog.op(prog.module_op()).region(0);
+    /// assert_eq!(prog.region_blocks(region), [prog.block()]);
+    /// let second = prog.add_block(region);
+    /// assert_eq!(prog.region_blocks(region), [prog.block(), second]);
+    /// ```
     pub fn region_blocks(&self, region: RegionId) -> &[BlockId] {
         &self.regions[region.index()].blocks
     }
 
     /// The op owning `region`.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// let module = prog.module_op();
+    /// let region = prog.op(module).region(0);
+    /// assert_eq!(prog.region_parent(region), Some(module));
+    /// ```
     pub fn region_parent(&self, region: RegionId) -> Option<OpId> {
         self.regions[region.index()].parent
     }
 
     /// Position of `op` in its block (O(position)).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let yo = prog.defining_op(y).unwrap();
+    /// assert_eq!(prog.op_position(yo), Some(1));
+    /// assert_eq!(prog.op_position(prog.module_op()), None); // not in a block
+    /// ```
     pub fn op_position(&self, op: OpId) -> Option<usize> {
         let block = self.ops[op.index()].parent?;
         self.block_ops(block).position(|o| o == op)
     }
 
     /// Calls `f` on `op` and every op nested in its regions, in pre-order.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, OpDef, Program, phi::DataType};
+    /// # static IF: OpDef = OpDef::new("toy.if", "toy");
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let if_op = Builder::at_end(&mut prog).create_with(&IF, &[], ctx.empty_dict(), &[], 1).unwrap();
+    /// let then = prog.add_block(prog.op(if_op).region(0));
+    /// builtin::shadow_output(&mut Builder::at_block_end(&mut prog, then), x, "y").unwrap();
+    /// let mut names = Vec::new();
+    /// prog.walk(prog.module_op(), &mut |o| names.push(prog.op(o).name()));
+    /// assert_eq!(names, ["builtin.module", "builtin.parameter", "toy.if", "builtin.shadow_output"]);
+    /// ```
     pub fn walk(&self, op: OpId, f: &mut impl FnMut(OpId)) {
         f(op);
         let d = self.ops[op.index()];
@@ -854,6 +1529,18 @@ impl Program {
     }
 
     /// `pd_op.relu (op 3 of block 0)` — an op and where it is, for messages.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let yo = prog.defining_op(y).unwrap();
+    /// assert_eq!(prog.describe(yo), "builtin.parameter (op 1 of block 0)");
+    /// ```
     pub fn describe(&self, op: OpId) -> String {
         match self.ops.get(op.index()) {
             Some(d) => format!("{} ({})", d.def.name, self.location(op)),
@@ -862,6 +1549,21 @@ impl Program {
     }
 
     /// Where `op` is: `op 3 of block 0`, with enclosing ops for nested blocks.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, OpDef, Program, phi::DataType};
+    /// # static IF: OpDef = OpDef::new("toy.if", "toy");
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let if_op = Builder::at_end(&mut prog).create_with(&IF, &[], ctx.empty_dict(), &[], 2).unwrap();
+    /// let else_ = prog.add_block(prog.op(if_op).region(1));
+    /// let x = builtin::parameter(&mut Builder::at_block_end(&mut prog, else_), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.location(op), "op 0 of block 0 of region 1 of toy.if in op 0 of block 0");
+    /// prog.erase_op(op).unwrap();
+    /// assert_eq!(prog.location(op), "erased");
+    /// ```
     pub fn location(&self, op: OpId) -> String {
         let mut s = String::new();
         let mut cur = op;
@@ -911,11 +1613,35 @@ impl Program {
     }
 
     /// One more than the largest value index (the size of a per-value side table).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// assert!(x.index() < prog.num_values_allocated());
+    /// let mut names: Vec<Option<&str>> = vec![None; prog.num_values_allocated()];
+    /// names[x.index()] = Some("x");
+    /// ```
     pub fn num_values_allocated(&self) -> usize {
         self.values.len()
     }
 
     /// Bytes of heap memory used by the IR storage (capacity, not just length).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let before = prog.storage_bytes();
+    /// let mut b = Builder::at_end(&mut prog);
+    /// for i in 0..100 {
+    ///     builtin::parameter(&mut b, &format!("p{i}"), t).unwrap();
+    /// }
+    /// assert!(prog.storage_bytes() > before);
+    /// ```
     pub fn storage_bytes(&self) -> usize {
         use std::mem::size_of;
         self.ops.capacity() * size_of::<OpData>()
@@ -942,6 +1668,18 @@ impl fmt::Display for Program {
 }
 
 /// Iterator over the uses of a value.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// builtin::combine(&mut b, &[x, x]).unwrap();
+/// let uses: pir_runtime::program::Uses<'_> = prog.uses(x);
+/// assert_eq!(uses.map(|u| u.index).max(), Some(1));
+/// ```
 pub struct Uses<'a> {
     prog: &'a Program,
     next: u32,
@@ -961,6 +1699,18 @@ impl Iterator for Uses<'_> {
 }
 
 /// Iterator over the ops of a block.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// builtin::parameter(&mut b, "x", t).unwrap();
+/// builtin::parameter(&mut b, "y", t).unwrap();
+/// let ops: pir_runtime::program::BlockOps<'_> = prog.block_ops(prog.block());
+/// assert_eq!(ops.count(), 2);
+/// ```
 pub struct BlockOps<'a> {
     prog: &'a Program,
     next: Option<OpId>,
@@ -977,6 +1727,21 @@ impl Iterator for BlockOps<'_> {
 }
 
 /// A read-only view of one operation.
+///
+/// ```
+/// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+/// # let ctx = IrContext::new();
+/// # let mut prog = Program::new(&ctx);
+/// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// # let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// let v = builtin::combine(&mut b, &[x, x]).unwrap();
+/// let op = prog.op(prog.defining_op(v).unwrap());
+/// assert_eq!(op.name(), "builtin.combine");
+/// assert_eq!((op.num_operands(), op.num_results()), (2, 1));
+/// assert_eq!(op.operand_types().collect::<Vec<_>>(), [Some(t), Some(t)]);
+/// assert_eq!(format!("{op:?}"), "builtin.combine (op 1 of block 0)");
+/// ```
 #[derive(Clone, Copy)]
 pub struct OpRef<'a> {
     prog: &'a Program,
@@ -990,47 +1755,126 @@ impl<'a> OpRef<'a> {
     }
 
     /// The op's handle.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.op(op).id(), op);
+    /// ```
     #[inline]
     pub fn id(&self) -> OpId {
         self.id
     }
 
     /// The program.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// let module = prog.op(prog.module_op());
+    /// assert!(std::ptr::eq(module.program(), &prog));
+    /// ```
     #[inline]
     pub fn program(&self) -> &'a Program {
         self.prog
     }
 
     /// The context.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// let module = prog.op(prog.module_op());
+    /// assert_eq!(module.attributes(), module.ctx().empty_dict());
+    /// ```
     #[inline]
     pub fn ctx(&self) -> &'a IrContext {
         &self.prog.ctx
     }
 
     /// The op's definition (`OpInfo`).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.def(), &builtin::PARAMETER_DEF);
+    /// assert_eq!(op.def().attribute_names, ["parameter_name"]);
+    /// ```
     #[inline]
     pub fn def(&self) -> &'static OpDef {
         self.data().def
     }
 
     /// Full name (`pd_op.relu`).
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// assert_eq!(prog.op(prog.module_op()).name(), "builtin.module");
+    /// ```
     #[inline]
     pub fn name(&self) -> &'static str {
         self.data().def.name
     }
 
     /// Whether the op was not erased.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// prog.erase_op(op).unwrap();
+    /// assert!(!prog.op(op).is_alive()); // the handle stays readable, marked erased
+    /// ```
     pub fn is_alive(&self) -> bool {
         self.data().alive
     }
 
     /// Number of operands.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[x, x, x]).unwrap();
+    /// assert_eq!(prog.op(prog.defining_op(v).unwrap()).num_operands(), 3);
+    /// ```
     #[inline]
     pub fn num_operands(&self) -> usize {
         self.data().num_operands as usize
     }
 
     /// Operand `i` (`None`: null value, or out of range).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// let out = prog.op(prog.last_op(prog.block()).unwrap());
+    /// assert_eq!(out.operand(0), Some(x));
+    /// assert_eq!(out.operand(1), None); // out of range
+    /// ```
     #[inline]
     pub fn operand(&self, i: usize) -> Option<Value> {
         let d = self.data();
@@ -1041,6 +1885,19 @@ impl<'a> OpRef<'a> {
     }
 
     /// All operands.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[y, x]).unwrap();
+    /// let op = prog.op(prog.defining_op(v).unwrap());
+    /// assert_eq!(op.operands().collect::<Vec<_>>(), [Some(y), Some(x)]);
+    /// ```
     pub fn operands(&self) -> impl ExactSizeIterator<Item = Option<Value>> + 'a {
         let d = self.data();
         let s = d.operands_start as usize;
@@ -1050,11 +1907,35 @@ impl<'a> OpRef<'a> {
     }
 
     /// The type of operand `i` (`None` when null).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// builtin::shadow_output(&mut b, x, "out").unwrap();
+    /// let out = prog.op(prog.last_op(prog.block()).unwrap());
+    /// assert_eq!(out.operand_type(0), Some(t));
+    /// ```
     pub fn operand_type(&self, i: usize) -> Option<Type> {
         self.operand(i).and_then(|v| self.prog.value_type(v))
     }
 
     /// Number of results.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[x, x]).unwrap();
+    /// let parts = builtin::split(&mut b, v).unwrap();
+    /// assert_eq!(prog.op(prog.defining_op(parts[0]).unwrap()).num_results(), 2);
+    /// ```
     #[inline]
     pub fn num_results(&self) -> usize {
         self.data().num_results as usize
@@ -1062,6 +1943,18 @@ impl<'a> OpRef<'a> {
 
     /// Result `i`. Panics if out of range (a programming error, like slice indexing); use
     /// [`OpRef::get_result`] for a checked access.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.result(0), x);
+    /// let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op.result(1)));
+    /// assert!(r.is_err()); // "builtin.parameter has 1 results, asked for result 1"
+    /// ```
     #[inline]
     pub fn result(&self, i: usize) -> Value {
         self.get_result(i).unwrap_or_else(|| {
@@ -1074,6 +1967,17 @@ impl<'a> OpRef<'a> {
     }
 
     /// Result `i`, if in range.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.get_result(0), Some(x));
+    /// assert_eq!(op.get_result(1), None);
+    /// ```
     #[inline]
     pub fn get_result(&self, i: usize) -> Option<Value> {
         let d = self.data();
@@ -1081,12 +1985,39 @@ impl<'a> OpRef<'a> {
     }
 
     /// All results.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[x, x]).unwrap();
+    /// let parts = builtin::split(&mut b, v).unwrap();
+    /// let split = prog.op(prog.defining_op(parts[0]).unwrap());
+    /// assert_eq!(split.results().collect::<Vec<_>>(), parts);
+    /// ```
     pub fn results(&self) -> impl ExactSizeIterator<Item = Value> + 'a {
         let d = self.data();
         (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i))
     }
 
     /// The types of all results (`None`: a null type).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let i = builtin::constant(&mut b, ctx.i64_attr(1), ctx.scalar_type(DataType::Int64)).unwrap();
+    /// let v = builtin::combine(&mut b, &[x, i]).unwrap();
+    /// let parts = builtin::split(&mut b, v).unwrap();
+    /// let split = prog.op(prog.defining_op(parts[0]).unwrap());
+    /// assert_eq!(split.result_types().collect::<Vec<_>>(), [Some(t), Some(ctx.scalar_type(DataType::Int64))]);
+    /// ```
     pub fn result_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
         let d = self.data();
         let s = d.results_start as usize;
@@ -1096,6 +2027,18 @@ impl<'a> OpRef<'a> {
     }
 
     /// The types of all operands (`None`: a null value or a null type).
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let v = builtin::combine(&mut b, &[x]).unwrap();
+    /// let op = prog.op(prog.defining_op(v).unwrap());
+    /// assert_eq!(op.operand_types().collect::<Vec<_>>(), [Some(t)]);
+    /// ```
     pub fn operand_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
         let prog = self.prog;
         self.operands()
@@ -1109,17 +2052,50 @@ impl<'a> OpRef<'a> {
     }
 
     /// The type of result `i`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.result_type(0), Some(t));
+    /// assert_eq!(op.result_type(1), None); // out of range
+    /// ```
     pub fn result_type(&self, i: usize) -> Option<Type> {
         self.get_result(i).and_then(|v| self.prog.value_type(v))
     }
 
     /// The attribute dictionary.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.attributes(), ctx.dict_attr(&[("parameter_name", ctx.str_attr("w"))]));
+    /// assert_eq!(op.attributes().display(&ctx).to_string(), "{parameter_name:\"w\"}");
+    /// ```
     #[inline]
     pub fn attributes(&self) -> Attribute {
         self.data().attrs
     }
 
     /// The entries of the attribute dictionary, sorted by name.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// let entries = op.attribute_entries();
+    /// assert_eq!((&*entries[0].0, entries[0].1), ("parameter_name", ctx.str_attr("w")));
+    /// ```
     pub fn attribute_entries(&self) -> &'a [(Box<str>, Attribute)] {
         match self.prog.ctx.attr_data(self.data().attrs) {
             AttrData::Dict(e) => e,
@@ -1128,6 +2104,17 @@ impl<'a> OpRef<'a> {
     }
 
     /// Attribute `name`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.attr("parameter_name"), Some(ctx.str_attr("w")));
+    /// assert_eq!(op.attr("output_name"), None);
+    /// ```
     pub fn attr(&self, name: &str) -> Option<Attribute> {
         let e = self.attribute_entries();
         e.binary_search_by(|(n, _)| (**n).cmp(name))
@@ -1136,17 +2123,43 @@ impl<'a> OpRef<'a> {
     }
 
     /// The data of attribute `name`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, AttrData, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert!(matches!(op.attr_data("parameter_name"), Some(AttrData::Str(s)) if &**s == "w"));
+    /// ```
     pub fn attr_data(&self, name: &str) -> Option<&'a AttrData> {
         let ctx: &'a IrContext = &self.prog.ctx;
         self.attr(name).map(|a| ctx.attr_data(a))
     }
 
     /// Number of regions.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// assert_eq!(prog.op(prog.module_op()).num_regions(), 1);
+    /// ```
     pub fn num_regions(&self) -> usize {
         self.data().num_regions as usize
     }
 
     /// Region `i`. Panics if out of range.
+    ///
+    /// ```
+    /// # use pir_runtime::{IrContext, Program};
+    /// # let ctx = IrContext::new();
+    /// # let prog = Program::new(&ctx);
+    /// let module = prog.op(prog.module_op());
+    /// let body = module.region(0);
+    /// assert_eq!(prog.region_blocks(body), [prog.block()]);
+    /// ```
     pub fn region(&self, i: usize) -> RegionId {
         assert!(
             i < self.num_regions(),
@@ -1158,45 +2171,141 @@ impl<'a> OpRef<'a> {
     }
 
     /// All regions.
+    ///
+    /// ```
+    /// # use pir_runtime::{Builder, IrContext, OpDef, Program};
+    /// # static IF: OpDef = OpDef::new("toy.if", "toy");
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let op = Builder::at_end(&mut prog).create_with(&IF, &[], ctx.empty_dict(), &[], 2).unwrap();
+    /// let regions: Vec<_> = prog.op(op).regions().collect();
+    /// assert_eq!(regions, [prog.op(op).region(0), prog.op(op).region(1)]);
+    /// ```
     pub fn regions(&self) -> impl ExactSizeIterator<Item = RegionId> + 'a {
         let d = self.data();
         (0..d.num_regions as usize).map(move |i| RegionId::new(d.regions_start as usize + i))
     }
 
     /// The block containing the op.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.defining_op(x).unwrap();
+    /// assert_eq!(prog.op(op).parent_block(), Some(prog.block()));
+    /// prog.detach_op(op).unwrap();
+    /// assert_eq!(prog.op(op).parent_block(), None);
+    /// ```
     pub fn parent_block(&self) -> Option<BlockId> {
         self.data().parent
     }
 
     /// The next op in the block.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let (xo, yo) = (prog.defining_op(x).unwrap(), prog.defining_op(y).unwrap());
+    /// assert_eq!(prog.op(xo).next_op(), Some(yo));
+    /// assert_eq!(prog.op(yo).next_op(), None);
+    /// ```
     pub fn next_op(&self) -> Option<OpId> {
         self.data().next
     }
 
     /// The previous op in the block.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// # let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let (xo, yo) = (prog.defining_op(x).unwrap(), prog.defining_op(y).unwrap());
+    /// assert_eq!(prog.op(yo).prev_op(), Some(xo));
+    /// assert_eq!(prog.op(xo).prev_op(), None);
+    /// ```
     pub fn prev_op(&self) -> Option<OpId> {
         self.data().prev
     }
 
     /// Whether the op has trait `T`.
+    ///
+    /// ```
+    /// # use pir_runtime::{Builder, IrContext, OpDef, Program, op_def::{sort_traits, TraitEntry}};
+    /// use pir_runtime::traits::{ReadOnly, SideEffect};
+    /// static TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<SideEffect>()]);
+    /// static PRINT: OpDef = OpDef { traits: &TRAITS, ..OpDef::new("toy.print", "toy") };
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let op = Builder::at_end(&mut prog).create_with(&PRINT, &[], ctx.empty_dict(), &[], 0).unwrap();
+    /// assert!(prog.op(op).has_trait::<SideEffect>());
+    /// assert!(!prog.op(op).has_trait::<ReadOnly>());
+    /// ```
     #[inline]
     pub fn has_trait<T: OpTrait>(&self) -> bool {
         self.def().has_trait::<T>()
     }
 
     /// Whether the op has interface `I`.
+    ///
+    /// ```
+    /// # use pir_runtime::{Builder, IrContext, OpDef, Program, op_def::{sort_interfaces, InterfaceEntry}};
+    /// use pir_runtime::interfaces::{Decomp, Vjp};
+    /// static VJP: Vjp = Vjp { backward_op: "toy.sin_grad" };
+    /// static IFACES: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
+    /// static SIN: OpDef = OpDef { interfaces: &IFACES, ..OpDef::new("toy.sin", "toy") };
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let op = Builder::at_end(&mut prog).create_with(&SIN, &[], ctx.empty_dict(), &[], 0).unwrap();
+    /// assert!(prog.op(op).has_interface::<Vjp>());
+    /// assert!(!prog.op(op).has_interface::<Decomp>());
+    /// ```
     #[inline]
     pub fn has_interface<I: Interface>(&self) -> bool {
         self.def().has_interface::<I>()
     }
 
     /// The op's implementation of interface `I` (`dyn_cast<I>`).
+    ///
+    /// ```
+    /// # use pir_runtime::{Builder, IrContext, OpDef, Program, op_def::{sort_interfaces, InterfaceEntry}};
+    /// use pir_runtime::interfaces::Vjp;
+    /// static VJP: Vjp = Vjp { backward_op: "toy.sin_grad" };
+    /// static IFACES: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
+    /// static SIN: OpDef = OpDef { interfaces: &IFACES, ..OpDef::new("toy.sin", "toy") };
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// let op = Builder::at_end(&mut prog).create_with(&SIN, &[], ctx.empty_dict(), &[], 0).unwrap();
+    /// let vjp: &Vjp = prog.op(op).interface::<Vjp>().unwrap();
+    /// assert_eq!(vjp.backward_op, "toy.sin_grad");
+    /// ```
     #[inline]
     pub fn interface<I: Interface>(&self) -> Option<&'static I> {
         self.def().interface::<I>()
     }
 
     /// `pd_op.relu (op 3 of block 0)`.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, Program, phi::DataType};
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
+    /// let op = prog.op(prog.defining_op(x).unwrap());
+    /// assert_eq!(op.describe(), "builtin.parameter (op 0 of block 0)");
+    /// ```
     pub fn describe(&self) -> String {
         self.prog.describe(self.id)
     }

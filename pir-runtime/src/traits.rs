@@ -53,6 +53,17 @@ declare_trait!(
 );
 declare_trait!(
     /// The op has exactly one result (`pir::OneResultTrait`).
+    ///
+    /// ```
+    /// use pir_runtime::{op_def::{sort_traits, TraitEntry}, traits::OneResult};
+    /// use pir_runtime::{verify, Builder, IrContext, OpDef, Program};
+    /// static T: [TraitEntry; 1] = sort_traits([TraitEntry::of::<OneResult>()]);
+    /// static TWO: OpDef = OpDef { traits: &T, ..OpDef::new("toy.two", "toy") };
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// Builder::at_end(&mut prog).create_with(&TWO, &[], ctx.empty_dict(), &[None, None], 0).unwrap();
+    /// assert_eq!(verify(&prog).unwrap_err().0[0].message, "OneResultTrait: expected exactly 1 result, found 2");
+    /// ```
     pub OneResult, "OneResultTrait", verify = verify_one_result
 );
 declare_trait!(
@@ -76,6 +87,20 @@ declare_trait!(
 );
 declare_trait!(
     /// All operands and results have the same type.
+    ///
+    /// ```
+    /// use pir_runtime::{op_def::{sort_traits, TraitEntry}, traits::SameOperandsAndResultType};
+    /// use pir_runtime::{builtin, verify_op, Builder, IrContext, OpDef, Program, phi::DataType};
+    /// static T: [TraitEntry; 1] = sort_traits([TraitEntry::of::<SameOperandsAndResultType>()]);
+    /// static ID: OpDef = OpDef { traits: &T, ..OpDef::new("toy.id", "toy") };
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+    /// let i64_ = ctx.dense_tensor_type(DataType::Int64, &[2]);
+    /// let op = b.create_with(&ID, &[Some(x)], ctx.empty_dict(), &[Some(i64_)], 0).unwrap();
+    /// assert!(verify_op(&prog, op).unwrap_err().message.starts_with("SameOperandsAndResultTypeTrait: result 0 has type"));
+    /// ```
     pub SameOperandsAndResultType, "SameOperandsAndResultTypeTrait",
     verify = verify_same_operands_and_result_type
 );

@@ -28,6 +28,16 @@ use crate::phi::{DataLayout, DataType};
 ///
 /// The top three bits hold the type's [`TypeKind`], so kind checks (the bulk of verification)
 /// do not touch the type's data.
+///
+/// ```
+/// use pir_runtime::{IrContext, Type, TypeKind, phi::DataType};
+/// let ctx = IrContext::new();
+/// let t: Type = ctx.dense_tensor_type(DataType::Float32, &[2, 2]);
+/// assert_eq!(std::mem::size_of::<Option<Type>>(), 4);
+/// assert_eq!(t.kind(), TypeKind::DenseTensor); // from the handle's bits
+/// assert_eq!(t.as_dense_tensor(&ctx).unwrap().dims[..], [2, 2]);
+/// assert_eq!(t.display(&ctx).to_string(), "tensor<2x2xf32>");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Type(pub(crate) NonZeroU32);
 
@@ -35,6 +45,14 @@ static_assertions::assert_eq_size!(Type, u32);
 static_assertions::assert_eq_size!(Option<Type>, u32);
 
 /// The kind of a type, readable from its handle alone.
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeKind, phi::DataType};
+/// let ctx = IrContext::new();
+/// assert_eq!(ctx.scalar_type(DataType::Int64).kind(), TypeKind::Scalar);
+/// assert_eq!(ctx.vector_type(&[]).kind(), TypeKind::Vector);
+/// assert_eq!(ctx.selected_rows_type(DataType::Float32, &[1]).kind(), TypeKind::SelectedRows);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum TypeKind {
@@ -67,6 +85,13 @@ impl Type {
     }
 
     /// The kind of the type, without looking at its data.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKind, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Bool, &[1]);
+    /// assert_eq!(t.kind(), TypeKind::DenseTensor);
+    /// ```
     #[inline]
     pub fn kind(self) -> TypeKind {
         match self.0.get() >> KIND_SHIFT {
@@ -80,17 +105,38 @@ impl Type {
     }
 
     /// Whether this is a dense tensor type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// assert!(ctx.dense_tensor_type(DataType::Float32, &[1]).is_dense_tensor());
+    /// assert!(!ctx.selected_rows_type(DataType::Float32, &[1]).is_dense_tensor());
+    /// ```
     #[inline]
     pub fn is_dense_tensor(self) -> bool {
         self.kind() == TypeKind::DenseTensor
     }
 
     /// The type's data.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeData, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.scalar_type(DataType::Float64);
+    /// assert_eq!(t.data(&ctx), &TypeData::Scalar(DataType::Float64));
+    /// ```
     pub fn data(self, ctx: &IrContext) -> &TypeData {
         ctx.type_data(self)
     }
 
     /// A value that prints the type as Paddle does.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::BFloat16, &[-1, 128]);
+    /// assert_eq!(format!("{}", t.display(&ctx)), "tensor<-1x128xbf16>");
+    /// ```
     pub fn display(self, ctx: &IrContext) -> TypeDisplay<'_> {
         TypeDisplay {
             ctx,
@@ -99,6 +145,15 @@ impl Type {
     }
 
     /// The dense tensor data, if this is a dense tensor type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.dense_tensor_type(DataType::Int32, &[3, 4]);
+    /// let meta = t.as_dense_tensor(&ctx).unwrap();
+    /// assert_eq!((meta.dtype, meta.numel()), (DataType::Int32, 12));
+    /// assert!(ctx.scalar_type(DataType::Int32).as_dense_tensor(&ctx).is_none());
+    /// ```
     pub fn as_dense_tensor(self, ctx: &IrContext) -> Option<&TensorType> {
         match ctx.type_data(self) {
             TypeData::DenseTensor(t) => Some(t),
@@ -107,6 +162,15 @@ impl Type {
     }
 
     /// The element types, if this is a vector type.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let i = ctx.scalar_type(DataType::Int32);
+    /// let v = ctx.vector_type(&[i, i]);
+    /// assert_eq!(v.as_vector(&ctx), Some(&[i, i][..]));
+    /// assert_eq!(i.as_vector(&ctx), None);
+    /// ```
     pub fn as_vector(self, ctx: &IrContext) -> Option<&[Type]> {
         match ctx.type_data(self) {
             TypeData::Vector(v) => Some(v),
@@ -123,6 +187,14 @@ impl fmt::Debug for Type {
 
 /// The data of a dense tensor or selected-rows type: its [`TensorMeta`], stored as is so that
 /// infer-meta functions read the metadata of an interned type without copying it.
+///
+/// ```
+/// use pir_runtime::{IrContext, TensorType, phi::{DataLayout, DataType}};
+/// let ctx = IrContext::new();
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[1, 3]);
+/// let tt: &TensorType = t.as_dense_tensor(&ctx).unwrap();
+/// assert_eq!((tt.layout, tt.offset, tt.lod.len()), (DataLayout::Nchw, 0, 0));
+/// ```
 pub type TensorType = TensorMeta;
 
 fn tensor_key(t: &TensorType) -> TensorKey<'_> {
@@ -136,6 +208,20 @@ fn tensor_key(t: &TensorType) -> TensorKey<'_> {
 }
 
 /// The data behind a [`Type`].
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeData, phi::DataType};
+/// let ctx = IrContext::new();
+/// let p = ctx.i32_attr(4);
+/// let t = ctx.intern_type(pir_runtime::TypeKey::Custom("toy", "vec", &[p]));
+/// match t.data(&ctx) {
+///     TypeData::Custom { dialect, name, params } => {
+///         assert_eq!((&**dialect, &**name, &params[..]), ("toy", "vec", &[p][..]));
+///     }
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// assert_eq!(t.display(&ctx).to_string(), "toy.vec<4>");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TypeData {
     /// A builtin element type: `f32`, `i64`, `b`, ...
@@ -167,6 +253,15 @@ pub enum TypeData {
 }
 
 /// Borrowed tensor-type parameters, for lookups that do not allocate.
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeKey, types::TensorKey, phi::{DataLayout, DataType}};
+/// let ctx = IrContext::new();
+/// let key = TensorKey { layout: DataLayout::Nhwc, ..TensorKey::new(DataType::Float32, &[1, 8, 8, 3]) };
+/// let t = ctx.intern_type(TypeKey::DenseTensor(key));
+/// assert_eq!(t.as_dense_tensor(&ctx).unwrap().layout, DataLayout::Nhwc);
+/// assert_ne!(t, ctx.dense_tensor_type(DataType::Float32, &[1, 8, 8, 3]));
+/// ```
 #[derive(Clone, Copy, Debug, Eq)]
 pub struct TensorKey<'a> {
     /// Element type.
@@ -183,6 +278,13 @@ pub struct TensorKey<'a> {
 
 impl<'a> TensorKey<'a> {
     /// A tensor of `dtype` and `dims`, NCHW, no LoD, offset 0 (Paddle's defaults).
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKey, types::TensorKey, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let key = TypeKey::DenseTensor(TensorKey::new(DataType::Int64, &[5]));
+    /// assert_eq!(ctx.intern_type(key), ctx.dense_tensor_type(DataType::Int64, &[5]));
+    /// ```
     pub fn new(dtype: DataType, dims: &'a [i64]) -> TensorKey<'a> {
         TensorKey {
             dtype,
@@ -194,6 +296,14 @@ impl<'a> TensorKey<'a> {
     }
 
     /// The key of a tensor's metadata.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKey, meta::TensorMeta, types::TensorKey, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let meta = TensorMeta::new(DataType::Float32, &[2, 3]);
+    /// let key = TypeKey::SelectedRows(TensorKey::of_meta(&meta));
+    /// assert_eq!(ctx.intern_type(key), ctx.selected_rows_type(DataType::Float32, &[2, 3]));
+    /// ```
     pub fn of_meta(meta: &'a TensorMeta) -> TensorKey<'a> {
         TensorKey {
             dtype: meta.dtype,
@@ -216,6 +326,15 @@ impl<'a> TensorKey<'a> {
 }
 
 /// A borrowed description of a type, to intern it or look it up.
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeKey, phi::{DataLayout, DataType}};
+/// let ctx = IrContext::new();
+/// let key = TypeKey::DenseTensorArray(DataType::Float32, &[-1, 4], DataLayout::Nchw);
+/// let t = ctx.intern_type(key);
+/// assert_eq!(ctx.lookup_type(key), Some(t));
+/// assert_eq!(t, ctx.dense_tensor_array_type(DataType::Float32, &[-1, 4], DataLayout::Nchw));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeKey<'a> {
     /// See [`TypeData::Scalar`].
@@ -346,6 +465,13 @@ impl Internable for TypeData {
 
 impl TypeKey<'_> {
     /// The kind of type this key describes.
+    ///
+    /// ```
+    /// use pir_runtime::{TypeKey, TypeKind, phi::DataType};
+    /// assert_eq!(TypeKey::Scalar(DataType::Int8).kind(), TypeKind::Scalar);
+    /// assert_eq!(TypeKey::Vector(&[]).kind(), TypeKind::Vector);
+    /// assert_eq!(TypeKey::Custom("toy", "t", &[]).kind(), TypeKind::Custom);
+    /// ```
     pub fn kind(&self) -> TypeKind {
         match self {
             TypeKey::Scalar(_) => TypeKind::Scalar,
@@ -385,6 +511,13 @@ impl Hash for TypeData {
 }
 
 /// Prints an optional type as Paddle does (`<<NULL TYPE>>` for none).
+///
+/// ```
+/// use pir_runtime::{IrContext, phi::DataType};
+/// let ctx = IrContext::new();
+/// let t = ctx.vector_type(&[ctx.dense_tensor_type(DataType::Float32, &[2]), ctx.scalar_type(DataType::Int64)]);
+/// assert_eq!(t.display(&ctx).to_string(), "vec[tensor<2xf32>,i64]");
+/// ```
 pub struct TypeDisplay<'a> {
     pub(crate) ctx: &'a IrContext,
     pub(crate) ty: Option<Type>,

@@ -25,6 +25,23 @@ use crate::error::{VerifyError, VerifyErrors};
 use crate::program::{BlockId, OpId, Program};
 
 /// Verifies the whole program; `Err` lists every failure found.
+///
+/// ```
+/// use pir_runtime::{builtin, verify, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let mut b = Builder::at_end(&mut prog);
+/// let x = builtin::parameter(&mut b, "x", t).unwrap();
+/// builtin::shadow_output(&mut b, x, "out").unwrap();
+/// verify(&prog).unwrap();
+/// // Move the parameter after its use: the use now comes before the definition.
+/// let p = prog.defining_op(x).unwrap();
+/// prog.detach_op(p).unwrap();
+/// prog.insert_op(p, pir_runtime::InsertPoint::BlockEnd(prog.block())).unwrap();
+/// let errs = verify(&prog).unwrap_err();
+/// assert!(errs.0[0].message.starts_with("operand 0 is used before it is defined"));
+/// ```
 pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
     let mut v = Verifier {
         prog,
@@ -41,6 +58,18 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
 }
 
 /// Verifies one op alone (its verifier and its traits), without the dominance checks.
+///
+/// ```
+/// use pir_runtime::{builtin, verify_op, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let mut b = Builder::at_end(&mut prog);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let bad = ctx.dict_attr(&[("parameter_name", ctx.i32_attr(0))]);
+/// let op = b.create_with(&builtin::PARAMETER_DEF, &[], bad, &[Some(t)], 0).unwrap();
+/// let e = verify_op(&prog, op).unwrap_err();
+/// assert_eq!(e.message, "attribute `parameter_name`: expected pir::StrAttribute, found pir::Int32Attribute");
+/// ```
 pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
     let r = prog.op(op);
     #[cold]
