@@ -2,3 +2,8 @@
 pub mod infer_meta;
 pub mod models;
 pub mod pd_op;
+
+/// The Rust examples of `README.md`, compiled and run as doctests so the front page stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -101,3 +101,42 @@ fn unchanged_infer_meta_results_keep_the_whole_input_type() {
     assert!(report.is_clean(), "{report}");
     assert!(report.checked >= 2, "relu and tanh are checked: {report}");
 }
+
+/// Generated ops read their attributes back typed, named after the fields.
+#[test]
+fn attribute_accessors_read_back_what_was_built() {
+    use pir_runtime::Op;
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let data = |b: &mut Builder<'_>, name, shape| {
+        DataOp::build(
+            b,
+            DataOpAttrs::new(name, shape, DataType::Float32, Place::default()),
+        )
+        .unwrap()
+        .out(b.program())
+    };
+    let x = data(&mut b, "x", &[-1, 3, 32, 32]);
+    let w = data(&mut b, "w", &[8, 3, 3, 3]);
+    let attrs = Conv2dOpAttrs {
+        strides: &[2, 2],
+        paddings: &[1, 1],
+        data_format: "NCHW",
+        ..Default::default()
+    };
+    let conv = Conv2dOp::build(&mut b, x, w, attrs).unwrap();
+    let p = b.program();
+    assert_eq!(conv.strides(p), Some(vec![2, 2]));
+    assert_eq!(conv.paddings(p), Some(vec![1, 1]));
+    assert_eq!(conv.padding_algorithm(p), Some("EXPLICIT"));
+    assert_eq!(conv.data_format(p), Some("NCHW"));
+    assert_eq!(conv.groups(p), Some(1));
+    assert_eq!(conv.input(p), Some(x));
+    let d = DataOp::from_id_unchecked(p.defining_op(x).unwrap());
+    assert_eq!(d.name(p), Some("x"));
+    assert_eq!(d.shape(p), Some(vec![-1, 3, 32, 32]));
+    assert_eq!(d.dtype(p), Some(DataType::Float32));
+    assert_eq!(d.place(p), Some(Place::default()));
+}

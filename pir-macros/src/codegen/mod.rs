@@ -124,6 +124,22 @@ fn attr_rust_type(kind: AttrKind) -> TokenStream {
     }
 }
 
+/// The Rust type an attribute accessor returns (borrowing from the program for `'p`).
+fn attr_getter_type(kind: AttrKind) -> TokenStream {
+    let rt = rt();
+    match kind {
+        AttrKind::Str => quote!(&'p str),
+        AttrKind::BoolArray => quote!(::std::vec::Vec<bool>),
+        AttrKind::Int32Array => quote!(::std::vec::Vec<i32>),
+        AttrKind::Int64Array | AttrKind::IntArray => quote!(::std::vec::Vec<i64>),
+        AttrKind::FloatArray => quote!(::std::vec::Vec<f32>),
+        AttrKind::DoubleArray => quote!(::std::vec::Vec<f64>),
+        AttrKind::StrArray => quote!(::std::vec::Vec<&'p str>),
+        AttrKind::ScalarArray => quote!(::std::vec::Vec<#rt::meta::Scalar>),
+        other => attr_rust_type(other),
+    }
+}
+
 fn borrows(kind: AttrKind) -> bool {
     !matches!(
         kind,
@@ -301,7 +317,10 @@ pub(crate) fn default_expr(
 struct Names {
     inputs: Vec<Ident>,
     outputs: Vec<Ident>,
+    /// Fields of the typed build's attribute struct.
     attrs: Vec<Ident>,
+    /// Attribute accessors (the attribute's name, with `_` appended on a clash).
+    attr_getters: Vec<Ident>,
 }
 
 fn accessor_names(s: &OpSchema) -> Names {
@@ -316,6 +335,7 @@ fn accessor_names(s: &OpSchema) -> Names {
     };
     let inputs = s.inputs.iter().map(|i| pick(&i.name)).collect();
     let outputs = s.outputs.iter().map(|o| pick(&o.name)).collect();
+    let attr_getters = s.attributes.iter().map(|a| pick(&a.name)).collect();
     let attrs = s
         .attributes
         .iter()
@@ -325,6 +345,7 @@ fn accessor_names(s: &OpSchema) -> Names {
         inputs,
         outputs,
         attrs,
+        attr_getters,
     }
 }
 
@@ -527,6 +548,26 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
             #[inline]
             pub fn #id(self, program: &#rt::Program) -> #rt::Value {
                 program.op(self.0).result(#i)
+            }
+        });
+    }
+
+    for (a, id) in s.attributes.iter().zip(&names.attr_getters) {
+        let doc = doc_attr(&with_doc(
+            format!(
+                "Attribute `{}` (`{}`); `None` if the op lacks it or it holds another kind.",
+                a.name, a.data_type
+            ),
+            &a.doc,
+        ));
+        let ty = attr_getter_type(a.kind);
+        let kind = schema_tokens::attr_kind(a.kind);
+        let name = &*a.name;
+        accessors.push(quote! {
+            #doc
+            #[inline]
+            pub fn #id<'p>(self, program: &'p #rt::Program) -> ::core::option::Option<#ty> {
+                #rt::op_support::attribute_as(program, self.0, #name, #kind)
             }
         });
     }

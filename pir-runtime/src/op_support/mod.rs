@@ -14,11 +14,13 @@
 //! assert!(attribute_from_arg(&ctx, AttrKind::Int32, &AttrArg::Str("x")).is_err());
 //! ```
 
+mod accessors;
 mod attrs;
 mod build;
 mod infer;
 mod signature;
 
+pub use accessors::{attribute_as, FromAttrValue};
 pub use attrs::{attr_value_from_arg, attr_value_of, attribute_fits, attribute_from_arg, AttrArg};
 pub use build::{
     build_from_dict, build_typed, build_with_attributes, build_with_types, build_with_values,
