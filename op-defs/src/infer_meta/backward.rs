@@ -567,27 +567,8 @@ pub fn gru_unit_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let hp = ctx.tensor(1)?;
     let w = ctx.tensor(2)?;
     let bias = ctx.opt_tensor(3)?;
-    let isz = at(&input.dims, 1, "input")?;
-    let frame = at(&hp.dims, 1, "hidden_prev")?;
-    let (w0, w1) = (at(&w.dims, 0, "weight")?, at(&w.dims, 1, "weight")?);
-    if isz >= 0 {
-        ensure_meta!(
-            isz == mul(frame, 3),
-            "input width {isz} must be 3 × the frame size {frame}"
-        );
-    }
-    ensure_meta!(
-        w0 == frame && w1 == mul(frame, 3),
-        "weight must be [{frame}, 3 × {frame}], got {}",
-        fd(&w.dims)
-    );
+    super::multiary::gru_unit_frame(input, hp, w, bias)?;
     if let Some(b) = bias {
-        let (b0, b1) = (at(&b.dims, 0, "bias")?, at(&b.dims, 1, "bias")?);
-        ensure_meta!(
-            b0 == 1 && b1 == mul(frame, 3),
-            "bias must be [1, 3 × {frame}], got {}",
-            fd(&b.dims)
-        );
         set_opt(ctx, 3, same(b))?;
     }
     ctx.set_output(0, same(input))?;

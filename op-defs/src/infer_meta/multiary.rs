@@ -851,18 +851,18 @@ pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     Ok(())
 }
 
-/// `NAdamInferMeta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product,
-/// moment1, moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision)`.
-pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+/// The rules NAdam and RAdam share: inputs `(param, grad, learning_rate, three 1-element
+/// state tensors, moment1, moment2, master_param, ...)` with `multi_precision` at `multi`;
+/// outputs param, the three states (like their inputs), the moments (param's dims) and, with
+/// multi_precision, the master param.
+fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(2)?;
-    let mdp = ctx.tensor(3)?;
-    let b2p = ctx.tensor(4)?;
-    let mu = ctx.tensor(5)?;
+    let states = [ctx.tensor(3)?, ctx.tensor(4)?, ctx.tensor(5)?];
     let m1 = ctx.tensor(6)?;
     let m2 = ctx.tensor(7)?;
     let master = ctx.opt_tensor(8)?;
-    let multi = ctx.bool(13)?;
+    let multi = ctx.bool(multi)?;
     need_same_dims(param, m1, "param", "moment1")?;
     need_same_dims(param, m2, "param", "moment2")?;
     need_one_element(lr, "learning_rate")?;
@@ -870,9 +870,9 @@ pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         need_same_dims(param, m, "param", "master_param")?;
     }
     ctx.set_output(0, same(param))?;
-    ctx.set_output(1, same(mdp))?;
-    ctx.set_output(2, same(b2p))?;
-    ctx.set_output(3, same(mu))?;
+    for (j, state) in states.into_iter().enumerate() {
+        ctx.set_output(1 + j, same(state))?;
+    }
     ctx.set_output(4, dd(m1, &param.dims))?;
     ctx.set_output(5, dd(m2, &param.dims))?;
     if multi && master.is_some() {
@@ -881,34 +881,16 @@ pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     Ok(())
 }
 
+/// `NAdamInferMeta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product,
+/// moment1, moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision)`.
+pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    param_states_moments_infer_meta(ctx, 13)
+}
+
 /// `RAdamInferMeta(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2,
 /// master_param, beta1, beta2, epsilon, multi_precision)`.
 pub fn radam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(2)?;
-    let b1p = ctx.tensor(3)?;
-    let b2p = ctx.tensor(4)?;
-    let rho = ctx.tensor(5)?;
-    let m1 = ctx.tensor(6)?;
-    let m2 = ctx.tensor(7)?;
-    let master = ctx.opt_tensor(8)?;
-    let multi = ctx.bool(12)?;
-    need_same_dims(param, m1, "param", "moment1")?;
-    need_same_dims(param, m2, "param", "moment2")?;
-    need_one_element(lr, "learning_rate")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, same(b1p))?;
-    ctx.set_output(2, same(b2p))?;
-    ctx.set_output(3, same(rho))?;
-    ctx.set_output(4, dd(m1, &param.dims))?;
-    ctx.set_output(5, dd(m2, &param.dims))?;
-    if multi && master.is_some() {
-        master_out(ctx, 6, &param.dims, param.dtype)?;
-    }
-    Ok(())
+    param_states_moments_infer_meta(ctx, 12)
 }
 
 /// `RmspropInferMeta(param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
@@ -2144,14 +2126,15 @@ pub fn gru_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.set_output(3, ddl(input, &[in0, frame]))
 }
 
-/// `GruUnitInferMeta(input, hidden_prev, weight, bias, activation, gate_activation,
-/// origin_mode)`.
-pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let hp = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
-    let batch = at(&input.dims, 0, "input")?;
+/// The frame size of a GRU unit (`hidden_prev` dim 1), after checking `input` is
+/// `[batch, 3 × frame]`, `weight` `[frame, 3 × frame]` and `bias` `[1, 3 × frame]` (shared by
+/// `GruUnitInferMeta` and `GruUnitGradInferMeta`).
+pub(crate) fn gru_unit_frame(
+    input: &TensorMeta,
+    hp: &TensorMeta,
+    w: &TensorMeta,
+    bias: Option<&TensorMeta>,
+) -> Res<i64> {
     let isz = at(&input.dims, 1, "input")?;
     let frame = at(&hp.dims, 1, "hidden_prev")?;
     let (w0, w1) = (at(&w.dims, 0, "weight")?, at(&w.dims, 1, "weight")?);
@@ -2174,6 +2157,18 @@ pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fd(&b.dims)
         );
     }
+    Ok(frame)
+}
+
+/// `GruUnitInferMeta(input, hidden_prev, weight, bias, activation, gate_activation,
+/// origin_mode)`.
+pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let input = ctx.tensor(0)?;
+    let hp = ctx.tensor(1)?;
+    let w = ctx.tensor(2)?;
+    let bias = ctx.opt_tensor(3)?;
+    let batch = at(&input.dims, 0, "input")?;
+    let frame = gru_unit_frame(input, hp, w, bias)?;
     ctx.set_output(0, dd(input, &[batch, mul(frame, 3)]))?;
     ctx.set_output(1, dd(input, &[batch, frame]))?;
     ctx.set_output(2, dd(input, &[batch, frame]))

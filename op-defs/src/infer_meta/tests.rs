@@ -1486,3 +1486,113 @@ fn fuzz_one(name: &str, kinds: &[A], r: &mut Lcg, panicked: &mut Vec<String>) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Functions that share a helper: each keeps its own rules (worked out from the op definitions)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn pixel_unshuffle_and_pixel_shuffle_grad_move_blocks_into_channels() {
+    let o = ok(
+        "PixelUnshuffleInferMeta",
+        &[f32t(&[2, 3, 8, 8]), int(2), s("NCHW")],
+        1,
+    );
+    is(&o[0], &[2, 12, 4, 4], Float32);
+    let o = ok(
+        "PixelUnshuffleInferMeta",
+        &[f32t(&[-1, 8, 6, 3]), int(2), s("NHWC")],
+        1,
+    );
+    is(&o[0], &[-1, 4, 3, 12], Float32);
+    assert!(err(
+        "PixelUnshuffleInferMeta",
+        &[f32t(&[2, 3, 8, 8]), int(3), s("NCHW")],
+        1
+    )
+    .contains("must divide"));
+    // The gradient of pixel_shuffle(x, 2) has x's shape: the same block move.
+    let o = ok(
+        "PixelShuffleGradInferMeta",
+        &[f32t(&[2, 3, 8, -1]), int(2), s("NCHW")],
+        1,
+    );
+    is(&o[0], &[2, 12, 4, -1], Float32);
+}
+
+#[test]
+fn gru_unit_and_its_grad_check_the_same_shapes() {
+    let (input, hp, w, bias) = (
+        f32t(&[4, 15]),
+        f32t(&[4, 5]),
+        f32t(&[5, 15]),
+        f32t(&[1, 15]),
+    );
+    let attrs = [int(2), int(1), b(false)];
+    let fwd = |w: A| {
+        let mut args = vec![input.clone(), hp.clone(), w, bias.clone()];
+        args.extend(attrs.iter().cloned());
+        args
+    };
+    let o = ok("GruUnitInferMeta", &fwd(w.clone()), 3);
+    is(&o[0], &[4, 15], Float32);
+    is(&o[1], &[4, 5], Float32);
+    is(&o[2], &[4, 5], Float32);
+    let o = ok(
+        "GruUnitGradInferMeta",
+        &[input.clone(), hp.clone(), w.clone(), bias.clone()],
+        4,
+    );
+    is(&o[0], &[4, 15], Float32);
+    is(&o[1], &[4, 5], Float32);
+    is(&o[2], &[5, 15], Float32);
+    is(&o[3], &[1, 15], Float32);
+    let bad_w = f32t(&[5, 12]);
+    assert!(err("GruUnitInferMeta", &fwd(bad_w.clone()), 3).contains("weight must be [5, 3 × 5]"));
+    assert!(err("GruUnitGradInferMeta", &[input, hp, bad_w, bias], 4)
+        .contains("weight must be [5, 3 × 5]"));
+}
+
+#[test]
+fn nadam_and_radam_update_param_states_and_moments() {
+    let one = || f32t(&[1]);
+    let base = || {
+        vec![
+            f32t(&[3, 4]),
+            f32t(&[3, 4]),
+            one(),
+            t(Float32, &[1]),
+            t(Float32, &[1]),
+            t(Float32, &[1]),
+            f32t(&[3, 4]),
+            f32t(&[3, 4]),
+            t(Float32, &[3, 4]),
+        ]
+    };
+    // NAdam: beta1, beta2, epsilon, momentum_decay, multi_precision (index 13).
+    let mut nadam = base();
+    nadam.extend([fl(0.9), fl(0.999), fl(1e-8), fl(0.004), b(true)]);
+    let o = ok("NAdamInferMeta", &nadam, 7);
+    is(&o[0], &[3, 4], Float32);
+    for state in &o[1..4] {
+        is(state, &[1], Float32);
+    }
+    is(&o[4], &[3, 4], Float32);
+    is(&o[5], &[3, 4], Float32);
+    assert!(
+        !matches!(o[6], MetaOut::None),
+        "multi_precision sets master_param_out"
+    );
+    // RAdam: beta1, beta2, epsilon, multi_precision (index 12), here false.
+    let mut radam = base();
+    radam.extend([fl(0.9), fl(0.999), fl(1e-8), b(false)]);
+    let o = ok("RAdamInferMeta", &radam, 7);
+    is(&o[3], &[1], Float32);
+    assert!(
+        matches!(o[6], MetaOut::None),
+        "no master_param_out without multi_precision"
+    );
+    // A moment of another shape is an error in both.
+    radam[7] = f32t(&[4, 3]);
+    assert!(err("RAdamInferMeta", &radam, 7).contains("moment2"));
+}

@@ -2546,17 +2546,12 @@ pub fn pixel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.set_output(0, dd(x, &d))
 }
 
-/// `PixelShuffleGradInferMeta(out_grad, upscale_factor, data_format)`: the inverse of
-/// `PixelShuffleInferMeta`.
-pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let f = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
-    need_rank(g, 4, "out_grad (NCHW or NHWC)")?;
-    ensure_meta!(f != 0, "upscale_factor must not be 0");
+/// `dims` (4-D, NCHW or NHWC) with H and W divided by `f` (non-zero) and the channels
+/// multiplied by `f²`, dynamic extents staying -1: pixel_unshuffle, and pixel_shuffle's
+/// gradient.
+fn unshuffled_dims(i: &[i64], f: i64, nhwc: bool) -> Vec<i64> {
     let ff = mul(f, f);
-    let i = &g.dims;
-    let d = if fmt == "NHWC" {
+    if nhwc {
         vec![
             i[0],
             dyn_dim(i[1], i[1] / f),
@@ -2570,8 +2565,18 @@ pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             dyn_dim(i[2], i[2] / f),
             dyn_dim(i[3], i[3] / f),
         ]
-    };
-    ctx.set_output(0, dd(g, &d))
+    }
+}
+
+/// `PixelShuffleGradInferMeta(out_grad, upscale_factor, data_format)`: the inverse of
+/// `PixelShuffleInferMeta`.
+pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+    let g = ctx.tensor(0)?;
+    let f = ctx.int(1)?;
+    let fmt = str_arg(ctx, 2)?;
+    need_rank(g, 4, "out_grad (NCHW or NHWC)")?;
+    ensure_meta!(f != 0, "upscale_factor must not be 0");
+    ctx.set_output(0, dd(g, &unshuffled_dims(&g.dims, f, fmt == "NHWC")))
 }
 
 /// `PixelUnshuffleInferMeta(x, downscale_factor, data_format)`: moves `r × r` blocks of H and W
@@ -2593,23 +2598,7 @@ pub fn pixel_unshuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         h % f == 0 && w % f == 0,
         "downscale_factor {f} must divide both height {h} and width {w}"
     );
-    let ff = mul(f, f);
-    let d = if nhwc {
-        vec![
-            i[0],
-            dyn_dim(i[1], i[1] / f),
-            dyn_dim(i[2], i[2] / f),
-            dyn_dim(i[3], mul(i[3], ff)),
-        ]
-    } else {
-        vec![
-            i[0],
-            dyn_dim(i[1], mul(i[1], ff)),
-            dyn_dim(i[2], i[2] / f),
-            dyn_dim(i[3], i[3] / f),
-        ]
-    };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, dd(x, &unshuffled_dims(i, f, nhwc)))
 }
 
 /// `ChannelShuffleInferMeta(x, groups, data_format)`: dims and dtype of a 4-D `x` whose
