@@ -339,8 +339,8 @@ fn pool_grad_attrs() -> Pool2dGradOpAttrs<'static> {
 
 fn invalid(what: &str) -> BuildError {
     BuildError::Invalid {
-        op: "models".into(),
-        message: format!("{what} has no defining op"),
+        op: "models",
+        kind: format!("{what} has no defining op").into(),
     }
 }
 

@@ -57,8 +57,8 @@ fn assert_meta_error<T: std::fmt::Debug>(
             func: f,
             message,
         } => {
-            assert_eq!(o, op, "{text}");
-            assert_eq!(f, func, "{text}");
+            assert_eq!(*o, op, "{text}");
+            assert_eq!(*f, func, "{text}");
             for frag in fragments {
                 assert!(message.contains(frag), "`{frag}` not in: {text}");
             }

@@ -91,7 +91,7 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
 /// | `forward = "op"` | for a backward op: its forward op. |
 /// | `kind = "forward"` / `"backward"` | defaults to backward when the name (without a trailing `_`) ends with `_grad`. Backward ops are verified leniently, as Paddle generates an empty `VerifySig` for them. |
 /// | `origin = "op"` | GetOpInfo's origin (yaml) op name; defaults to the op name. |
-/// | `verify = path::to::fn` | an extra verifier, `fn(OpRef<'_>) -> Result<(), String>`, run after the signature check. |
+/// | `verify = path::to::fn` | an extra verifier, `fn(OpRef<'_>) -> Result<(), E>` where `E` is a `pir_runtime::VerifyErrorKind` (or converts into one: a `String` becomes `VerifyErrorKind::Custom`), run after the signature check; the verifier adds the op and its location. |
 /// | `custom_verify` | no generated signature check (Paddle's `custom_verify: true`). |
 ///
 /// Parameter lists follow Paddle's defaults: `kernel.param` defaults to the inputs then the

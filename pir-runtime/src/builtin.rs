@@ -17,7 +17,7 @@
 use crate::attributes::{AttrData, Attribute};
 use crate::builder::Builder;
 use crate::context::Dialect;
-use crate::error::IrError;
+use crate::error::{IrError, PrintedType, Slot, VerifyErrorKind};
 use crate::op_def::OpDef;
 use crate::program::{OpRef, Value};
 use crate::types::{Type, TypeData};
@@ -134,7 +134,7 @@ pub static SHADOW_OUTPUT_DEF: OpDef = def(
 /// let wrong = b.ctx().vector_type(&[t, t]);
 /// b.create_with(&builtin::COMBINE_DEF, &[Some(w)], ctx.empty_dict(), &[Some(wrong)], 0).unwrap();
 /// let err = verify(&prog).unwrap_err();
-/// assert!(err.0[0].message.contains("the vector has 2 element(s) but the op has 1 operand(s)"));
+/// assert!(err.0[0].message().contains("the vector has 2 element(s) but the op has 1 operand(s)"));
 /// ```
 pub static COMBINE_DEF: OpDef = def("builtin.combine", &[], verify_combine);
 /// `builtin.split`: `(vec[T0,T1,...]) -> T0, T1, ...`.
@@ -177,173 +177,204 @@ pub static SLICE_DEF: OpDef = def("builtin.slice", &["index"], verify_slice);
 /// ```
 pub static CONSTANT_DEF: OpDef = def("builtin.constant", &["value"], verify_constant);
 
-fn counts(op: OpRef<'_>, operands: Option<usize>, results: Option<usize>) -> Result<(), String> {
-    if let Some(n) = operands {
-        if op.num_operands() != n {
-            return Err(format!(
-                "expected {n} operand(s), found {}",
-                op.num_operands()
-            ));
+fn counts(
+    op: OpRef<'_>,
+    operands: Option<usize>,
+    results: Option<usize>,
+) -> Result<(), VerifyErrorKind> {
+    if let Some(expected) = operands {
+        if op.num_operands() != expected {
+            return Err(VerifyErrorKind::OperandCount {
+                expected,
+                found: op.num_operands(),
+                names: None,
+            });
         }
     }
-    if let Some(n) = results {
-        if op.num_results() != n {
-            return Err(format!(
-                "expected {n} result(s), found {}",
-                op.num_results()
-            ));
+    if let Some(expected) = results {
+        if op.num_results() != expected {
+            return Err(VerifyErrorKind::ResultCount {
+                expected,
+                found: op.num_results(),
+                names: None,
+            });
         }
     }
     Ok(())
 }
 
-fn str_attr(op: OpRef<'_>, name: &str) -> Result<(), String> {
+fn str_attr(op: OpRef<'_>, name: &'static str) -> Result<(), VerifyErrorKind> {
     match op.attr_data(name) {
         Some(AttrData::Str(_)) => Ok(()),
-        Some(other) => Err(format!(
-            "attribute `{name}`: expected pir::StrAttribute, found {}",
-            other.kind_name()
-        )),
-        None => Err(format!(
-            "attribute `{name}` is missing (expected pir::StrAttribute)"
-        )),
+        Some(other) => Err(VerifyErrorKind::AttributeType {
+            name,
+            expected: "pir::StrAttribute",
+            found: other.kind_name(),
+            value: None,
+        }),
+        None => Err(VerifyErrorKind::MissingAttribute {
+            name,
+            expected: Some("pir::StrAttribute"),
+        }),
     }
 }
 
-fn present_operand(op: OpRef<'_>, i: usize) -> Result<Value, String> {
-    op.operand(i).ok_or_else(|| format!("operand {i} is null"))
+fn present_operand(op: OpRef<'_>, index: usize) -> Result<Value, VerifyErrorKind> {
+    op.operand(index)
+        .ok_or(VerifyErrorKind::NullOperand { index, name: None })
 }
 
-fn vector_elements<'a>(op: OpRef<'a>, v: Value) -> Result<&'a [Type], String> {
-    let ctx = op.ctx();
-    match op.program().value_type(v).map(|t| ctx.type_data(t)) {
+fn printed(op: OpRef<'_>, ty: Option<Type>) -> PrintedType {
+    PrintedType::new(op.ctx(), ty)
+}
+
+fn vector_elements<'a>(op: OpRef<'a>, v: Value) -> Result<&'a [Type], VerifyErrorKind> {
+    let ty = op.program().value_type(v);
+    match ty.map(|t| op.ctx().type_data(t)) {
         Some(TypeData::Vector(e)) => Ok(e),
-        Some(_) => Err(format!(
-            "operand 0: expected a vector type, found {}",
-            crate::types::TypeDisplay {
-                ctx,
-                ty: op.program().value_type(v)
-            }
-        )),
-        None => Err("operand 0: expected a vector type, found <<NULL TYPE>>".into()),
+        _ => Err(VerifyErrorKind::OperandType {
+            index: 0,
+            name: None,
+            expected: "a vector type".into(),
+            found: printed(op, ty),
+        }),
     }
 }
 
-fn verify_module(op: OpRef<'_>) -> Result<(), String> {
+fn verify_module(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(0), Some(0))?;
     if op.num_regions() != 1 {
-        return Err(format!("expected 1 region, found {}", op.num_regions()));
+        return Err(VerifyErrorKind::RegionCount {
+            expected: 1,
+            found: op.num_regions(),
+        });
     }
     Ok(())
 }
 
-fn verify_parameter(op: OpRef<'_>) -> Result<(), String> {
+fn verify_parameter(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(0), Some(1))?;
     str_attr(op, "parameter_name")
 }
 
-fn verify_set_parameter(op: OpRef<'_>) -> Result<(), String> {
+fn verify_set_parameter(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(1), Some(0))?;
     present_operand(op, 0)?;
     str_attr(op, "parameter_name")
 }
 
-fn verify_shadow_output(op: OpRef<'_>) -> Result<(), String> {
+fn verify_shadow_output(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(1), Some(0))?;
     present_operand(op, 0)?;
     str_attr(op, "output_name")
 }
 
-fn verify_combine(op: OpRef<'_>) -> Result<(), String> {
+fn verify_combine(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, None, Some(1))?;
     let ctx = op.ctx();
-    let Some(TypeData::Vector(elems)) = op.result_type(0).map(|t| ctx.type_data(t)) else {
-        return Err("result 0: expected a vector type".into());
+    let ty = op.result_type(0);
+    let Some(TypeData::Vector(elems)) = ty.map(|t| ctx.type_data(t)) else {
+        return Err(VerifyErrorKind::ResultType {
+            index: 0,
+            name: None,
+            expected: "a vector type".into(),
+            found: printed(op, ty),
+        });
     };
     if elems.len() != op.num_operands() {
-        return Err(format!(
-            "result 0: the vector has {} element(s) but the op has {} operand(s)",
-            elems.len(),
-            op.num_operands()
-        ));
+        return Err(VerifyErrorKind::VectorLength {
+            vector: Slot::Result(0),
+            elements: elems.len(),
+            expected: op.num_operands(),
+        });
     }
     for (i, &e) in elems.iter().enumerate() {
-        let v = present_operand(op, i)?;
-        if op.program().value_type(v) != Some(e) {
-            return Err(format!(
-                "operand {i}: type {} differs from element {i} of the result, {}",
-                crate::types::TypeDisplay {
-                    ctx,
-                    ty: op.program().value_type(v)
-                },
-                e.display(ctx)
-            ));
+        let found = op.program().value_type(present_operand(op, i)?);
+        if found != Some(e) {
+            return Err(VerifyErrorKind::ElementType {
+                value: Slot::Operand(i),
+                found: printed(op, found),
+                element: i,
+                expected: printed(op, Some(e)),
+            });
         }
     }
     Ok(())
 }
 
-fn verify_split(op: OpRef<'_>) -> Result<(), String> {
+fn verify_split(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(1), None)?;
     let elems = vector_elements(op, present_operand(op, 0)?)?;
     if elems.len() != op.num_results() {
-        return Err(format!(
-            "the vector operand has {} element(s) but the op has {} result(s)",
-            elems.len(),
-            op.num_results()
-        ));
+        return Err(VerifyErrorKind::VectorLength {
+            vector: Slot::Operand(0),
+            elements: elems.len(),
+            expected: op.num_results(),
+        });
     }
     for (i, &e) in elems.iter().enumerate() {
         if op.result_type(i) != Some(e) {
-            return Err(format!(
-                "result {i}: type {} differs from element {i} of the operand, {}",
-                crate::types::TypeDisplay {
-                    ctx: op.ctx(),
-                    ty: op.result_type(i)
-                },
-                e.display(op.ctx())
-            ));
+            return Err(VerifyErrorKind::ElementType {
+                value: Slot::Result(i),
+                found: printed(op, op.result_type(i)),
+                element: i,
+                expected: printed(op, Some(e)),
+            });
         }
     }
     Ok(())
 }
 
-fn verify_slice(op: OpRef<'_>) -> Result<(), String> {
+fn verify_slice(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(1), Some(1))?;
     let elems = vector_elements(op, present_operand(op, 0)?)?;
     let index = match op.attr_data("index") {
         Some(AttrData::Int32(i)) => *i,
         Some(other) => {
-            return Err(format!(
-                "attribute `index`: expected pir::Int32Attribute, found {}",
-                other.kind_name()
-            ))
+            return Err(VerifyErrorKind::AttributeType {
+                name: "index",
+                expected: "pir::Int32Attribute",
+                found: other.kind_name(),
+                value: None,
+            })
         }
-        None => return Err("attribute `index` is missing (expected pir::Int32Attribute)".into()),
+        None => {
+            return Err(VerifyErrorKind::MissingAttribute {
+                name: "index",
+                expected: Some("pir::Int32Attribute"),
+            })
+        }
     };
-    let Some(&e) = usize::try_from(index).ok().and_then(|i| elems.get(i)) else {
-        return Err(format!(
-            "attribute `index`: {index} is out of range for a vector of {} element(s)",
-            elems.len()
-        ));
+    let Some((element, &e)) = usize::try_from(index)
+        .ok()
+        .and_then(|i| Some((i, elems.get(i)?)))
+    else {
+        return Err(VerifyErrorKind::AttributeValue {
+            name: "index",
+            problem: format!(
+                "{index} is out of range for a vector of {} element(s)",
+                elems.len()
+            ),
+        });
     };
     if op.result_type(0) != Some(e) {
-        return Err(format!(
-            "result 0: type {} differs from element {index} of the operand, {}",
-            crate::types::TypeDisplay {
-                ctx: op.ctx(),
-                ty: op.result_type(0)
-            },
-            e.display(op.ctx())
-        ));
+        return Err(VerifyErrorKind::ElementType {
+            value: Slot::Result(0),
+            found: printed(op, op.result_type(0)),
+            element,
+            expected: printed(op, Some(e)),
+        });
     }
     Ok(())
 }
 
-fn verify_constant(op: OpRef<'_>) -> Result<(), String> {
+fn verify_constant(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     counts(op, Some(0), Some(1))?;
     if op.attr("value").is_none() {
-        return Err("attribute `value` is missing".into());
+        return Err(VerifyErrorKind::MissingAttribute {
+            name: "value",
+            expected: None,
+        });
     }
     Ok(())
 }

@@ -18,42 +18,80 @@
 
 use std::fmt;
 
+use crate::error::{BuildError, PrintedType};
 use crate::interfaces::{InferMeta, InferShape};
 use crate::op_support::reinfer_result_types;
 use crate::program::{OpId, Program};
-use crate::types::{Type, TypeData, TypeDisplay};
+use crate::types::{Type, TypeData};
 
 /// One result whose recorded type differs from the re-inferred one.
 ///
 /// ```
-/// use pir_runtime::TypeDifference;
+/// use pir_runtime::{builtin, Builder, IrContext, PrintedType, Program, TypeDifference, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let (t2, t3) = (ctx.dense_tensor_type(DataType::Float32, &[2]), ctx.dense_tensor_type(DataType::Float32, &[3]));
+/// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t2).unwrap();
 /// let d = TypeDifference {
-///     op: "pd_op.relu (op 1 of block 0)".into(), result: 0, name: "out".into(),
-///     recorded: "tensor<2xf32>".into(), inferred: "tensor<3xf32>".into(),
+///     op: prog.defining_op(x).unwrap(), op_name: "pd_op.relu", location: "op 1 of block 0".into(),
+///     result: 0, name: "out",
+///     recorded: PrintedType::new(&ctx, Some(t2)), inferred: PrintedType::new(&ctx, Some(t3)),
 /// };
 /// assert_eq!(d.to_string(), "pd_op.relu (op 1 of block 0): result 0 (`out`) is recorded as tensor<2xf32> but infers to tensor<3xf32>");
+/// assert_eq!(d.inferred.ty, Some(t3)); // the handle, to fix the program with
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeDifference {
-    /// `pd_op.conv2d (op 10 of block 0)`.
-    pub op: String,
+    /// The op.
+    pub op: OpId,
+    /// The op's name (`pd_op.conv2d`).
+    pub op_name: &'static str,
+    /// Where it is (`op 10 of block 0`).
+    pub location: String,
     /// Result index.
     pub result: usize,
     /// The result's name in the op's schema.
-    pub name: String,
-    /// The recorded type, as printed.
-    pub recorded: String,
-    /// The inferred type, as printed.
-    pub inferred: String,
+    pub name: &'static str,
+    /// The recorded type.
+    pub recorded: PrintedType,
+    /// The inferred type.
+    pub inferred: PrintedType,
 }
 
 impl fmt::Display for TypeDifference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: result {} (`{}`) is recorded as {} but infers to {}",
-            self.op, self.result, self.name, self.recorded, self.inferred
+            "{} ({}): result {} (`{}`) is recorded as {} but infers to {}",
+            self.op_name, self.location, self.result, self.name, self.recorded, self.inferred
         )
+    }
+}
+
+/// Ops of one name that `check_types` could not check, for one reason.
+///
+/// ```
+/// use pir_runtime::{BuildError, UncheckedOps};
+/// let u = UncheckedOps {
+///     op: "pd_op.conv2d",
+///     reason: BuildError::InferMetaMissing { op: "pd_op.conv2d", func: "ConvInferMeta" },
+///     count: 3,
+/// };
+/// assert!(u.to_string().starts_with("pd_op.conv2d (3 op(s)): pd_op.conv2d: infer-meta function `ConvInferMeta` is not implemented"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UncheckedOps {
+    /// The op name.
+    pub op: &'static str,
+    /// Why re-inferring failed (no infer-meta function yet, an attribute that does not read, ...).
+    pub reason: BuildError,
+    /// How many ops.
+    pub count: usize,
+}
+
+impl fmt::Display for UncheckedOps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({} op(s)): {}", self.op, self.count, self.reason)
     }
 }
 
@@ -76,9 +114,8 @@ pub struct TypeCheckReport {
     pub checked: usize,
     /// Results that differ.
     pub differences: Vec<TypeDifference>,
-    /// Ops that could not be checked, with why (no infer-meta function yet, ...), by op name:
-    /// `(op name, reason, how many ops)`.
-    pub unchecked: Vec<(String, String, usize)>,
+    /// Ops that could not be checked, grouped by op name and reason.
+    pub unchecked: Vec<UncheckedOps>,
     /// Accepted element-type differences of optional outputs.
     pub notes: Vec<TypeDifference>,
 }
@@ -87,14 +124,8 @@ impl TypeCheckReport {
     /// No difference found.
     ///
     /// ```
-    /// use pir_runtime::{TypeCheckReport, TypeDifference};
-    /// let mut report = TypeCheckReport::default();
-    /// assert!(report.is_clean());
-    /// report.differences.push(TypeDifference {
-    ///     op: "pd_op.relu".into(), result: 0, name: "out".into(),
-    ///     recorded: "tensor<f32>".into(), inferred: "tensor<2xf32>".into(),
-    /// });
-    /// assert!(!report.is_clean());
+    /// use pir_runtime::TypeCheckReport;
+    /// assert!(TypeCheckReport::default().is_clean());
     /// ```
     pub fn is_clean(&self) -> bool {
         self.differences.is_empty()
@@ -119,8 +150,8 @@ impl fmt::Display for TypeCheckReport {
                 "  note (optional output, element type not compared): {n}"
             )?;
         }
-        for (op, why, n) in &self.unchecked {
-            writeln!(f, "  not checked: {op} ({n} op(s)): {why}")?;
+        for u in &self.unchecked {
+            writeln!(f, "  not checked: {u}")?;
         }
         Ok(())
     }
@@ -185,15 +216,18 @@ pub fn check_types(prog: &Program) -> TypeCheckReport {
         }
         let inferred = match reinfer_result_types(r) {
             Ok(t) => t,
-            Err(e) => {
-                let why = e.to_string();
+            Err(reason) => {
                 match report
                     .unchecked
                     .iter_mut()
-                    .find(|(n, w, _)| n == def.name && *w == why)
+                    .find(|u| u.op == def.name && u.reason == reason)
                 {
-                    Some(entry) => entry.2 += 1,
-                    None => report.unchecked.push((def.name.to_string(), why, 1)),
+                    Some(entry) => entry.count += 1,
+                    None => report.unchecked.push(UncheckedOps {
+                        op: def.name,
+                        reason,
+                        count: 1,
+                    }),
                 }
                 continue;
             }
@@ -203,28 +237,16 @@ pub fn check_types(prog: &Program) -> TypeCheckReport {
             let (Some(recorded), Some(inferred)) = (recorded, inferred) else {
                 continue;
             };
-            let optional = schema
-                .outputs
-                .get(i)
-                .is_some_and(|o| o.optional || o.intermediate);
+            let output = schema.outputs.get(i);
+            let optional = output.is_some_and(|o| o.optional || o.intermediate);
             let diff = || TypeDifference {
-                op: prog.describe(op),
+                op,
+                op_name: def.name,
+                location: prog.location(op),
                 result: i,
-                name: schema
-                    .outputs
-                    .get(i)
-                    .map(|o| o.name.to_string())
-                    .unwrap_or_default(),
-                recorded: TypeDisplay {
-                    ctx: prog.ctx(),
-                    ty: Some(recorded),
-                }
-                .to_string(),
-                inferred: TypeDisplay {
-                    ctx: prog.ctx(),
-                    ty: Some(inferred),
-                }
-                .to_string(),
+                name: output.map(|o| &*o.name).unwrap_or_default(),
+                recorded: PrintedType::new(prog.ctx(), Some(recorded)),
+                inferred: PrintedType::new(prog.ctx(), Some(inferred)),
             };
             match agree(prog, recorded, inferred) {
                 Some(true) => {}

@@ -41,9 +41,12 @@ pub mod verify;
 
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
-pub use check_types::{check_types, TypeCheckReport, TypeDifference};
+pub use check_types::{check_types, TypeCheckReport, TypeDifference, UncheckedOps};
 pub use context::{Dialect, IrContext};
-pub use error::{BuildError, IrError, VerifyError, VerifyErrors};
+pub use error::{
+    BuildError, BuildErrorKind, InferOutputError, IrError, PrintedType, Slot, VerifyError,
+    VerifyErrorKind, VerifyErrors,
+};
 pub use op_def::{Interface, Op, OpDef, OpInterfaceImpl, OpTrait};
 pub use program::{
     BlockId, InsertPoint, OpId, OpOperand, OpRef, OperandId, OperationArgs, Parameter, Program,

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use pir_spec::OpSchema;
 
+use crate::error::VerifyErrorKind;
 use crate::program::OpRef;
 
 /// The identity of a trait: a 64-bit FNV-1a hash of its full Rust path.
@@ -102,9 +103,12 @@ impl InterfaceId {
 ///
 /// ```
 /// use pir_runtime::{declare_trait, verify, Builder, IrContext, OpDef, Program, program::OpRef};
-/// use pir_runtime::op_def::{sort_traits, TraitEntry};
-/// fn no_operands(op: OpRef<'_>) -> Result<(), String> {
-///     if op.num_operands() == 0 { Ok(()) } else { Err("expected no operands".into()) }
+/// use pir_runtime::{op_def::{sort_traits, TraitEntry}, VerifyErrorKind};
+/// fn no_operands(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+///     match op.num_operands() {
+///         0 => Ok(()),
+///         found => Err(VerifyErrorKind::OperandCount { expected: 0, found, names: None }),
+///     }
 /// }
 /// declare_trait!(pub Source, "SourceTrait", verify = no_operands);
 /// static TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<Source>()]);
@@ -116,7 +120,9 @@ impl InterfaceId {
 /// let v = b.program().op(op).result(0);
 /// b.create_with(&SRC, &[Some(v)], ctx.empty_dict(), &[], 0).unwrap();
 /// let errs = verify(&prog).unwrap_err();
-/// assert_eq!(errs.0[0].to_string(), "toy.src (op 1 of block 0): SourceTrait: expected no operands");
+/// assert_eq!(errs.0[0].to_string(), "toy.src (op 1 of block 0): SourceTrait: expected 0 operand(s), found 1");
+/// // The verifier names the trait:
+/// assert!(matches!(*errs.0[0].kind, VerifyErrorKind::Trait { name: "SourceTrait", .. }));
 /// ```
 pub trait OpTrait: 'static {
     /// Identity.
@@ -127,17 +133,18 @@ pub trait OpTrait: 'static {
     const VERIFY: Option<TraitVerifyFn> = None;
 }
 
-/// A trait's verifier: an error message, or `Ok`.
+/// A trait's verifier: what is wrong, or `Ok`. The verifier wraps the kind in
+/// [`VerifyErrorKind::Trait`] (naming the trait) and adds the op and its location.
 ///
 /// ```
-/// use pir_runtime::{op_def::TraitVerifyFn, program::OpRef};
-/// fn at_most_two(op: OpRef<'_>) -> Result<(), String> {
-///     (op.num_results() <= 2).then_some(()).ok_or_else(|| "too many results".to_string())
+/// use pir_runtime::{op_def::TraitVerifyFn, program::OpRef, VerifyErrorKind};
+/// fn at_most_two(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+///     (op.num_results() <= 2).then_some(()).ok_or_else(|| "too many results".into())
 /// }
 /// let f: TraitVerifyFn = at_most_two;
 /// # let _ = f;
 /// ```
-pub type TraitVerifyFn = fn(OpRef<'_>) -> Result<(), String>;
+pub type TraitVerifyFn = fn(OpRef<'_>) -> Result<(), VerifyErrorKind>;
 
 /// An op interface: a table of functions (the `Concept` of Paddle's interfaces), one per op.
 ///
@@ -338,13 +345,17 @@ pub const fn sort_names<const N: usize>(mut names: [&'static str; N]) -> [&'stat
     names
 }
 
-/// An op verifier: `Err` with a message naming the operand, result or attribute (by name and
-/// index) and what was expected versus found; the verifier adds the op and its position.
+/// An op verifier: `Err` with what is wrong, naming the operand, result or attribute (by name
+/// and index) and what was expected versus found; the verifier adds the op and its position.
+/// Free text converts into [`VerifyErrorKind::Custom`] (`Err("...".into())`).
 ///
 /// ```
-/// use pir_runtime::{verify, Builder, IrContext, OpDef, Program, program::OpRef};
-/// fn needs_name(op: OpRef<'_>) -> Result<(), String> {
-///     op.attr("name").map(|_| ()).ok_or_else(|| "attribute `name` is missing".into())
+/// use pir_runtime::{verify, Builder, IrContext, OpDef, Program, program::OpRef, VerifyErrorKind};
+/// fn needs_name(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+///     match op.attr("name") {
+///         Some(_) => Ok(()),
+///         None => Err(VerifyErrorKind::MissingAttribute { name: "name", expected: None }),
+///     }
 /// }
 /// static DECL: OpDef = OpDef { verify: Some(needs_name), ..OpDef::new("toy.decl", "toy") };
 /// let ctx = IrContext::new();
@@ -353,7 +364,7 @@ pub const fn sort_names<const N: usize>(mut names: [&'static str; N]) -> [&'stat
 /// let errs = verify(&prog).unwrap_err();
 /// assert_eq!(errs.0[0].to_string(), "toy.decl (op 0 of block 0): attribute `name` is missing");
 /// ```
-pub type VerifyFn = fn(OpRef<'_>) -> Result<(), String>;
+pub type VerifyFn = fn(OpRef<'_>) -> Result<(), VerifyErrorKind>;
 
 /// A custom printer: writes the op's whole line (and regions) instead of the generic form.
 ///
@@ -687,7 +698,17 @@ pub trait OpInterfaceImpl<O>: Interface + Sized {
 /// Declares a new op trait: a unit struct implementing [`OpTrait`].
 ///
 /// `declare_trait!(pub Name, "PaddleName")`, optionally followed by `, verify = path::to::fn`
-/// where the function is a [`TraitVerifyFn`].
+/// where the function is `fn(OpRef<'_>) -> Result<(), E>` for an `E` that converts into
+/// [`VerifyErrorKind`] (the kind itself, or a `String` of free text).
+///
+/// ```
+/// use pir_runtime::{declare_trait, op_def::OpTrait, program::OpRef};
+/// fn no_regions(op: OpRef<'_>) -> Result<(), String> { // free text works too
+///     (op.num_regions() == 0).then_some(()).ok_or_else(|| "expected no regions".to_string())
+/// }
+/// declare_trait!(pub Flat, "FlatTrait", verify = no_regions);
+/// assert!(Flat::VERIFY.is_some());
+/// ```
 #[macro_export]
 macro_rules! declare_trait {
     ($(#[$m:meta])* $vis:vis $name:ident, $paddle:literal $(, verify = $verify:path)?) => {
@@ -698,7 +719,15 @@ macro_rules! declare_trait {
             const ID: $crate::op_def::TraitId =
                 $crate::op_def::TraitId::from_path(concat!(module_path!(), "::", stringify!($name)));
             const NAME: &'static str = $paddle;
-            $(const VERIFY: Option<$crate::op_def::TraitVerifyFn> = Some($verify);)?
+            $(const VERIFY: Option<$crate::op_def::TraitVerifyFn> = Some({
+                // A shim, so that verifiers returning free text (`String`) fit too.
+                fn __pir_trait_verify(
+                    op: $crate::program::OpRef<'_>,
+                ) -> ::core::result::Result<(), $crate::VerifyErrorKind> {
+                    ::core::result::Result::map_err($verify(op), ::core::convert::Into::into)
+                }
+                __pir_trait_verify
+            });)?
         }
     };
 }

@@ -8,6 +8,7 @@
 //! ```
 
 use crate::declare_trait;
+use crate::error::{Slot, VerifyErrorKind};
 use crate::program::OpRef;
 use crate::types::{Type, TypeData};
 
@@ -62,7 +63,7 @@ declare_trait!(
     /// let ctx = IrContext::new();
     /// let mut prog = Program::new(&ctx);
     /// Builder::at_end(&mut prog).create_with(&TWO, &[], ctx.empty_dict(), &[None, None], 0).unwrap();
-    /// assert_eq!(verify(&prog).unwrap_err().0[0].message, "OneResultTrait: expected exactly 1 result, found 2");
+    /// assert_eq!(verify(&prog).unwrap_err().0[0].message(), "OneResultTrait: expected exactly 1 result, found 2");
     /// ```
     pub OneResult, "OneResultTrait", verify = verify_one_result
 );
@@ -99,7 +100,9 @@ declare_trait!(
     /// let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
     /// let i64_ = ctx.dense_tensor_type(DataType::Int64, &[2]);
     /// let op = b.create_with(&ID, &[Some(x)], ctx.empty_dict(), &[Some(i64_)], 0).unwrap();
-    /// assert!(verify_op(&prog, op).unwrap_err().message.starts_with("SameOperandsAndResultTypeTrait: result 0 has type"));
+    /// let err = verify_op(&prog, op).unwrap_err();
+    /// assert_eq!(err.message(), "SameOperandsAndResultTypeTrait: \
+    ///     result 0 has type tensor<2xi64>, but operand 0 has tensor<2xf32>");
     /// ```
     pub SameOperandsAndResultType, "SameOperandsAndResultTypeTrait",
     verify = verify_same_operands_and_result_type
@@ -109,20 +112,20 @@ declare_trait!(
     pub SameTypeOperands, "SameTypeOperandsTrait", verify = verify_same_type_operands
 );
 
-fn verify_one_result(op: OpRef<'_>) -> Result<(), String> {
+fn verify_one_result(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     match op.num_results() {
         1 => Ok(()),
-        n => Err(format!("expected exactly 1 result, found {n}")),
+        n => Err(format!("expected exactly 1 result, found {n}").into()),
     }
 }
 
-fn operand_types(op: OpRef<'_>) -> impl Iterator<Item = (String, Option<Type>)> + '_ {
-    (0..op.num_operands()).map(move |i| (format!("operand {i}"), op.operand_type(i)))
+fn operand_types(op: OpRef<'_>) -> impl Iterator<Item = (Slot, Option<Type>)> + '_ {
+    (0..op.num_operands()).map(move |i| (Slot::Operand(i), op.operand_type(i)))
 }
 
-fn all_types(op: OpRef<'_>) -> impl Iterator<Item = (String, Option<Type>)> + '_ {
+fn all_types(op: OpRef<'_>) -> impl Iterator<Item = (Slot, Option<Type>)> + '_ {
     operand_types(op)
-        .chain((0..op.num_results()).map(move |i| (format!("result {i}"), op.result_type(i))))
+        .chain((0..op.num_results()).map(move |i| (Slot::Result(i), op.result_type(i))))
 }
 
 fn shape_of(op: OpRef<'_>, t: Option<Type>) -> Option<&[i64]> {
@@ -142,17 +145,26 @@ fn element_of(op: OpRef<'_>, t: Option<Type>) -> Option<crate::phi::DataType> {
     }
 }
 
-fn all_equal<T: PartialEq + std::fmt::Debug>(
-    items: impl Iterator<Item = (String, Option<T>)>,
-    what: &str,
-) -> Result<(), String> {
-    let mut first: Option<(String, T)> = None;
-    for (name, v) in items {
+/// `Ok` when every present item equals the first; else a [`VerifyErrorKind::Mismatch`] of the
+/// first that differs, its property printed by `show`.
+fn all_equal<T: PartialEq>(
+    items: impl Iterator<Item = (Slot, Option<T>)>,
+    what: &'static str,
+    show: impl Fn(&T) -> String,
+) -> Result<(), VerifyErrorKind> {
+    let mut first: Option<(Slot, T)> = None;
+    for (slot, v) in items {
         let Some(v) = v else { continue };
         match &first {
-            None => first = Some((name, v)),
-            Some((fname, fv)) if *fv != v => {
-                return Err(format!("{name} has {what} {v:?}, but {fname} has {fv:?}"));
+            None => first = Some((slot, v)),
+            Some((fslot, fv)) if *fv != v => {
+                return Err(VerifyErrorKind::Mismatch {
+                    what,
+                    value: slot,
+                    found: show(&v),
+                    other: *fslot,
+                    other_found: show(fv),
+                });
             }
             Some(_) => {}
         }
@@ -160,35 +172,50 @@ fn all_equal<T: PartialEq + std::fmt::Debug>(
     Ok(())
 }
 
-fn verify_same_operands_shape(op: OpRef<'_>) -> Result<(), String> {
+fn debug<T: std::fmt::Debug>(v: &T) -> String {
+    format!("{v:?}")
+}
+
+fn verify_same_operands_shape(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     all_equal(
         operand_types(op).map(|(n, t)| (n, shape_of(op, t))),
         "shape",
+        debug,
     )
 }
 
-fn verify_same_operands_and_result_shape(op: OpRef<'_>) -> Result<(), String> {
-    all_equal(all_types(op).map(|(n, t)| (n, shape_of(op, t))), "shape")
+fn verify_same_operands_and_result_shape(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+    all_equal(
+        all_types(op).map(|(n, t)| (n, shape_of(op, t))),
+        "shape",
+        debug,
+    )
 }
 
-fn verify_same_operands_element_type(op: OpRef<'_>) -> Result<(), String> {
+fn verify_same_operands_element_type(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     all_equal(
         operand_types(op).map(|(n, t)| (n, element_of(op, t))),
         "element type",
+        debug,
     )
 }
 
-fn verify_same_operands_and_result_element_type(op: OpRef<'_>) -> Result<(), String> {
+fn verify_same_operands_and_result_element_type(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     all_equal(
         all_types(op).map(|(n, t)| (n, element_of(op, t))),
         "element type",
+        debug,
     )
 }
 
-fn verify_same_operands_and_result_type(op: OpRef<'_>) -> Result<(), String> {
-    all_equal(all_types(op), "type")
+fn show_type(op: OpRef<'_>) -> impl Fn(&Type) -> String + '_ {
+    move |t| t.display(op.ctx()).to_string()
 }
 
-fn verify_same_type_operands(op: OpRef<'_>) -> Result<(), String> {
-    all_equal(operand_types(op), "type")
+fn verify_same_operands_and_result_type(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+    all_equal(all_types(op), "type", show_type(op))
+}
+
+fn verify_same_type_operands(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+    all_equal(operand_types(op), "type", show_type(op))
 }

@@ -21,13 +21,13 @@
 //!     "builtin.slice (op 2 of block 0): result 0: type tensor<2xi64> differs from element 0 of the operand, tensor<2xf32>");
 //! ```
 
-use crate::error::{VerifyError, VerifyErrors};
+use crate::error::{VerifyError, VerifyErrorKind, VerifyErrors};
 use crate::program::{BlockId, OpId, Program};
 
 /// Verifies the whole program; `Err` lists every failure found.
 ///
 /// ```
-/// use pir_runtime::{builtin, verify, Builder, IrContext, Program, phi::DataType};
+/// use pir_runtime::{builtin, verify, Builder, IrContext, Program, VerifyErrorKind, phi::DataType};
 /// let ctx = IrContext::new();
 /// let mut prog = Program::new(&ctx);
 /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
@@ -40,7 +40,8 @@ use crate::program::{BlockId, OpId, Program};
 /// prog.detach_op(p).unwrap();
 /// prog.insert_op(p, pir_runtime::InsertPoint::BlockEnd(prog.block())).unwrap();
 /// let errs = verify(&prog).unwrap_err();
-/// assert!(errs.0[0].message.starts_with("operand 0 is used before it is defined"));
+/// assert!(matches!(*errs.0[0].kind, VerifyErrorKind::UseBeforeDefinition { operand: 0, value, .. } if value == x));
+/// assert!(errs.0[0].message().starts_with("operand 0 is used before it is defined"));
 /// ```
 pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
     let mut v = Verifier {
@@ -68,19 +69,11 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
 /// let bad = ctx.dict_attr(&[("parameter_name", ctx.i32_attr(0))]);
 /// let op = b.create_with(&builtin::PARAMETER_DEF, &[], bad, &[Some(t)], 0).unwrap();
 /// let e = verify_op(&prog, op).unwrap_err();
-/// assert_eq!(e.message, "attribute `parameter_name`: expected pir::StrAttribute, found pir::Int32Attribute");
+/// assert_eq!(e.message(), "attribute `parameter_name`: expected pir::StrAttribute, found pir::Int32Attribute");
 /// ```
 pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
     let r = prog.op(op);
-    #[cold]
-    fn fail(prog: &Program, op: OpId, message: String) -> VerifyError {
-        VerifyError {
-            op: prog.op(op).name().to_string(),
-            location: prog.location(op),
-            message,
-        }
-    }
-    let fail = |message: String| fail(prog, op, message);
+    let fail = |kind: VerifyErrorKind| failure(prog, op, kind);
     if let Some(schema) = r.def().schema {
         crate::op_support::verify_schema(r, schema).map_err(fail)?;
     }
@@ -89,10 +82,27 @@ pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
     }
     for t in r.def().traits {
         if let Some(f) = t.verify {
-            f(r).map_err(|m| fail(format!("{}: {m}", t.name)))?;
+            f(r).map_err(|e| {
+                fail(VerifyErrorKind::Trait {
+                    name: t.name,
+                    error: Box::new(e),
+                })
+            })?;
         }
     }
     Ok(())
+}
+
+/// `kind` located at `op`: the only place the verifier formats (the location).
+#[cold]
+#[inline(never)]
+fn failure(prog: &Program, op: OpId, kind: VerifyErrorKind) -> VerifyError {
+    VerifyError {
+        op,
+        op_name: prog.op(op).def().name,
+        location: prog.location(op),
+        kind: Box::new(kind),
+    }
 }
 
 struct Verifier<'a> {
@@ -156,12 +166,14 @@ impl Verifier<'_> {
             Some(_) => "an erased op".to_string(),
             None => "a block argument".to_string(),
         };
-        self.errors.push(VerifyError {
-            op: prog.op(op).name().to_string(),
-            location: prog.location(op),
-            message: format!(
-                "operand {i} is used before it is defined, or outside the block that defines it (defined by {def})"
-            ),
-        });
+        self.errors.push(failure(
+            prog,
+            op,
+            VerifyErrorKind::UseBeforeDefinition {
+                operand: i,
+                value: v,
+                defined_by: def,
+            },
+        ));
     }
 }

@@ -6,8 +6,8 @@ use pir_runtime::op_def::{sort_traits, OpDef, TraitEntry};
 use pir_runtime::phi::DataType;
 use pir_runtime::traits::{ReadOnly, SameOperandsAndResultType, UnaryElementWise};
 use pir_runtime::{
-    builtin, verify, Builder, Dialect, InsertPoint, IrContext, IrError, OpId, Program, Type, Value,
-    ValueDef,
+    builtin, verify, Builder, Dialect, InsertPoint, IrContext, IrError, OpId, Program, Slot, Type,
+    Value, ValueDef, VerifyErrorKind,
 };
 
 static UNARY_TRAITS: [TraitEntry; 3] = sort_traits([
@@ -222,17 +222,32 @@ fn trait_verifiers_run() {
     let mut b = Builder::at_end(&mut prog);
     let x = source(&mut b, t);
     let other = ctx.dense_tensor_type(DataType::Int64, &[2, 3]);
-    unary(&mut b, x, other);
+    let u = unary(&mut b, x, other);
     let errs = verify(&prog).unwrap_err();
     assert_eq!(errs.0.len(), 1);
     let e = &errs.0[0];
-    assert_eq!(e.op, "test.unary");
+    assert_eq!((e.op, e.op_name), (u, "test.unary"));
     assert_eq!(e.location, "op 1 of block 0");
     assert!(
-        e.message
+        e.message()
             .starts_with("SameOperandsAndResultTypeTrait: result 0 has type"),
         "{}",
-        e.message
+        e.message()
+    );
+    // The kind names the trait and the two values that differ.
+    let VerifyErrorKind::Trait { name, error } = &*e.kind else {
+        panic!("{e}")
+    };
+    assert_eq!(*name, "SameOperandsAndResultTypeTrait");
+    assert_eq!(
+        **error,
+        VerifyErrorKind::Mismatch {
+            what: "type",
+            value: Slot::Result(0),
+            found: "tensor<2x3xi64>".into(),
+            other: Slot::Operand(0),
+            other_found: "tensor<2x3xf32>".into(),
+        }
     );
 }
 

@@ -52,8 +52,8 @@ fn missing_infer_meta_is_a_clear_error_and_explicit_types_work() {
     assert_eq!(
         err,
         BuildError::InferMetaMissing {
-            op: "mini.conv2d".into(),
-            func: "ConvInferMeta".into()
+            op: "mini.conv2d",
+            func: "ConvInferMeta"
         }
     );
     let out = ctx.dense_tensor_type(DataType::Float32, &[1, 4, 6, 6]);

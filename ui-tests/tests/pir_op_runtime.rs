@@ -10,7 +10,7 @@ use pir_runtime::phi::DataType;
 use pir_runtime::traits::{Inplace, ReadOnly, SideEffect};
 use pir_runtime::{
     builtin, ensure_meta, verify, AttrData, BuildError, Builder, IrContext, Op, OpRef, Program,
-    Type, Value,
+    Type, Value, VerifyErrorKind,
 };
 use pir_ui_tests::ext::{Commutative, Cost, HasCost, TwoOperands};
 
@@ -155,6 +155,32 @@ pub struct ClipOp {
     out: DenseTensor,
 }
 
+/// The typed form of `check_clip`: the kind names the attribute.
+fn check_clip_typed(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
+    match (op.attr_data("min"), op.attr_data("max")) {
+        (Some(AttrData::Float(lo)), Some(AttrData::Float(hi))) if lo > hi => {
+            Err(VerifyErrorKind::AttributeValue {
+                name: "min",
+                problem: format!("{lo} is greater than max {hi}"),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `rt.clip` with a verifier returning a typed error.
+#[pir_op(name = "rt.clip_typed", verify = check_clip_typed)]
+pub struct ClipTypedOp {
+    #[input]
+    x: DenseTensor,
+    #[attr(default = 0.0)]
+    min: f32,
+    #[attr(default = 1.0)]
+    max: f32,
+    #[output]
+    out: DenseTensor,
+}
+
 impl InferShapeOp for ClipOp {
     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
         let x = ctx.tensor(0)?.clone();
@@ -187,7 +213,7 @@ pub struct ReluInplaceOp {
 pir_runtime::dialect!(
     /// The dialect of these tests.
     pub RtDialect = "rt" [
-        AddOp, ScaleOp, ConcatOp, UnstackOp, OpaqueOp, ClipOp, ScaleGradOp, ReluInplaceOp
+        AddOp, ScaleOp, ConcatOp, UnstackOp, OpaqueOp, ClipOp, ClipTypedOp, ScaleGradOp, ReluInplaceOp
     ]
 );
 
@@ -276,16 +302,14 @@ fn infer_shape_errors_and_missing_inference_are_build_errors() {
     assert_eq!(
         AddOp::build(&mut b, x, y).unwrap_err(),
         BuildError::InferMeta {
-            op: "rt.add".into(),
-            func: "InferShape".into(),
+            op: "rt.add",
+            func: "InferShape",
             message: "shapes [2, 3] and [3, 2] differ".into(),
         }
     );
     assert_eq!(
         OpaqueOp::build(&mut b, x).unwrap_err(),
-        BuildError::NoInference {
-            op: "rt.opaque".into()
-        }
+        BuildError::NoInference { op: "rt.opaque" }
     );
 }
 
@@ -335,8 +359,8 @@ fn verify_message<O: Op>(
         .unwrap();
     let errs = verify(&f.prog).unwrap_err();
     assert_eq!(errs.0.len(), 1, "{errs}");
-    assert_eq!(errs.0[0].op, O::DEF.name);
-    errs.0[0].message.clone()
+    assert_eq!(errs.0[0].op_name, O::DEF.name);
+    errs.0[0].message()
 }
 
 fn scale_attrs(ctx: &IrContext) -> Vec<(&'static str, pir_runtime::Attribute)> {
@@ -471,6 +495,59 @@ fn verify_runs_the_extra_verifier_after_the_signature() {
     let x = g.param("x", &[2]);
     ClipOp::build(&mut Builder::at_end(&mut g.prog), x, ClipOpAttrs::default()).unwrap();
     verify(&g.prog).unwrap();
+}
+
+/// Verify errors carry the failing op and a kind to match on: the generated signature check's,
+/// an extra verifier's typed kind, and free text from a verifier returning `String`.
+#[test]
+fn verify_errors_carry_the_op_and_a_kind() {
+    let mut f = Fixture::new();
+    let x = f.param("x", &[2]);
+    let t = f.f32s(&[2]);
+    let bad = f
+        .ctx
+        .dict_attr(&[("min", f.ctx.f32_attr(2.0)), ("max", f.ctx.f32_attr(1.0))]);
+    let empty = f.ctx.empty_dict();
+    let mut b = Builder::at_end(&mut f.prog);
+    let add = b
+        .create_with(AddOp::DEF, &[Some(x)], empty, &[Some(t)], 0)
+        .unwrap();
+    let typed = b
+        .create_with(ClipTypedOp::DEF, &[Some(x)], bad, &[Some(t)], 0)
+        .unwrap();
+    let text = b
+        .create_with(ClipOp::DEF, &[Some(x)], bad, &[Some(t)], 0)
+        .unwrap();
+    let errs = verify(&f.prog).unwrap_err();
+    let found: Vec<_> = errs.0.iter().map(|e| (e.op, (*e.kind).clone())).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                add,
+                VerifyErrorKind::OperandCount {
+                    expected: 2,
+                    found: 1,
+                    names: Some(vec!["x", "y"]),
+                }
+            ),
+            (
+                typed,
+                VerifyErrorKind::AttributeValue {
+                    name: "min",
+                    problem: "2 is greater than max 1".into(),
+                }
+            ),
+            (
+                text,
+                VerifyErrorKind::Custom("min 2 is greater than max 1".into())
+            ),
+        ]
+    );
+    assert_eq!(
+        errs.0[1].to_string(),
+        "rt.clip_typed (op 2 of block 0): attribute `min`: 2 is greater than max 1"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use pir_macros::pir_op;
 use pir_runtime::interfaces::InferShapeOp;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::DataType;
-use pir_runtime::{ensure_meta, AttrData, OpRef};
+use pir_runtime::{ensure_meta, AttrData, OpRef, VerifyErrorKind};
 
 use crate::interfaces::{result_elements, CountFlops};
 
@@ -52,7 +52,7 @@ impl InferShapeOp for ConstantOp {
 }
 
 /// The verifier of `toy.constant`: the shape's element count is the number of values.
-fn check_constant(op: OpRef<'_>) -> Result<(), String> {
+fn check_constant(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     let ctx = op.ctx();
     let (Some(AttrData::Array(values)), Some(AttrData::Array(shape))) =
         (op.attr_data("value"), op.attr_data("shape"))
@@ -72,7 +72,8 @@ fn check_constant(op: OpRef<'_>) -> Result<(), String> {
         Err(format!(
             "the shape holds {count} values but `value` has {}",
             values.len()
-        ))
+        )
+        .into())
     }
 }
 

@@ -10,7 +10,7 @@
 //! assert!(!TransposeOp::DEF.has_trait::<Commutative>());
 //! ```
 
-use pir_runtime::{declare_trait, OpRef};
+use pir_runtime::{declare_trait, OpRef, VerifyErrorKind};
 
 declare_trait!(
     /// Ops whose two operands may be swapped without changing the result; the verifier checks
@@ -18,12 +18,13 @@ declare_trait!(
     pub Commutative, "CommutativeTrait", verify = two_operands_of_one_type
 );
 
-fn two_operands_of_one_type(op: OpRef<'_>) -> Result<(), String> {
+fn two_operands_of_one_type(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     if op.num_operands() != 2 {
-        return Err(format!(
-            "a commutative op has 2 operands, found {}",
-            op.num_operands()
-        ));
+        return Err(VerifyErrorKind::OperandCount {
+            expected: 2,
+            found: op.num_operands(),
+            names: None,
+        });
     }
     match (op.operand_type(0), op.operand_type(1)) {
         (Some(a), Some(b)) if a != b => {

@@ -83,9 +83,9 @@ fn the_commutative_trait_verifies_its_operands() {
     AddOp::build_with_types(&mut b, &[Some(x), Some(y)], ctx.empty_dict(), &[Some(f)]).unwrap();
     let errs = verify(&prog).unwrap_err();
     assert_eq!(errs.0.len(), 1);
-    assert_eq!(errs.0[0].op, "toy.add");
+    assert_eq!(errs.0[0].op_name, "toy.add");
     assert_eq!(
-        errs.0[0].message,
+        errs.0[0].message(),
         "CommutativeTrait: the operands of a commutative op have one type"
     );
     // Inference refuses the same operands.
@@ -109,8 +109,8 @@ fn constant_checks_its_shape() {
     assert_eq!(
         err,
         BuildError::InferMeta {
-            op: "toy.constant".into(),
-            func: "InferShape".into(),
+            op: "toy.constant",
+            func: "InferShape",
             message: "shape [2, 2] holds 4 values, 3 given".into(),
         }
     );
@@ -126,7 +126,7 @@ fn constant_checks_its_shape() {
     ConstantOp::build_with_types(&mut b, &[], attrs, &[Some(t)]).unwrap();
     let errs = verify(&prog).unwrap_err();
     assert_eq!(
-        errs.0[0].message,
+        errs.0[0].message(),
         "the shape holds 4 values but `value` has 3"
     );
 }

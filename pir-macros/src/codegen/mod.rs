@@ -501,8 +501,17 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
     }
     let n_ifaces = g.interfaces.len();
     let attribute_names: Vec<&str> = s.attributes.iter().map(|a| &*a.name).collect();
+    // The extra verifier through a shim, so that it may return a `VerifyErrorKind` or anything
+    // converting into one (free text as `String`).
     let verify = match &g.extra_verify {
-        Some(p) => quote!(::core::option::Option::Some(#p)),
+        Some(p) => quote!(::core::option::Option::Some({
+            fn __pir_extra_verify(
+                op: #rt::OpRef<'_>,
+            ) -> ::core::result::Result<(), #rt::VerifyErrorKind> {
+                ::core::result::Result::map_err(#p(op), ::core::convert::Into::into)
+            }
+            __pir_extra_verify
+        })),
         None => quote!(::core::option::Option::None),
     };
     // Tables the runtime would otherwise derive on every build: the attributes sorted by name,

@@ -50,7 +50,13 @@ pub enum AttrArg<'a> {
 }
 
 impl AttrArg<'_> {
-    pub(crate) fn kind_name(&self) -> &'static str {
+    /// The Rust type of the value, for messages (`&[i32]`, `Scalar`).
+    ///
+    /// ```
+    /// use pir_runtime::op_support::AttrArg;
+    /// assert_eq!(AttrArg::I32s(&[1]).kind_name(), "&[i32]");
+    /// ```
+    pub fn kind_name(&self) -> &'static str {
         match self {
             AttrArg::Bool(_) => "bool",
             AttrArg::I32(_) => "i32",
@@ -85,14 +91,11 @@ fn scalar_attr(ctx: &IrContext, s: Scalar) -> Attribute {
     }
 }
 
-/// Converts a Rust value to the IR attribute of `kind`; `Err` names the mismatch.
-pub fn attribute_from_arg(
-    ctx: &IrContext,
-    kind: AttrKind,
-    arg: &AttrArg<'_>,
-) -> Result<Attribute, String> {
+/// Converts a Rust value to the IR attribute of `kind`; `None` when `arg` is not a value for
+/// `kind` (the caller names the attribute: [`BuildErrorKind::AttributeArg`](crate::BuildErrorKind::AttributeArg)).
+pub fn attribute_from_arg(ctx: &IrContext, kind: AttrKind, arg: &AttrArg<'_>) -> Option<Attribute> {
     let array = |items: SmallVec<[Attribute; 8]>| ctx.array_attr(&items);
-    Ok(match (kind, *arg) {
+    Some(match (kind, *arg) {
         (AttrKind::Bool, AttrArg::Bool(v)) => ctx.bool_attr(v),
         (AttrKind::Int32, AttrArg::I32(v)) => ctx.i32_attr(v),
         (AttrKind::Int64 | AttrKind::Long, AttrArg::I64(v)) => ctx.i64_attr(v),
@@ -127,13 +130,7 @@ pub fn attribute_from_arg(
         (AttrKind::DataType, AttrArg::DataType(v)) => ctx.dtype_attr(v),
         (AttrKind::DataLayout, AttrArg::DataLayout(v)) => ctx.layout_attr(v),
         (AttrKind::Place, AttrArg::Place(v)) => ctx.place_attr(v),
-        (k, a) => {
-            return Err(format!(
-                "expected a value for {}, found {}",
-                k.type_name(),
-                a.kind_name()
-            ))
-        }
+        _ => return None,
     })
 }
 

@@ -7,7 +7,7 @@ use pir_spec::{AttrKind, InputKind, OpKind, OpSchema, TensorKind, ValueKind};
 use smallvec::SmallVec;
 
 use crate::context::IrContext;
-use crate::error::BuildError;
+use crate::error::{BuildError, BuildErrorKind, InferOutputError};
 use crate::interfaces::{InferMeta, InferShape};
 use crate::meta::{
     AttrValue, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg, MetaOut, Scalar, TensorMeta,
@@ -17,7 +17,7 @@ use crate::program::{OpRef, Program, Value};
 use crate::types::{TensorKey, Type, TypeData, TypeKey};
 
 use super::attrs::attr_value_of;
-use super::build::schema_of;
+use super::build::{invalid, schema_of};
 
 /// An input as seen by infer-meta. A tensor's metadata is borrowed from its interned type.
 #[derive(Clone, Debug)]
@@ -150,24 +150,20 @@ impl Params {
 /// name for messages.
 fn inference(
     def: &'static OpDef,
-    s: &OpSchema,
+    s: &'static OpSchema,
 ) -> Result<(InferMetaFn, Params, &'static str), BuildError> {
     if let Some(im) = def.interface::<InferMeta>() {
         if im.func_name.is_empty() {
-            let how = match &s.invoke {
-                Some(i) => format!("it is defined as `invoke : {i}`; build the invoked op instead"),
-                None => "the op names no infer-meta function".to_string(),
-            };
-            return Err(BuildError::Invalid {
-                op: def.name.into(),
-                message: format!(
-                    "result types cannot be inferred: {how}, or pass explicit result types"
-                ),
-            });
+            return Err(invalid(
+                def,
+                BuildErrorKind::NotInferable {
+                    invoke: s.invoke.as_deref(),
+                },
+            ));
         }
-        let f = im.func().ok_or_else(|| BuildError::InferMetaMissing {
-            op: def.name.into(),
-            func: im.func_name.into(),
+        let f = im.func().ok_or(BuildError::InferMetaMissing {
+            op: def.name,
+            func: im.func_name,
         })?;
         let params = match def.infer_params {
             Some(p) => Params::Static(p),
@@ -187,15 +183,13 @@ fn inference(
         };
         return Ok((is.infer, params, "InferShape"));
     }
-    Err(BuildError::NoInference {
-        op: def.name.into(),
-    })
+    Err(BuildError::NoInference { op: def.name })
 }
 
 /// Maps the schema's `infer_meta.param` names to inputs and attributes.
 pub(crate) fn resolve_params(
     def: &OpDef,
-    s: &OpSchema,
+    s: &'static OpSchema,
 ) -> Result<SmallVec<[ParamRef; 10]>, BuildError> {
     s.runtime
         .infer_meta_param
@@ -206,10 +200,7 @@ pub(crate) fn resolve_params(
             } else if let Some(i) = s.attribute_index(p) {
                 Ok(ParamRef::Attr(i as u16))
             } else {
-                Err(BuildError::Invalid {
-                    op: def.name.into(),
-                    message: format!("infer_meta param `{p}` is neither an input nor an attribute"),
-                })
+                Err(invalid(def, BuildErrorKind::UnknownInferParam { name: p }))
             }
         })
         .collect()
@@ -249,20 +240,23 @@ pub fn infer_result_types(
     let mut outs: SmallVec<[MetaOut; 4]> = SmallVec::new();
     outs.extend((0..s.outputs.len()).map(|_| MetaOut::None));
     f(&mut InferMetaCtx::new(&args, &mut outs)).map_err(|e| BuildError::InferMeta {
-        op: def.name.into(),
-        func: fname.into(),
+        op: def.name,
+        func: fname,
         message: e.0,
     })?;
+    let output_error = |problem| BuildError::InferOutput {
+        op: def.name,
+        func: fname,
+        problem,
+    };
     let mut types = SmallVec::with_capacity(outs.len());
     for (out, spec) in outs.iter().zip(s.outputs.iter()) {
         let ty = match (out, spec.kind) {
             (MetaOut::None, _) => {
                 if !(spec.optional || spec.intermediate || s.kind == OpKind::Backward) {
-                    return Err(BuildError::InferMeta {
-                        op: def.name.into(),
-                        func: fname.into(),
-                        message: format!("the function did not set output `{}`", spec.name),
-                    });
+                    return Err(output_error(InferOutputError::NotSet {
+                        output: &spec.name,
+                    }));
                 }
                 None
             }
@@ -283,14 +277,10 @@ pub fn infer_result_types(
                     _ => match args.get(*i) {
                         Some(MetaArg::Tensor(Some(m))) => Some(tensor_type(ctx, k, m)),
                         _ => {
-                            return Err(BuildError::InferMeta {
-                                op: def.name.into(),
-                                func: fname.into(),
-                                message: format!(
-                                    "output `{}` shares argument {i}, which is not a tensor",
-                                    spec.name
-                                ),
-                            })
+                            return Err(output_error(InferOutputError::SharesNonTensor {
+                                output: &spec.name,
+                                argument: *i,
+                            }))
                         }
                     },
                 }
@@ -301,20 +291,15 @@ pub fn infer_result_types(
                 Some(ctx.vector_type(&elems))
             }
             (got, _) => {
-                return Err(BuildError::InferMeta {
-                    op: def.name.into(),
-                    func: fname.into(),
-                    message: format!(
-                        "output `{}` is {} but the function set {}",
-                        spec.name,
-                        spec.kind.type_name(),
-                        if matches!(got, MetaOut::Tensor(_)) {
-                            "one tensor"
-                        } else {
-                            "a tensor list"
-                        }
-                    ),
-                })
+                return Err(output_error(InferOutputError::WrongArity {
+                    output: &spec.name,
+                    expected: spec.kind.type_name(),
+                    set: if matches!(got, MetaOut::Tensor(_)) {
+                        "one tensor"
+                    } else {
+                        "a tensor list"
+                    },
+                }))
             }
         };
         types.push(ty);
@@ -355,11 +340,15 @@ pub(crate) fn unchanged_result_type(
 }
 
 #[cold]
-fn arity(def: &OpDef, what: &str, i: u16, n: usize) -> BuildError {
-    BuildError::Invalid {
-        op: def.name.into(),
-        message: format!("infer-meta argument refers to {what} {i}, but {n} were given"),
-    }
+fn arity(def: &OpDef, what: &'static str, i: u16, n: usize) -> BuildError {
+    invalid(
+        def,
+        BuildErrorKind::InferArgOutOfRange {
+            what,
+            index: usize::from(i),
+            given: n,
+        },
+    )
 }
 
 fn kind_of(k: TensorKind) -> crate::types::TypeKind {
@@ -389,13 +378,14 @@ pub fn reinfer_result_types(op: OpRef<'_>) -> Result<SmallVec<[Option<Type>; 4]>
         let v = op
             .attr(&spec.name)
             .and_then(|a| attr_value_of(ctx, a, spec.kind))
-            .ok_or_else(|| BuildError::Invalid {
-                op: def.name.into(),
-                message: format!(
-                    "attribute `{}` is missing or not a {}",
-                    spec.name,
-                    spec.kind.type_name()
-                ),
+            .ok_or_else(|| {
+                invalid(
+                    def,
+                    BuildErrorKind::UnreadableAttribute {
+                        name: &spec.name,
+                        expected: spec.kind.type_name(),
+                    },
+                )
             })?;
         values.push(v);
     }

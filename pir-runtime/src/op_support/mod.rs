@@ -11,7 +11,7 @@
 //! let ctx = IrContext::new();
 //! let a = attribute_from_arg(&ctx, AttrKind::Int32Array, &AttrArg::I32s(&[1, 1])).unwrap();
 //! assert_eq!(a.display(&ctx).to_string(), "[1,1]");
-//! assert!(attribute_from_arg(&ctx, AttrKind::Int32, &AttrArg::Str("x")).is_err());
+//! assert!(attribute_from_arg(&ctx, AttrKind::Int32, &AttrArg::Str("x")).is_none());
 //! ```
 
 mod accessors;

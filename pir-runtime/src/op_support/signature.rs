@@ -3,8 +3,9 @@
 use pir_spec::{AttrKind, InputKind, OpSchema, TensorKind, ValueKind};
 
 use crate::context::IrContext;
+use crate::error::{PrintedType, VerifyErrorKind};
 use crate::program::OpRef;
-use crate::types::{Type, TypeData, TypeDisplay};
+use crate::types::{Type, TypeData};
 
 use super::attrs::attribute_fits;
 
@@ -56,33 +57,33 @@ pub(crate) fn value_kind_fits(ctx: &IrContext, kind: ValueKind, data: &TypeData)
 /// operands only where optional, attributes present with the right kinds. Backward ops (for
 /// which Paddle generates an empty `VerifySig`) are checked leniently: null results and missing
 /// attributes are accepted, present ones must still be of the right kind.
-pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
+pub fn verify_schema(op: OpRef<'_>, s: &'static OpSchema) -> Result<(), VerifyErrorKind> {
     let ctx = op.ctx();
     let strict = s.verify_signature;
     if op.num_operands() != s.inputs.len() {
-        return Err(count_error(
-            "operand",
-            s.inputs.iter().map(|i| &*i.name),
-            op.num_operands(),
-        ));
+        return Err(VerifyErrorKind::OperandCount {
+            expected: s.inputs.len(),
+            found: op.num_operands(),
+            names: Some(s.inputs.iter().map(|i| &*i.name).collect()),
+        });
     }
     for (i, (input, ty)) in s.inputs.iter().zip(op.operand_types()).enumerate() {
         match ty {
             Some(t) if type_fits(ctx, &input.kind, t) => {}
             None if op.operand(i).is_none() && (input.optional || !strict) => {}
             None if op.operand(i).is_none() => {
-                return Err(format!(
-                    "operand {i} (`{}`) is null but the input is not optional",
-                    input.name
-                ))
+                return Err(VerifyErrorKind::NullOperand {
+                    index: i,
+                    name: Some(&*input.name),
+                })
             }
             found => {
-                return Err(format!(
-                    "operand {i} (`{}`): expected {}, found {}",
-                    input.name,
-                    input.kind.type_name(),
-                    TypeDisplay { ctx, ty: found }
-                ))
+                return Err(VerifyErrorKind::OperandType {
+                    index: i,
+                    name: Some(&*input.name),
+                    expected: input.kind.type_name(),
+                    found: PrintedType::new(ctx, found),
+                })
             }
         }
     }
@@ -90,11 +91,11 @@ pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
         verify_attributes(op, s, strict)?;
     }
     if op.num_results() != s.outputs.len() {
-        return Err(count_error(
-            "result",
-            s.outputs.iter().map(|o| &*o.name),
-            op.num_results(),
-        ));
+        return Err(VerifyErrorKind::ResultCount {
+            expected: s.outputs.len(),
+            found: op.num_results(),
+            names: Some(s.outputs.iter().map(|o| &*o.name).collect()),
+        });
     }
     for (i, (out, ty)) in s.outputs.iter().zip(op.result_types()).enumerate() {
         match ty {
@@ -102,51 +103,45 @@ pub fn verify_schema(op: OpRef<'_>, s: &OpSchema) -> Result<(), String> {
             None if out.optional || out.intermediate || !strict => {}
             Some(t) if value_kind_fits(ctx, out.kind, ctx.type_data(t)) => {}
             found => {
-                return Err(format!(
-                    "result {i} (`{}`): expected {}, found {}",
-                    out.name,
-                    out.kind.type_name(),
-                    TypeDisplay { ctx, ty: found }
-                ))
+                return Err(VerifyErrorKind::ResultType {
+                    index: i,
+                    name: Some(&*out.name),
+                    expected: out.kind.type_name(),
+                    found: PrintedType::new(ctx, found),
+                })
             }
         }
     }
     Ok(())
 }
 
-#[cold]
-fn count_error<'a>(what: &str, names: impl Iterator<Item = &'a str>, found: usize) -> String {
-    let names: Vec<&str> = names.collect();
-    format!(
-        "expected {} {what}(s) ({}), found {found}",
-        names.len(),
-        names.join(", ")
-    )
-}
-
-fn verify_attributes(op: OpRef<'_>, s: &OpSchema, strict: bool) -> Result<(), String> {
+fn verify_attributes(
+    op: OpRef<'_>,
+    s: &'static OpSchema,
+    strict: bool,
+) -> Result<(), VerifyErrorKind> {
     let ctx = op.ctx();
     for a in s.attributes.iter() {
         match op.attr_data(&a.name) {
             Some(d) if attribute_fits(ctx, a.kind, d) => {}
             Some(d) => {
-                return Err(format!(
-                    "attribute `{}`: expected {}, found {} {}",
-                    a.name,
-                    a.kind.type_name(),
-                    d.kind_name(),
-                    op.attr(&a.name)
-                        .map(|x| x.display(ctx).to_string())
-                        .unwrap_or_default()
-                ))
+                return Err(VerifyErrorKind::AttributeType {
+                    name: &a.name,
+                    expected: a.kind.type_name(),
+                    found: d.kind_name(),
+                    value: Some(
+                        op.attr(&a.name)
+                            .map(|x| x.display(ctx).to_string())
+                            .unwrap_or_default(),
+                    ),
+                })
             }
             None if !strict => {}
             None => {
-                return Err(format!(
-                    "attribute `{}` is missing (expected {})",
-                    a.name,
-                    a.kind.type_name()
-                ))
+                return Err(VerifyErrorKind::MissingAttribute {
+                    name: &a.name,
+                    expected: Some(a.kind.type_name()),
+                })
             }
         }
     }
