@@ -222,6 +222,53 @@ pub enum VerifyErrorKind {
     Custom(String),
 }
 
+impl VerifyErrorKind {
+    /// The operand or result the error is about, if one (through [`Trait`](Self::Trait)): for
+    /// [`Mismatch`](Self::Mismatch), the value that differs.
+    ///
+    /// ```
+    /// use pir_runtime::{Slot, VerifyErrorKind};
+    /// let k = VerifyErrorKind::NullOperand { index: 2, name: Some("bias") };
+    /// assert_eq!(k.slot(), Some(Slot::Operand(2)));
+    /// let t = VerifyErrorKind::Trait { name: "OneResultTrait", error: Box::new("two results".into()) };
+    /// assert_eq!(t.slot(), None);
+    /// ```
+    pub fn slot(&self) -> Option<Slot> {
+        use VerifyErrorKind as K;
+        match self {
+            K::NullOperand { index, .. } | K::OperandType { index, .. } => {
+                Some(Slot::Operand(*index))
+            }
+            K::UseBeforeDefinition { operand, .. } => Some(Slot::Operand(*operand)),
+            K::ResultType { index, .. } => Some(Slot::Result(*index)),
+            K::VectorLength { vector: slot, .. }
+            | K::ElementType { value: slot, .. }
+            | K::Mismatch { value: slot, .. } => Some(*slot),
+            K::Trait { error, .. } => error.slot(),
+            _ => None,
+        }
+    }
+
+    /// The attribute the error is about, if one (through [`Trait`](Self::Trait)).
+    ///
+    /// ```
+    /// use pir_runtime::VerifyErrorKind;
+    /// let k = VerifyErrorKind::MissingAttribute { name: "axis", expected: None };
+    /// assert_eq!(k.attribute(), Some("axis"));
+    /// assert_eq!(VerifyErrorKind::Custom("x".into()).attribute(), None);
+    /// ```
+    pub fn attribute(&self) -> Option<&'static str> {
+        use VerifyErrorKind as K;
+        match self {
+            K::MissingAttribute { name, .. }
+            | K::AttributeType { name, .. }
+            | K::AttributeValue { name, .. } => Some(name),
+            K::Trait { error, .. } => error.attribute(),
+            _ => None,
+        }
+    }
+}
+
 impl From<String> for VerifyErrorKind {
     fn from(message: String) -> VerifyErrorKind {
         VerifyErrorKind::Custom(message)
