@@ -3,7 +3,7 @@
 
 use op_defs::pd_op::*;
 use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{BuildError, Builder, IrContext, Program, Value};
+use pir_runtime::{BuildError, BuildErrorKind, Builder, IrContext, Program, Value};
 
 struct Env {
     prog: Program,
@@ -248,4 +248,19 @@ fn wrong_operand_kinds_are_rejected_before_inference() {
         err.to_string(),
         "pd_op.relu: input 0 (`x`): expected paddle::dialect::DenseTensorType, got a value of type vec[tensor<2x3xf32>,tensor<2x3xf32>]"
     );
+    // The error is typed: the op, the input by index and name, the value's type handle.
+    let list_type = e.prog.value_type(list);
+    match err {
+        BuildError::Invalid {
+            op: "pd_op.relu",
+            kind:
+                BuildErrorKind::InputType {
+                    index: 0,
+                    name: "x",
+                    found,
+                    ..
+                },
+        } => assert_eq!(found.ty, list_type),
+        other => panic!("expected an input-type error, got {other:?}"),
+    }
 }

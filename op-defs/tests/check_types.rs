@@ -65,6 +65,15 @@ fn a_changed_result_type_is_reported() {
     );
     // The relu after it now infers from the (wrong) recorded conv output, so it differs too.
     assert_eq!(report.differences.len(), 2, "{report}");
+    // A difference names the op by handle and carries the inferred type's handle: recording
+    // the conv's inferred type fixes the program (the relu's difference followed from it).
+    let d = &report.differences[0];
+    assert_eq!((d.op, d.result, d.name), (conv, 0, "out"));
+    assert_eq!(d.recorded.ty, Some(wrong));
+    let v = prog.op(d.op).result(d.result);
+    prog.set_value_type(v, d.inferred.ty);
+    let fixed = check_types(&prog);
+    assert!(fixed.is_clean(), "{fixed}");
 }
 
 /// `UnchangedInferMeta` ops (`out->share_meta(x)`) give their result the input's exact type:

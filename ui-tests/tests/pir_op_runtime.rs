@@ -9,8 +9,8 @@ use pir_runtime::meta::{InferMetaCtx, InferMetaError};
 use pir_runtime::phi::DataType;
 use pir_runtime::traits::{Inplace, ReadOnly, SideEffect};
 use pir_runtime::{
-    builtin, ensure_meta, verify, AttrData, BuildError, Builder, IrContext, Op, OpRef, Program,
-    Type, Value, VerifyErrorKind,
+    builtin, ensure_meta, verify, AttrData, BuildError, Builder, InferOutputError, IrContext, Op,
+    OpRef, Program, Type, Value, VerifyErrorKind,
 };
 use pir_ui_tests::ext::{Commutative, Cost, HasCost, TwoOperands};
 
@@ -181,6 +181,21 @@ pub struct ClipTypedOp {
     out: DenseTensor,
 }
 
+/// An op whose shape function forgets its output.
+#[pir_op(name = "rt.forgetful", interfaces(InferShape))]
+pub struct ForgetfulOp {
+    #[input]
+    x: DenseTensor,
+    #[output]
+    out: DenseTensor,
+}
+
+impl InferShapeOp for ForgetfulOp {
+    fn infer_shape(_: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+        Ok(())
+    }
+}
+
 impl InferShapeOp for ClipOp {
     fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
         let x = ctx.tensor(0)?.clone();
@@ -213,7 +228,8 @@ pub struct ReluInplaceOp {
 pir_runtime::dialect!(
     /// The dialect of these tests.
     pub RtDialect = "rt" [
-        AddOp, ScaleOp, ConcatOp, UnstackOp, OpaqueOp, ClipOp, ClipTypedOp, ScaleGradOp, ReluInplaceOp
+        AddOp, ScaleOp, ConcatOp, UnstackOp, OpaqueOp, ClipOp, ClipTypedOp, ForgetfulOp,
+        ScaleGradOp, ReluInplaceOp
     ]
 );
 
@@ -311,6 +327,27 @@ fn infer_shape_errors_and_missing_inference_are_build_errors() {
         OpaqueOp::build(&mut b, x).unwrap_err(),
         BuildError::NoInference { op: "rt.opaque" }
     );
+}
+
+#[test]
+fn an_output_the_shape_function_left_unset_is_a_build_error() {
+    let mut f = Fixture::new();
+    let x = f.param("x", &[2]);
+    let n = f.prog.block_len(f.prog.block());
+    let err = ForgetfulOp::build(&mut Builder::at_end(&mut f.prog), x).unwrap_err();
+    assert_eq!(
+        err,
+        BuildError::InferOutput {
+            op: "rt.forgetful",
+            func: "InferShape",
+            problem: InferOutputError::NotSet { output: "out" },
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "rt.forgetful (InferShape): the function did not set output `out`"
+    );
+    assert_eq!(f.prog.block_len(f.prog.block()), n, "no op was created");
 }
 
 #[test]
