@@ -43,13 +43,13 @@ use smallvec::SmallVec;
 use crate::attribute_translator::{
     default_attribute, full_value_of, translate_attribute as translate_legacy_attribute,
 };
-use crate::error::Location;
 use crate::op_compat::{OpCompatInfo, OpNames};
-use crate::program::{AttrValue, LegacyOp, LegacyProgram, LegacyVar, OpSlot, VarKind};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
 use crate::type_translator::translate_var_type;
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
+use pir_legacy::Location;
+use pir_legacy::{AttrValue, LegacyOp, LegacyProgram, LegacyVar, OpSlot, VarKind};
 
 /// Operands of one op (`None`: a null optional input).
 pub type Operands = SmallVec<[Option<Value>; 6]>;

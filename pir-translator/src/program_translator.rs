@@ -26,17 +26,17 @@ use pir_runtime::{
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
-use crate::error::Location;
 use crate::handlers::UNSUPPORTED_OPS;
 use crate::op_translator::{
     argument_names, bool_array, insert_slice, sorted_slots, OpContext, SliceError, VarIndex,
     NO_CAST_VAR_NAMES,
 };
-use crate::program::{LegacyProgram, LegacyVar, VarKind};
 use crate::translate_error::TranslateError;
 use crate::translator::{Translation, Translator};
 use crate::type_translator::{tensor_meta, translate_var_type};
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
+use pir_legacy::Location;
+use pir_legacy::{LegacyProgram, LegacyVar, VarKind};
 
 /// Legacy op types `SetParameterFromSingleBlock` skips.
 const NO_SET_PARAMETER_OPS: [&str; 2] = ["data", "feed"];

@@ -1,8 +1,8 @@
 //! [`TranslateError`]: why a legacy program could not be translated, located in the legacy
 //! program (block, op index and type, attribute).
 
-use crate::error::{DecodeError, Location};
 use crate::unknown_ops::UnknownOpReport;
+use pir_legacy::{DecodeError, Location};
 
 fn names(list: &[String]) -> String {
     list.iter()

@@ -10,11 +10,11 @@ use rustc_hash::FxHashMap;
 use crate::handlers::{builtin_handlers, UNSUPPORTED_OPS};
 use crate::op_compat::OpCompatInfo;
 use crate::op_translator::{general::GeneralTranscriber, OpContext, OpTranscriber, VarIndex};
-use crate::program::LegacyProgram;
 use crate::program_translator::ProgramTranslator;
 use crate::translate_error::TranslateError;
 use crate::unknown_ops::UnknownOpReport;
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
+use pir_legacy::LegacyProgram;
 
 /// Options of [`Translator::translate_with`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,7 +165,7 @@ impl Translator {
     /// Translates a legacy program, stopping at the first op that cannot be translated.
     pub fn translate(&self, legacy: &LegacyProgram) -> Result<Translation, TranslateError> {
         if legacy.blocks.is_empty() {
-            return Err(TranslateError::Decode(crate::error::DecodeError::NoBlocks));
+            return Err(TranslateError::Decode(pir_legacy::DecodeError::NoBlocks));
         }
         ProgramTranslator::new(self, legacy).run()
     }
@@ -252,7 +252,7 @@ impl Translator {
 /// ```
 pub fn translate_to_pir(bytes: &[u8]) -> Result<Program, TranslateError> {
     let translator = Translator::with_pd_op().map_err(|source| TranslateError::Ir {
-        at: Box::new(crate::error::Location::program()),
+        at: Box::new(pir_legacy::Location::program()),
         source,
     })?;
     Ok(translator.translate_bytes(bytes)?.program)

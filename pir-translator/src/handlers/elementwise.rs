@@ -13,10 +13,10 @@ use smallvec::SmallVec;
 use crate::op_translator::{
     general, is_inplace, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
+use pir_legacy::{AttrValue, LegacyOp};
 
 /// The legacy `axis` (`-1` when absent).
 fn axis(op: &LegacyOp) -> i32 {

@@ -11,9 +11,9 @@ use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
 use crate::op_translator::{
     argument_names, AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
+use pir_legacy::{AttrValue, LegacyOp};
 
 fn int_attr_or(op: &LegacyOp, name: &str, default: i32) -> i32 {
     match op.attr(name) {

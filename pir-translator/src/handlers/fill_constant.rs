@@ -10,9 +10,9 @@ use pir_runtime::{AttrData, OpDef};
 
 use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, TargetOp};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
+use pir_legacy::{AttrValue, LegacyOp};
 
 const TENSOR_INPUTS: [&str; 3] = ["ShapeTensor", "ShapeTensorList", "ValueTensor"];
 

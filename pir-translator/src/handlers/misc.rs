@@ -14,10 +14,10 @@ use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{
     general, is_inplace, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp, VarKind};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
+use pir_legacy::{AttrValue, LegacyOp, VarKind};
 
 use super::defaults::DefaultAttr;
 

@@ -10,10 +10,10 @@ use smallvec::SmallVec;
 use crate::op_translator::{
     general, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
+use pir_legacy::{AttrValue, LegacyOp};
 
 fn num_col_dims(cx: &OpContext<'_, '_>, name: &str, rank: usize) -> Result<usize, TranslateError> {
     let Some(AttrValue::Int(n)) = cx.attr(name) else {

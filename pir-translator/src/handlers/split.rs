@@ -9,9 +9,9 @@ use pir_runtime::{AttrData, OpDef};
 
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
+use pir_legacy::{AttrValue, LegacyOp};
 
 fn num(op: &LegacyOp) -> Option<i32> {
     match op.attr("num") {

@@ -5,9 +5,9 @@
 use pir_runtime::OpDef;
 
 use crate::op_translator::{OpContext, OpTranscriber};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
+use pir_legacy::{AttrValue, LegacyOp};
 
 /// A legacy op whose translation needs ops the dialect lacks; `needs` picks them for one op
 /// (e.g. `tril_triu` needs `pd_op.tril` or `pd_op.triu` by its `lower` attribute).

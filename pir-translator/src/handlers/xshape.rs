@@ -11,11 +11,11 @@
 use pir_runtime::{OpId, Value};
 
 use crate::op_translator::{OpContext, OpTranscriber, Param};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
 use crate::translator::Translator;
 use crate::type_translator::tensor_meta;
 use crate::variable_map::VariableDefiningInfo;
+use pir_legacy::{AttrValue, LegacyOp};
 
 /// Paddle's `ParseXAndOutGradValue`: the `pd_op.data` standing for `XShape` and the value of
 /// `Out@GRAD`.

@@ -1,11 +1,12 @@
-//! `LegacyProgram::decode` takes a one-pass fast path for valid programs and falls back to the
-//! staged decoder otherwise. Both must agree with the reference — prost's decoding of the
-//! whole `ProgramDesc` followed by `LegacyProgram::from_proto` — on valid programs and on
-//! thousands of corrupted ones: same program when both accept, an error when either rejects.
+//! The decoder against an independent reader of the wire format: prost's decoding of the whole
+//! `ProgramDesc` into the `proto` messages, which `LegacyProgram::from_proto` then validates
+//! (it re-encodes them, so what it reads is prost's normal form: merged messages, unpacked
+//! repeated fields, no unknown fields). On valid programs and on thousands of corrupted ones
+//! the two must agree: the same program when both accept, an error when either rejects.
 
-mod common;
+use std::path::PathBuf;
 
-use pir_translator::{proto, LegacyProgram};
+use pir_legacy::{proto, LegacyProgram};
 use prost::Message;
 
 #[path = "../benches/resnet50.rs"]
@@ -14,6 +15,23 @@ mod resnet50;
 fn reference(bytes: &[u8]) -> Option<LegacyProgram> {
     let desc = proto::ProgramDesc::decode(bytes).ok()?;
     LegacyProgram::from_proto(&desc).ok()
+}
+
+/// `$PIR_PADDLE_REF/legacy` or `$PIR_PADDLE_YAML/../paddle-ref/legacy`, when it exists.
+fn legacy_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("PIR_PADDLE_REF") {
+        Some(r) => Some(PathBuf::from(r).join("legacy")),
+        None => std::env::var_os("PIR_PADDLE_YAML")
+            .map(|y| PathBuf::from(y).join("../paddle-ref/legacy")),
+    }
+    .filter(|d| d.is_dir());
+    if dir.is_none() {
+        eprintln!(
+            "notice: PIR_PADDLE_REF / PIR_PADDLE_YAML not set (or no legacy/ fixtures there); \
+             the corpus is the generated ResNet-50 alone"
+        );
+    }
+    dir
 }
 
 fn check(bytes: &[u8], what: &str) -> bool {
@@ -44,7 +62,7 @@ impl Rng {
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let mut c = vec![("resnet50".to_string(), resnet50::resnet50_pdmodel())];
-    if let Some(dir) = common::legacy_dir() {
+    if let Some(dir) = legacy_dir() {
         for name in ["split_slice", "small_cnn_inference", "small_cnn_train"] {
             c.push((
                 name.into(),
