@@ -1,8 +1,9 @@
 //! [`TranslateError`]: why a legacy program could not be translated, located in the legacy
 //! program (block, op index and type, attribute).
 
-use crate::unknown_ops::UnknownOpReport;
 use pir_legacy::{DecodeError, Location};
+
+use crate::unknown_ops::UnknownOpReport;
 
 fn names(list: &[String]) -> String {
     list.iter()

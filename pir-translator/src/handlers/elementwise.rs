@@ -6,6 +6,7 @@
 //! legacy axis broadcasting: `r = rank(x) - axis - rank(y)`; `r <= 0` keeps `(x, y)`; else `y`
 //! becomes `[1]*axis ++ y ++ [1]*r` (static dims) or `concat(shape64(y), [1]*r)` (dynamic).
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::phi::DataType;
 use pir_runtime::{OpDef, OpId, Value};
 use smallvec::SmallVec;
@@ -14,9 +15,7 @@ use crate::op_translator::{
     general, is_inplace, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
-use pir_legacy::{AttrValue, LegacyOp};
 
 /// The legacy `axis` (`-1` when absent).
 fn axis(op: &LegacyOp) -> i32 {
@@ -99,7 +98,7 @@ fn combine_values(cx: &mut OpContext<'_, '_>, values: &[Value]) -> Result<Value,
         .program()
         .defining_op(v)
         .ok_or_else(|| cx.invalid("combine has no op"))?;
-    let sg = crate::op_translator::default_stop_gradient(
+    let sg = crate::builders::default_stop_gradient(
         cx.program(),
         &values
             .iter()
@@ -110,7 +109,7 @@ fn combine_values(cx: &mut OpContext<'_, '_>, values: &[Value]) -> Result<Value,
         .set_attribute(
             op,
             "stop_gradient",
-            crate::op_translator::bool_array(&ctx, sg, 1),
+            crate::builders::bool_array(&ctx, sg, 1),
         )
         .map_err(|source| TranslateError::Ir {
             at: Box::new(cx.at()),
@@ -132,9 +131,9 @@ impl OpTranscriber for Elementwise {
         elementwise_inputs(self, cx, target)
     }
 
-    fn required_ops(&self, op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        let mut ops = general::required_ops(op, translator);
-        if axis(op) != -1 {
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        let mut ops = general::required_ops(cx);
+        if axis(cx.op()) != -1 {
             ops.extend(["pd_op.reshape", "pd_op.full_int_array"].map(String::from));
         }
         ops
@@ -160,8 +159,8 @@ impl OpTranscriber for GradAdd {
         cx.op_def(GradAdd::name(cx.op()))
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![GradAdd::name(op).to_string()]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        vec![GradAdd::name(cx.op()).to_string()]
     }
 
     fn generate_inputs(

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp, VarKind};
 use pir_runtime::meta::Scalar;
 use pir_runtime::op_support::AttrArg;
 use pir_runtime::phi::DataType;
@@ -15,9 +16,7 @@ use crate::op_translator::{
     general, is_inplace, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
-use pir_legacy::{AttrValue, LegacyOp, VarKind};
 
 use super::defaults::DefaultAttr;
 
@@ -26,8 +25,9 @@ use super::defaults::DefaultAttr;
 pub struct AddN;
 
 impl AddN {
-    fn name(op: &LegacyOp, translator: &Translator) -> String {
-        let base = translator.compat().op_name(&op.op_type);
+    fn name(cx: &OpContext<'_, '_>) -> String {
+        let op = cx.op();
+        let base = cx.compat().op_name(&op.op_type);
         if is_inplace(op) {
             format!("pd_op.{base}_")
         } else {
@@ -38,11 +38,11 @@ impl AddN {
 
 impl OpTranscriber for AddN {
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def(&AddN::name(cx.op(), cx.translator()))
+        cx.op_def(&AddN::name(cx))
     }
 
-    fn required_ops(&self, op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        vec![AddN::name(op, translator)]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        vec![AddN::name(cx)]
     }
 }
 
@@ -155,9 +155,9 @@ impl OpTranscriber for Embedding {
         cx.op_def("pd_op.embedding")
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
         let mut ops = vec!["pd_op.embedding".to_string()];
-        if op.op_type == "lookup_table" {
+        if cx.op_type() == "lookup_table" {
             ops.extend(["pd_op.squeeze", "pd_op.full_int_array"].map(String::from));
         }
         ops
@@ -216,8 +216,8 @@ impl OpTranscriber for EmbeddingGrad {
         cx.op_def(name)
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![EmbeddingGrad::name(op)
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        vec![EmbeddingGrad::name(cx.op())
             .unwrap_or("pd_op.embedding_grad")
             .to_string()]
     }
@@ -319,7 +319,7 @@ impl OpTranscriber for LegacyMatmul {
         cx.op_def("pd_op.matmul")
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         vec!["pd_op.matmul".into()]
     }
 

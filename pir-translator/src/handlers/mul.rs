@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::AttrValue;
 use pir_runtime::{OpDef, OpId, Value};
 use smallvec::SmallVec;
 
@@ -11,9 +12,7 @@ use crate::op_translator::{
     general, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
-use pir_legacy::{AttrValue, LegacyOp};
 
 fn num_col_dims(cx: &OpContext<'_, '_>, name: &str, rank: usize) -> Result<usize, TranslateError> {
     let Some(AttrValue::Int(n)) = cx.attr(name) else {
@@ -77,7 +76,7 @@ impl OpTranscriber for Mul {
         cx.op_def("pd_op.matmul")
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         ["pd_op.matmul", "pd_op.reshape", "pd_op.full_int_array"]
             .map(String::from)
             .to_vec()
@@ -132,7 +131,7 @@ impl OpTranscriber for MulGrad {
         cx.op_def("pd_op.matmul_grad")
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         ["pd_op.matmul_grad", "pd_op.reshape", "pd_op.full_int_array"]
             .map(String::from)
             .to_vec()

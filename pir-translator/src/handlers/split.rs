@@ -4,14 +4,13 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, OpDef};
 
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
-use pir_legacy::{AttrValue, LegacyOp};
 
 fn num(op: &LegacyOp) -> Option<i32> {
     match op.attr("num") {
@@ -40,8 +39,8 @@ impl OpTranscriber for Split {
         cx.op_def(target(cx.op()))
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        [target(op), "pd_op.full_int_array", "pd_op.full"]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        [target(cx.op()), "pd_op.full_int_array", "pd_op.full"]
             .map(String::from)
             .to_vec()
     }

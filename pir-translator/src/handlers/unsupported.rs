@@ -2,12 +2,11 @@
 //! define: translating one is a clear error naming the op it needs
 //! ([`TranslateError::MissingOps`]), and the unknown-op report lists them.
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::OpDef;
 
 use crate::op_translator::{OpContext, OpTranscriber};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
-use pir_legacy::{AttrValue, LegacyOp};
 
 /// A legacy op whose translation needs ops the dialect lacks; `needs` picks them for one op
 /// (e.g. `tril_triu` needs `pd_op.tril` or `pd_op.triu` by its `lower` attribute).
@@ -48,8 +47,11 @@ impl OpTranscriber for NeedsOps {
         }
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        (self.needs)(op).into_iter().map(String::from).collect()
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        (self.needs)(cx.op())
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 }
 

@@ -8,14 +8,13 @@
 //! built (result types inferred) from that value and `Out@GRAD` (and the axes for
 //! (un)squeeze), and `X@GRAD` is mapped to its result.
 
+use pir_legacy::AttrValue;
 use pir_runtime::{OpId, Value};
 
 use crate::op_translator::{OpContext, OpTranscriber, Param};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::type_translator::tensor_meta;
 use crate::variable_map::VariableDefiningInfo;
-use pir_legacy::{AttrValue, LegacyOp};
 
 /// Paddle's `ParseXAndOutGradValue`: the `pd_op.data` standing for `XShape` and the value of
 /// `Out@GRAD`.
@@ -104,7 +103,7 @@ impl OpTranscriber for WithXShapeGrad {
         finish(cx, op)
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         vec![self.target.into(), "pd_op.data".into()]
     }
 }
@@ -126,7 +125,7 @@ impl OpTranscriber for WithXShapeAndAxisGrad {
         finish(cx, op)
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         vec![
             self.target.into(),
             "pd_op.data".into(),
