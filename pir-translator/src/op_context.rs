@@ -285,21 +285,61 @@ impl<'a, 'v> OpContext<'a, 'v> {
         Ok(info.value)
     }
 
-    /// The value of the single argument of legacy input `param`, with its dense tensor dims
-    /// (Paddle's `GetTensorInfoByVarName`).
+    /// The one argument of legacy input `param` (an error naming the input otherwise).
+    pub fn single_input(&self, param: &str) -> Result<&'a str, TranslateError> {
+        self.single("input", param, self.input(param))
+    }
+
+    /// The one argument of legacy output `param` (an error naming the output otherwise).
+    pub fn single_output(&self, param: &str) -> Result<&'a str, TranslateError> {
+        self.single("output", param, self.output(param))
+    }
+
+    fn single(
+        &self,
+        kind: &str,
+        param: &str,
+        args: &'a [String],
+    ) -> Result<&'a str, TranslateError> {
+        match args {
+            [name] => Ok(name),
+            _ => Err(self.invalid(format!(
+                "{kind} `{param}` should have exactly 1 variable, got {}",
+                args.len()
+            ))),
+        }
+    }
+
+    /// The newest value of the single argument of legacy input `param`, with its dense tensor
+    /// dims (Paddle's `GetTensorInfoByVarName`: the value as mapped, a vector element is an
+    /// error).
     pub fn dense_input(
         &mut self,
         param: &str,
     ) -> Result<(Value, SmallVec<[i64; 6]>), TranslateError> {
-        let args = self.input(param);
-        let [name] = args else {
-            return Err(self.invalid(format!(
-                "input `{param}` should have exactly 1 variable, got {}",
-                args.len()
-            )));
+        self.dense_argument(param, false)
+    }
+
+    /// [`OpContext::dense_input`], taking a vector element out of its vector first
+    /// (`builtin.slice`).
+    pub fn sliced_dense_input(
+        &mut self,
+        param: &str,
+    ) -> Result<(Value, SmallVec<[i64; 6]>), TranslateError> {
+        self.dense_argument(param, true)
+    }
+
+    fn dense_argument(
+        &mut self,
+        param: &str,
+        sliced: bool,
+    ) -> Result<(Value, SmallVec<[i64; 6]>), TranslateError> {
+        let name = self.single_input(param)?;
+        let value = if sliced {
+            self.sliced_value(Param::input(param), name)?
+        } else {
+            self.value_info(Param::input(param), name)?.value
         };
-        let info = self.value_info(Param::input(param), name)?;
-        let value = info.value;
         let dims = self
             .dense_dims(value)
             .ok_or_else(|| self.var_error(name, "expected a dense tensor value for this input"))?;
@@ -407,6 +447,21 @@ impl<'a, 'v> OpContext<'a, 'v> {
         }
     }
 
+    /// Sets the `stop_gradient` of `op`'s results the way Paddle's builder does
+    /// (`PassStopGradientsDefaultly`: `true` unless an operand's value has `false`).
+    fn set_builder_stop_gradient(
+        &mut self,
+        op: OpId,
+        operands: &[Option<Value>],
+    ) -> Result<(), TranslateError> {
+        let sg = builders::default_stop_gradient(self.program, operands);
+        let n = self.program.op(op).num_results();
+        let attr = bool_array(self.ctx(), sg, n);
+        self.program
+            .set_attribute(op, "stop_gradient", attr)
+            .map_err(|e| self.ir_error(e))
+    }
+
     /// Builds registered op `name` the way `pir::Builder::Build` does: result types from its
     /// infer-meta, appended to the block, and `stop_gradient` set by Paddle's
     /// `PassStopGradientsDefaultly`. `attrs` are the schema's attributes in order.
@@ -425,13 +480,26 @@ impl<'a, 'v> OpContext<'a, 'v> {
             at: Box::new(self.at()),
             source,
         })?;
-        let sg = builders::default_stop_gradient(self.program, operands);
-        let n = self.program.op(op).num_results();
-        let attr = bool_array(self.ctx(), sg, n);
-        self.program
-            .set_attribute(op, "stop_gradient", attr)
-            .map_err(|e| self.ir_error(e))?;
+        self.set_builder_stop_gradient(op, operands)?;
         Ok(op)
+    }
+
+    /// `builtin.combine` of `values`, as `pir::Builder::Build<CombineOp>` makes it (with
+    /// `stop_gradient`).
+    pub fn build_combine(&mut self, values: &[Value]) -> Result<Value, TranslateError> {
+        let block = self.block;
+        let v = {
+            let mut b = Builder::at_block_end(self.program, block);
+            builtin::combine(&mut b, values)
+        }
+        .map_err(|e| self.ir_error(e))?;
+        let op = self
+            .program
+            .defining_op(v)
+            .ok_or_else(|| self.invalid("combine has no op"))?;
+        let operands: SmallVec<[Option<Value>; 4]> = values.iter().map(|&v| Some(v)).collect();
+        self.set_builder_stop_gradient(op, &operands)?;
+        Ok(v)
     }
 
     /// `pd_op.full_int_array(values, int64, cpu)` as the builder makes it

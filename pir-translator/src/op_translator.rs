@@ -94,6 +94,25 @@ impl<'a> Outputs<'a> {
             None => self.mapping.push(m),
         }
     }
+
+    /// The result of the created `op` mapped to `var`, the argument of legacy output `param`
+    /// (an error naming the output when there is none).
+    pub fn value_of(
+        &self,
+        cx: &OpContext<'_, '_>,
+        op: OpId,
+        param: &str,
+        var: &str,
+    ) -> Result<Value, TranslateError> {
+        let m =
+            self.mapping.iter().find(|m| m.var == var).ok_or_else(|| {
+                cx.invalid(format!("the translated op does not produce `{param}`"))
+            })?;
+        cx.program()
+            .op(op)
+            .get_result(m.result)
+            .ok_or_else(|| cx.invalid(format!("the translated op has no result {}", m.result)))
+    }
 }
 
 /// `slots` in Paddle's iteration order: `OpDesc::Inputs()` / `Outputs()` are `std::map`s,

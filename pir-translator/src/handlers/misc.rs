@@ -11,6 +11,7 @@ use pir_runtime::phi::DataType;
 use pir_runtime::pir_spec::{AttributeSpec, InputSpec};
 use pir_runtime::{Attribute, OpDef, OpId, Value};
 
+use super::copy_onednn_data_types;
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{
     general, is_inplace, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
@@ -73,11 +74,7 @@ impl OpTranscriber for Cast {
         };
         let mut attrs = AttrList::new();
         attrs.push((Cow::Borrowed(static_name(spec)), attr));
-        for name in ["mkldnn_data_type", "onednn_data_type"] {
-            if let Some(AttrValue::String(s)) = cx.attr(name) {
-                attrs.push((Cow::Borrowed(name), ctx.str_attr(s)));
-            }
-        }
+        copy_onednn_data_types(cx, &mut attrs);
         Ok(attrs)
     }
 }
@@ -182,9 +179,7 @@ impl OpTranscriber for Embedding {
         if cx.op_type() != "lookup_table" {
             return Ok(());
         }
-        let [out_name] = cx.output("Out") else {
-            return Err(cx.invalid("output `Out` should have exactly 1 variable"));
-        };
+        let out_name = cx.single_output("Out")?;
         let out = cx.value_info(Param::output("Out"), out_name)?.value;
         let axis = cx.full_int_array(&[-2])?;
         let squeeze = cx.build("pd_op.squeeze", &[Some(out), Some(axis)], &[])?;
@@ -349,15 +344,8 @@ impl OpTranscriber for LegacyMatmul {
         if (alpha - 1.0).abs() < 1e-6 {
             return Ok(());
         }
-        let [out_name] = cx.output("Out") else {
-            return Err(cx.invalid("output `Out` should have exactly 1 variable"));
-        };
-        let Some(m) = outputs.mapping.iter().find(|m| m.var == out_name.as_str()) else {
-            return Err(cx.invalid("the translated op does not produce `Out`"));
-        };
-        let Some(out) = cx.program().op(op).get_result(m.result) else {
-            return Err(cx.invalid("the translated op has no `out` result"));
-        };
+        let out_name = cx.single_output("Out")?;
+        let out = outputs.value_of(cx, op, "Out", out_name)?;
         let scale = cx.full(alpha, DataType::Float32)?;
         let scaled = cx.build(
             "pd_op.scale",

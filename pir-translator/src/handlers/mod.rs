@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `feed`, `fetch`/`fetch_v2`, `data`, `shadow_output` | [`Feed`], [`Fetch`], [`Data`], [`ShadowOutput`] | operands, attributes, result mapping |
 //! | `fill_constant` | [`FillConstant`] | `pd_op.full` from `shape`/`value`/`dtype`/`place_type` |
-//! | `mul`, `mul_grad` | [`Mul`], [`MulGrad`] | reshapes around `pd_op.matmul(_grad)` |
+//! | `mul`, `mul_grad` | [`Mul`] | reshapes around `pd_op.matmul(_grad)` |
 //! | `elementwise_*`, `elementwise_*_grad`, `grad_add` | [`Elementwise`], [`ElementwiseGrad`], [`GradAdd`] | legacy `axis` broadcasting |
 //! | `split` | [`Split`] | `split` / `split_with_num` |
 //! | `reshape2_grad`, `flatten_contiguous_range_grad`, `squeeze2_grad`, `unsqueeze2_grad` | [`WithXShapeGrad`], [`WithXShapeAndAxisGrad`] | `XShape` through a `pd_op.data` |
@@ -23,9 +23,12 @@ mod split;
 mod unsupported;
 mod xshape;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::op_translator::OpTranscriber;
+use pir_legacy::AttrValue;
+
+use crate::op_translator::{AttrList, OpContext, OpTranscriber};
 
 pub use defaults::{
     DefaultAttr, WithDefaults, ARGSORT, BATCH_NORM, CONV, DROPOUT, POOL, SCALE, SOFTMAX,
@@ -35,10 +38,20 @@ pub use elementwise::{elementwise_inputs, Elementwise, ElementwiseGrad, GradAdd}
 pub use feed_fetch::{Data, Feed, Fetch, ShadowOutput};
 pub use fill_constant::FillConstant;
 pub use misc::{AddN, Assign, Cast, Embedding, EmbeddingGrad, Gather, LegacyMatmul, Slice};
-pub use mul::{Mul, MulGrad};
+pub use mul::Mul;
 pub use split::Split;
 pub use unsupported::{NeedsFn, NeedsOps};
 pub use xshape::{WithXShapeAndAxisGrad, WithXShapeGrad};
+
+/// Copies the op's legacy oneDNN data-type attributes, as Paddle 3.3.1's oneDNN build does for
+/// `cast` and `split`.
+fn copy_onednn_data_types(cx: &OpContext<'_, '_>, attrs: &mut AttrList) {
+    for name in ["mkldnn_data_type", "onednn_data_type"] {
+        if let Some(AttrValue::String(s)) = cx.attr(name) {
+            attrs.push((Cow::Borrowed(name), cx.ctx().str_attr(s)));
+        }
+    }
+}
 
 /// Legacy op types Paddle's `ProgramTranslator` refuses (`unsupported_ops`).
 pub const UNSUPPORTED_OPS: [&str; 2] = ["conditional_block_grad", "while_grad"];
@@ -64,8 +77,8 @@ pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
         ("data", Arc::new(Data)),
         ("shadow_output", Arc::new(ShadowOutput)),
         ("fill_constant", Arc::new(FillConstant)),
-        ("mul", Arc::new(Mul)),
-        ("mul_grad", Arc::new(MulGrad)),
+        ("mul", Arc::new(Mul { grad: false })),
+        ("mul_grad", Arc::new(Mul { grad: true })),
         ("split", Arc::new(Split)),
         ("grad_add", Arc::new(GradAdd)),
         ("add_n", Arc::new(AddN)),

@@ -8,6 +8,7 @@ use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, OpDef};
 
+use super::copy_onednn_data_types;
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp};
 use crate::translate_error::TranslateError;
@@ -104,12 +105,7 @@ impl OpTranscriber for Split {
             attrs.push((Cow::Borrowed("num"), ctx.i32_attr(n)));
             return Ok(attrs);
         }
-        // Paddle 3.3.1's oneDNN build copies the legacy oneDNN data-type attributes.
-        for name in ["mkldnn_data_type", "onednn_data_type"] {
-            if let Some(AttrValue::String(s)) = cx.attr(name) {
-                attrs.push((Cow::Borrowed(name), ctx.str_attr(s)));
-            }
-        }
+        copy_onednn_data_types(cx, &mut attrs);
         Ok(attrs)
     }
 }

@@ -16,14 +16,22 @@ pub struct NeedsOps {
     pub needs: NeedsFn,
 }
 
-impl OpTranscriber for NeedsOps {
-    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
+impl NeedsOps {
+    /// The ops the op needs, and those of them the dialect lacks.
+    fn needs(&self, cx: &OpContext<'_, '_>) -> (Vec<&'static str>, Vec<String>) {
         let needs = (self.needs)(cx.op());
-        let missing: Vec<String> = needs
+        let missing = needs
             .iter()
             .filter(|n| cx.ctx().op_def(n).is_none())
             .map(|n| n.to_string())
             .collect();
+        (needs, missing)
+    }
+}
+
+impl OpTranscriber for NeedsOps {
+    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
+        let (needs, missing) = self.needs(cx);
         if missing.is_empty() {
             return Err(cx.invalid(format!(
                 "the translation of `{}` into {} is not implemented",
@@ -35,12 +43,7 @@ impl OpTranscriber for NeedsOps {
     }
 
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        let needs = (self.needs)(cx.op());
-        let missing: Vec<String> = needs
-            .iter()
-            .filter(|n| cx.ctx().op_def(n).is_none())
-            .map(|n| n.to_string())
-            .collect();
+        let (needs, missing) = self.needs(cx);
         match needs.first() {
             Some(first) if missing.is_empty() => cx.op_def(first),
             _ => Err(cx.missing_ops(missing)),
