@@ -152,3 +152,79 @@ fn corrupted_programs_are_rejected_or_decoded_as_the_reference_does() {
     }
     eprintln!("corrupted inputs: {accepted} decoded, {rejected} rejected");
 }
+
+/// A length-delimited field `field` holding `payload`.
+fn len_field(field: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() < 128 && field < 16);
+    let mut out = vec![(field << 3) | 2, payload.len() as u8];
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A program of one block holding `var` and `op` (encoded by hand).
+fn program_of(var: &[u8], op: &[u8]) -> Vec<u8> {
+    // BlockDesc { idx: 0, parent_idx: -1 (ten bytes), vars: [var], ops: [op] }
+    let mut block = vec![0x08, 0x00, 0x10];
+    block.extend([0xff; 9]);
+    block.push(0x01);
+    block.extend(len_field(3, var));
+    block.extend(len_field(4, op));
+    len_field(1, &block)
+}
+
+#[test]
+fn encodings_protobuf_allows_decode_as_the_reference_does() {
+    let var_type = |t: proto::VarType| t.encode_to_vec();
+    let dense = |data_type: Option<i32>, dims: Vec<i64>, lod: Option<i32>| proto::VarType {
+        r#type: Some(proto::var_type::Type::DenseTensor as i32),
+        dense_tensor: Some(proto::var_type::DenseTensorDesc {
+            tensor: Some(proto::var_type::TensorDesc { data_type, dims }),
+            legacy_lod_level: lod,
+        }),
+        ..Default::default()
+    };
+    let fp32 = Some(proto::var_type::Type::Fp32 as i32);
+    let name = len_field(1, b"x");
+    let op = proto::OpDesc {
+        r#type: Some("relu".into()),
+        ..Default::default()
+    }
+    .encode_to_vec();
+
+    // `VarDesc.type` written twice: the two messages merge (dims appended, the rest set by
+    // the later one), down to the nested `TensorDesc`.
+    let mut var = name.clone();
+    var.extend(len_field(2, &var_type(dense(fp32, vec![2], None))));
+    var.extend(len_field(2, &var_type(dense(None, vec![3], Some(1)))));
+    let bytes = program_of(&var, &op);
+    assert!(check(&bytes, "merged VarType"));
+    let x = LegacyProgram::decode(&bytes).unwrap().global_block().vars[0].clone();
+    assert_eq!((x.shape(), x.lod_level()), (Some(&[2, 3][..]), Some(1)));
+
+    // A singular scalar written twice: the last value counts.
+    let mut var = name.clone();
+    var.extend(len_field(2, &var_type(dense(fp32, vec![2], None))));
+    var.extend([0x30, 0x01, 0x30, 0x00]); // stop_gradient = true, then false
+    assert!(check(&program_of(&var, &op), "repeated stop_gradient"));
+
+    // Unknown fields of every wire type, groups (nested) included, are skipped.
+    let mut var = name.clone();
+    var.extend(len_field(2, &var_type(dense(fp32, vec![2], None))));
+    var.extend([0x78, 0x05]); // field 15, varint
+    var.extend([0x79, 1, 2, 3, 4, 5, 6, 7, 8]); // field 15, fixed64
+    var.extend([0x7d, 1, 2, 3, 4]); // field 15, fixed32
+    var.extend(len_field(15, b"??"));
+    var.extend([0x7b, 0x08, 0x01, 0x1b, 0x1c, 0x7c]); // group 15 { 1: 1, group 3 {} }
+    let mut op_with_unknown = op.clone();
+    op_with_unknown.extend([0x7b, 0x7c]);
+    assert!(check(&program_of(&var, &op_with_unknown), "unknown fields"));
+
+    // ... and malformed ones are errors for both: an unclosed group, a group closed with
+    // another field number, an end-group tag alone.
+    for bad in [&[0x7b, 0x08, 0x01][..], &[0x7b, 0x0c], &[0x7c]] {
+        let mut var = name.clone();
+        var.extend(len_field(2, &var_type(dense(fp32, vec![2], None))));
+        var.extend(bad);
+        assert!(!check(&program_of(&var, &op), "malformed group"));
+    }
+}
