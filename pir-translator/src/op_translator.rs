@@ -34,6 +34,7 @@ use pir_legacy::{AttrValue, LegacyOp, OpSlot, VarKind};
 use pir_runtime::op_support::attribute_fits;
 use pir_runtime::pir_spec::{AttrKind, AttributeSpec, InputKind, InputSpec, ValueKind};
 use pir_runtime::{AttrData, Attribute, OpDef, OpId, Type, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use crate::attribute_translator::{
@@ -138,8 +139,38 @@ pub fn is_inplace(op: &LegacyOp) -> bool {
     if SPECIAL_INPLACE_OPS.contains(&op.op_type.as_str()) {
         return true;
     }
-    op.input_arguments()
-        .any(|i| op.output_arguments().any(|o| o == i))
+    let inputs = ArgumentSet::new(&op.inputs);
+    op.output_arguments().any(|o| inputs.contains(o))
+}
+
+/// The argument names of an op's inputs or outputs, for membership tests: the slots are
+/// scanned when they hold a few names, hashed when they hold many (so a huge op stays linear).
+pub(crate) struct ArgumentSet<'a> {
+    slots: &'a [OpSlot],
+    hashed: Option<FxHashSet<&'a str>>,
+}
+
+impl<'a> ArgumentSet<'a> {
+    pub(crate) fn new(slots: &'a [OpSlot]) -> Self {
+        let count: usize = slots.iter().map(|s| s.arguments.len()).sum();
+        let hashed = (count > 16).then(|| {
+            slots
+                .iter()
+                .flat_map(|s| s.arguments.iter().map(String::as_str))
+                .collect()
+        });
+        ArgumentSet { slots, hashed }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        match &self.hashed {
+            Some(set) => set.contains(name),
+            None => self
+                .slots
+                .iter()
+                .any(|s| s.arguments.iter().any(|a| a == name)),
+        }
+    }
 }
 
 /// A translation handler for one legacy op type. Every method has Paddle's general behaviour
@@ -530,6 +561,29 @@ pub mod general {
     ) -> Result<Outputs<'a>, TranslateError> {
         let op = cx.op;
         let mut out = Outputs::default();
+        // A vector output may name thousands of variables: past a few, find earlier
+        // mappings of a variable through an index instead of `Outputs::map`'s scan.
+        let mut index: FxHashMap<&'a str, usize> = FxHashMap::default();
+        let mut map = |out: &mut Outputs<'a>, var: &'a str, result: usize, idx: usize| {
+            if out.mapping.len() < 16 {
+                return out.map(var, result, idx);
+            }
+            if index.is_empty() {
+                index.extend(out.mapping.iter().enumerate().map(|(i, m)| (m.var, i)));
+            }
+            let m = OutputMapping {
+                var,
+                result,
+                idx_in_vector: idx,
+            };
+            match index.get(var) {
+                Some(&i) => out.mapping[i] = m,
+                None => {
+                    index.insert(var, out.mapping.len());
+                    out.mapping.push(m);
+                }
+            }
+        };
         for (i, spec) in target.schema.outputs.iter().enumerate() {
             let legacy = h.legacy_arg_name(cx, &spec.name);
             let Some(vars) = op.output(&legacy) else {
@@ -548,7 +602,7 @@ pub mod general {
                 let var = cx.var_desc(single)?;
                 if var.kind == VarKind::DenseTensorArray {
                     out.types.push(Some(cx.var_type(single)?));
-                    out.map(single, i, 0);
+                    map(&mut out, single, i, 0);
                     continue;
                 }
             }
@@ -557,7 +611,7 @@ pub mod general {
                     None => out.types.push(None),
                     Some(name) => {
                         out.types.push(Some(cx.var_type(name)?));
-                        out.map(name, i, 0);
+                        map(&mut out, name, i, 0);
                     }
                 }
                 continue;
@@ -574,7 +628,7 @@ pub mod general {
                     });
                 }
                 elems.push(cx.var_type(name)?);
-                out.map(name, i, j);
+                map(&mut out, name, i, j);
             }
             out.types.push(Some(cx.ctx().vector_type(&elems)));
         }

@@ -30,7 +30,7 @@ use crate::builders::{self, bool_array, SliceError};
 use crate::dialects::TargetDialects;
 use crate::handlers::UNSUPPORTED_OPS;
 use crate::op_context::OpContext;
-use crate::op_translator::{argument_names, sorted_slots, NO_CAST_VAR_NAMES};
+use crate::op_translator::{argument_names, sorted_slots, ArgumentSet, NO_CAST_VAR_NAMES};
 use crate::registry::Handlers;
 use crate::translate_error::TranslateError;
 use crate::type_translator::{tensor_meta, translate_var_type};
@@ -292,11 +292,12 @@ impl<'a> ProgramTranslator<'a> {
             if NO_SET_PARAMETER_OPS.contains(&op.op_type.as_str()) {
                 continue;
             }
+            let inputs = ArgumentSet::new(&op.inputs);
             for name in argument_names(&op.outputs) {
                 if !self.candidates.contains_key(name)
                     || self.visited.contains(name)
                     || !self.vars.contains(name)
-                    || op.input_arguments().any(|n| n == name)
+                    || inputs.contains(name)
                 {
                     continue;
                 }
@@ -336,6 +337,31 @@ impl<'a> ProgramTranslator<'a> {
         Ok(())
     }
 
+    /// The declaration whose flags each mapped variable's values get, in the order they are
+    /// written. Paddle's passes run for every block in order, each taking the declaration
+    /// `FindVarRecursive` finds from that block, so the last block finding one decides (and,
+    /// for a value mapped to several variables, the variable written last).
+    fn flag_sources(&self) -> Vec<(&'a LegacyVar, &[VariableDefiningInfo])> {
+        let mapped = self.vars.iter().filter(|(name, _)| !no_cast(name));
+        if self.legacy.blocks.len() == 1 {
+            return mapped
+                .filter_map(|(name, values)| Some((self.var_index.local(0, name)?, values)))
+                .collect();
+        }
+        let last = self.var_index.last_found();
+        let mut sources: Vec<(usize, &'a LegacyVar, &[VariableDefiningInfo])> = mapped
+            .filter_map(|(name, values)| {
+                let &(block, var) = last.get(name)?;
+                Some((block, var, values))
+            })
+            .collect();
+        sources.sort_by_key(|&(block, _, _)| block);
+        sources
+            .into_iter()
+            .map(|(_, var, values)| (var, values))
+            .collect()
+    }
+
     /// Step 5: the `stop_gradient` and `persistable` arrays. Paddle runs one pass per flag and
     /// block; both are computed here in one sweep and each op's arrays are written once.
     fn set_value_flags(&mut self) -> Result<(), TranslateError> {
@@ -353,33 +379,25 @@ impl<'a> ProgramTranslator<'a> {
             }
         };
         let mut order: Vec<OpId> = Vec::new();
-        for block in 0..self.legacy.blocks.len() {
-            for (name, values) in self.vars.iter() {
-                if no_cast(name) {
-                    continue;
-                }
-                let Some(var) = self.var_index.find(block, name) else {
+        for (var, values) in self.flag_sources() {
+            for info in values {
+                let pir_runtime::ValueDef::OpResult { op, index } =
+                    self.program.value_def(info.value)
+                else {
                     continue;
                 };
-                for info in values {
-                    let pir_runtime::ValueDef::OpResult { op, index } =
-                        self.program.value_def(info.value)
-                    else {
-                        continue;
-                    };
-                    let entry = flags.entry(op).or_insert_with(|| {
-                        order.push(op);
-                        (
-                            read(&self.program, op, "stop_gradient"),
-                            read(&self.program, op, "persistable"),
-                        )
-                    });
-                    if let Some(s) = entry.0.get_mut(index as usize) {
-                        *s = var.stop_gradient;
-                    }
-                    if let Some(p) = entry.1.get_mut(index as usize) {
-                        *p = var.persistable;
-                    }
+                let entry = flags.entry(op).or_insert_with(|| {
+                    order.push(op);
+                    (
+                        read(&self.program, op, "stop_gradient"),
+                        read(&self.program, op, "persistable"),
+                    )
+                });
+                if let Some(s) = entry.0.get_mut(index as usize) {
+                    *s = var.stop_gradient;
+                }
+                if let Some(p) = entry.1.get_mut(index as usize) {
+                    *p = var.persistable;
                 }
             }
         }
