@@ -343,7 +343,7 @@ impl<'a> ProgramTranslator<'a> {
     /// for a value mapped to several variables, the variable written last).
     fn flag_sources(&self) -> Vec<(&'a LegacyVar, &[VariableDefiningInfo])> {
         let mapped = self.vars.iter().filter(|(name, _)| !no_cast(name));
-        if self.legacy.blocks.len() == 1 {
+        if self.legacy.blocks.len() == 1 || self.vars.is_empty() {
             return mapped
                 .filter_map(|(name, values)| Some((self.var_index.local(0, name)?, values)))
                 .collect();
