@@ -130,12 +130,16 @@ impl<'a> ProgramTranslator<'a> {
         })
     }
 
+    /// An empty set of block-0 variable names, sized for all of them.
+    fn name_set(&self) -> FxHashSet<&'a str> {
+        let capacity = self.legacy.global_block().vars.len();
+        FxHashSet::with_capacity_and_hasher(capacity, Default::default())
+    }
+
     /// Step 1: `builtin.parameter` for parameters read before written.
     fn get_parameters(&mut self) -> Result<(), TranslateError> {
         let legacy = self.legacy;
-        let capacity = legacy.global_block().vars.len();
-        let mut inner: FxHashSet<&'a str> =
-            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        let mut inner = self.name_set();
         for (i, op) in legacy.global_block().ops.iter().enumerate() {
             for name in argument_names(&op.inputs) {
                 if no_cast(name) {
@@ -186,9 +190,7 @@ impl<'a> ProgramTranslator<'a> {
     /// Step 2: `pd_op.data` (each at the front of the block) for the block's external inputs.
     fn insert_data_ops(&mut self) -> Result<(), TranslateError> {
         let legacy = self.legacy;
-        let capacity = legacy.global_block().vars.len();
-        let mut produced: FxHashSet<&'a str> =
-            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        let mut produced = self.name_set();
         for (i, op) in legacy.global_block().ops.iter().enumerate() {
             for slot in sorted_slots(&op.inputs) {
                 if op.op_type == "transpose2_grad" && slot.parameter == "XShape" {

@@ -1,5 +1,5 @@
 //! Special handlers of the seed list whose target ops the dialect defines: `add_n` / `sum`,
-//! `cast`, `assign`, `lookup_table_v2` / `lookup_table` and `lookup_table_v2_grad`, `gather`,
+//! `cast`, `assign`, `lookup_table_v2` / `lookup_table` / `lookup_table_v2_grad`, `gather`,
 //! `slice`, and the legacy `matmul` (v1).
 
 use std::borrow::Cow;
@@ -130,30 +130,41 @@ impl OpTranscriber for Assign {
     }
 }
 
-fn embedding_default(
-    cx: &mut OpContext<'_, '_>,
-    target: TargetOp,
-    spec: &'static AttributeSpec,
-) -> Result<Option<Attribute>, TranslateError> {
-    match &*spec.name {
-        "padding_idx" => Ok(Some(DefaultAttr::I64(-1).attribute(cx.ctx()))),
-        "sparse" => Ok(Some(DefaultAttr::Bool(false).attribute(cx.ctx()))),
-        _ => general::missing_attribute(cx, target, spec),
+/// `lookup_table_v2` / `lookup_table` → `pd_op.embedding` (Paddle's `EmbeddingOpTranscriber`),
+/// `lookup_table`'s output then squeezed at axis `-2`; `lookup_table_v2_grad` (`grad`) →
+/// `pd_op.embedding_sparse_grad` when `is_sparse`, else `pd_op.embedding_grad`
+/// (`EmbeddingGradOpTranscriber`). Both default `padding_idx` to `-1` and `sparse` to `false`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Embedding {
+    /// `lookup_table_v2_grad` rather than the forward ops.
+    pub grad: bool,
+}
+
+impl Embedding {
+    /// The target; `None` for a grad whose `is_sparse` is missing or not a BOOLEAN.
+    fn target(&self, op: &LegacyOp) -> Option<&'static str> {
+        if !self.grad {
+            return Some("pd_op.embedding");
+        }
+        match op.attr("is_sparse") {
+            Some(AttrValue::Bool(true)) => Some("pd_op.embedding_sparse_grad"),
+            Some(AttrValue::Bool(false)) => Some("pd_op.embedding_grad"),
+            _ => None,
+        }
     }
 }
 
-/// `lookup_table_v2` / `lookup_table` → `pd_op.embedding` (Paddle's
-/// `EmbeddingOpTranscriber`); `lookup_table`'s output is then squeezed at axis `-2`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Embedding;
-
 impl OpTranscriber for Embedding {
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def("pd_op.embedding")
+        let name = self
+            .target(cx.op())
+            .ok_or_else(|| cx.invalid("attribute `is_sparse` is missing or not a BOOLEAN"))?;
+        cx.op_def(name)
     }
 
     fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
-        let mut ops = vec!["pd_op.embedding".to_string()];
+        let target = self.target(cx.op()).unwrap_or("pd_op.embedding_grad");
+        let mut ops = vec![target.to_string()];
         if cx.op_type() == "lookup_table" {
             ops.extend(["pd_op.squeeze", "pd_op.full_int_array"].map(String::from));
         }
@@ -166,7 +177,11 @@ impl OpTranscriber for Embedding {
         target: TargetOp,
         spec: &'static AttributeSpec,
     ) -> Result<Option<Attribute>, TranslateError> {
-        embedding_default(cx, target, spec)
+        match &*spec.name {
+            "padding_idx" => Ok(Some(DefaultAttr::I64(-1).attribute(cx.ctx()))),
+            "sparse" => Ok(Some(DefaultAttr::Bool(false).attribute(cx.ctx()))),
+            _ => general::missing_attribute(cx, target, spec),
+        }
     }
 
     fn record_results<'a>(
@@ -186,44 +201,6 @@ impl OpTranscriber for Embedding {
         let v = cx.first_result(squeeze)?;
         cx.push(out_name, VariableDefiningInfo::new(v));
         Ok(())
-    }
-}
-
-/// `lookup_table_v2_grad` → `pd_op.embedding_sparse_grad` when `is_sparse`, else
-/// `pd_op.embedding_grad` (Paddle's `EmbeddingGradOpTranscriber`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EmbeddingGrad;
-
-impl EmbeddingGrad {
-    fn name(op: &LegacyOp) -> Option<&'static str> {
-        match op.attr("is_sparse") {
-            Some(AttrValue::Bool(true)) => Some("pd_op.embedding_sparse_grad"),
-            Some(AttrValue::Bool(false)) => Some("pd_op.embedding_grad"),
-            _ => None,
-        }
-    }
-}
-
-impl OpTranscriber for EmbeddingGrad {
-    fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        let name = EmbeddingGrad::name(cx.op())
-            .ok_or_else(|| cx.invalid("attribute `is_sparse` is missing or not a BOOLEAN"))?;
-        cx.op_def(name)
-    }
-
-    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
-        vec![EmbeddingGrad::name(cx.op())
-            .unwrap_or("pd_op.embedding_grad")
-            .to_string()]
-    }
-
-    fn missing_attribute(
-        &self,
-        cx: &mut OpContext<'_, '_>,
-        target: TargetOp,
-        spec: &'static AttributeSpec,
-    ) -> Result<Option<Attribute>, TranslateError> {
-        embedding_default(cx, target, spec)
     }
 }
 

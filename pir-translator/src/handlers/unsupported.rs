@@ -58,12 +58,21 @@ impl OpTranscriber for NeedsOps {
     }
 }
 
-fn lower(op: &LegacyOp) -> bool {
-    matches!(op.attr("lower"), Some(AttrValue::Bool(true)))
+/// `lower` when the op's `lower` attribute is true, else `upper`.
+fn by_lower(op: &LegacyOp, lower: &'static str, upper: &'static str) -> Vec<&'static str> {
+    let is_lower = matches!(op.attr("lower"), Some(AttrValue::Bool(true)));
+    vec![if is_lower { lower } else { upper }]
 }
 
-fn has_input(op: &LegacyOp, name: &str) -> bool {
-    op.input(name).is_some_and(|v| !v.is_empty())
+/// `with` when the op has arguments for input `input`, else `without`.
+fn by_input(
+    op: &LegacyOp,
+    input: &str,
+    with: &'static str,
+    without: &'static str,
+) -> Vec<&'static str> {
+    let has = op.input(input).is_some_and(|v| !v.is_empty());
+    vec![if has { with } else { without }]
 }
 
 /// The ops a legacy op needs, chosen from its inputs and attributes.
@@ -77,26 +86,17 @@ pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
     ("reduce_all", |_| vec!["pd_op.all"]),
     ("reduce_any", |_| vec!["pd_op.any"]),
     ("rnn", |_| vec!["pd_op.rnn"]),
-    ("tril_triu", |op| {
-        vec![if lower(op) {
-            "pd_op.tril"
-        } else {
-            "pd_op.triu"
-        }]
-    }),
+    ("tril_triu", |op| by_lower(op, "pd_op.tril", "pd_op.triu")),
     ("tril_triu_grad", |op| {
-        vec![if lower(op) {
-            "pd_op.tril_grad"
-        } else {
-            "pd_op.triu_grad"
-        }]
+        by_lower(op, "pd_op.tril_grad", "pd_op.triu_grad")
     }),
     ("set_value", |op| {
-        vec![if has_input(op, "ValueTensor") {
-            "pd_op.set_value_with_tensor"
-        } else {
-            "pd_op.set_value"
-        }]
+        by_input(
+            op,
+            "ValueTensor",
+            "pd_op.set_value_with_tensor",
+            "pd_op.set_value",
+        )
     }),
     ("set_value_grad", |_| {
         vec!["pd_op.set_value_with_tensor_grad"]
@@ -105,25 +105,20 @@ pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
     ("range", |_| vec!["pd_op.arange"]),
     ("randint", |_| vec!["pd_op.randint"]),
     ("repeat_interleave", |op| {
-        vec![if has_input(op, "RepeatsTensor") {
-            "pd_op.repeat_interleave_with_tensor_index"
-        } else {
-            "pd_op.repeat_interleave"
-        }]
+        let with = "pd_op.repeat_interleave_with_tensor_index";
+        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave")
     }),
     ("repeat_interleave_grad", |op| {
-        vec![if has_input(op, "RepeatsTensor") {
-            "pd_op.repeat_interleave_with_tensor_index_grad"
-        } else {
-            "pd_op.repeat_interleave_grad"
-        }]
+        let with = "pd_op.repeat_interleave_with_tensor_index_grad";
+        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave_grad")
     }),
     ("matrix_rank", |op| {
-        vec![if has_input(op, "TolTensor") {
-            "pd_op.matrix_rank_tol"
-        } else {
-            "pd_op.matrix_rank"
-        }]
+        by_input(
+            op,
+            "TolTensor",
+            "pd_op.matrix_rank_tol",
+            "pd_op.matrix_rank",
+        )
     }),
     ("select_input", |_| vec!["pd_op.select_input"]),
     ("select_output", |_| vec!["pd_op.select_output"]),
