@@ -1,8 +1,7 @@
-//! Arbitrary bytes into the ProgramDesc decoder: it must return a program or an error, never
+//! Arbitrary bytes into the `.pdmodel` decoder: it must return a program or an error, never
 //! panic.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = pir_translator::decode_program(data);
-    let _ = pir_translator::LegacyProgram::decode(data);
+    let _ = pir_legacy::LegacyProgram::decode(data);
 });

@@ -204,8 +204,8 @@ fn truncated_minimal_program_is_a_clear_error() {
     assert_eq!(
         stderr(&o),
         format!(
-            "error: {}: program: malformed `ProgramDesc` protobuf data: failed to decode \
-             Protobuf message: ProgramDesc.blocks: buffer underflow\n",
+            "error: {}: program: malformed `ProgramDesc` protobuf data: `ProgramDesc.blocks` \
+             (field 1): the data ends inside a value\n",
             model.display()
         )
     );

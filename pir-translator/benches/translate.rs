@@ -4,6 +4,7 @@
 //!
 //! `cargo bench -p pir-translator --bench translate`
 
+#[path = "../../pir-legacy/benches/resnet50.rs"]
 mod resnet50;
 
 use divan::{black_box, Bencher};

@@ -24,7 +24,7 @@ use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, AttrKey, Attribute, IrContext};
 use smallvec::SmallVec;
 
-use crate::program::{data_type_to_phi, AttrValue, ScalarValue, VarKind};
+use pir_legacy::{data_type_to_phi, AttrValue, ScalarValue, VarKind};
 
 /// A legacy value the translator cannot turn into an IR attribute.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -25,77 +25,31 @@
 //!    map.
 //!
 //! The default implementations are also free functions in [`general`], so an override can run
-//! the general stage and add to it.
+//! the general stage and add to it. A handler sees the op through an [`OpContext`]; it never
+//! sees the translator, the other handlers or the block-level translation.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
-use pir_runtime::op_support::{attribute_fits, build_with_values, AttrArg};
-use pir_runtime::phi::{DataType, Place};
-use pir_runtime::pir_spec::{AttrKind, AttributeSpec, InputKind, InputSpec, OpSchema, ValueKind};
-use pir_runtime::{
-    builtin, AttrData, Attribute, BlockId, Builder, InsertPoint, IrContext, OpDef, OpId,
-    OperationArgs, Program, Type, TypeData, Value,
-};
-use rustc_hash::FxHashMap;
+use pir_legacy::{AttrValue, LegacyOp, OpSlot, VarKind};
+use pir_runtime::op_support::attribute_fits;
+use pir_runtime::pir_spec::{AttrKind, AttributeSpec, InputKind, InputSpec, ValueKind};
+use pir_runtime::{AttrData, Attribute, OpDef, OpId, Type, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use crate::attribute_translator::{
-    default_attribute, full_value_of, translate_attribute as translate_legacy_attribute,
+    default_attribute, full_value_of, legacy_type_name,
+    translate_attribute as translate_legacy_attribute,
 };
-use crate::error::Location;
-use crate::op_compat::{OpCompatInfo, OpNames};
-use crate::program::{AttrValue, LegacyOp, LegacyProgram, LegacyVar, OpSlot, VarKind};
+use crate::dialects::TargetDialects;
+pub use crate::op_context::{OpContext, Param, TargetOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
-use crate::type_translator::translate_var_type;
-use crate::variable_map::{VariableDefiningInfo, VariableMap};
+use crate::variable_map::VariableDefiningInfo;
 
 /// Operands of one op (`None`: a null optional input).
 pub type Operands = SmallVec<[Option<Value>; 6]>;
 /// Attributes of one op, in any order.
 pub type AttrList = SmallVec<[(Cow<'static, str>, Attribute); 12]>;
-
-/// How an op refers to a variable (``input `X` ``), for messages; formatted only on errors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Param<'s> {
-    /// `input`, `output`, `attribute`, `variable`.
-    pub kind: &'static str,
-    /// The legacy parameter (or attribute) name.
-    pub name: &'s str,
-}
-
-impl<'s> Param<'s> {
-    /// Legacy input parameter `name`.
-    pub fn input(name: &'s str) -> Self {
-        Param {
-            kind: "input",
-            name,
-        }
-    }
-
-    /// Legacy output parameter `name`.
-    pub fn output(name: &'s str) -> Self {
-        Param {
-            kind: "output",
-            name,
-        }
-    }
-
-    /// Legacy attribute `name` (a `VAR` attribute).
-    pub fn attribute(name: &'s str) -> Self {
-        Param {
-            kind: "attribute",
-            name,
-        }
-    }
-}
-
-impl std::fmt::Display for Param<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} `{}`", self.kind, self.name)
-    }
-}
 
 /// The variable name of an empty element of a vector output.
 pub const EMPTY_VAR_NAME: &str = "@EMPTY@";
@@ -105,15 +59,6 @@ pub const NO_CAST_VAR_NAMES: [&str; 2] = ["feed", "fetch"];
 
 /// Legacy op types whose translation appends `_` as Paddle's `SpecialInplaceOps` do.
 const SPECIAL_INPLACE_OPS: [&str; 4] = ["adagrad", "adam", "adamax", "adamw"];
-
-/// The target op of a translation: its definition and GetOpInfo.
-#[derive(Clone, Copy, Debug)]
-pub struct TargetOp {
-    /// The definition.
-    pub def: &'static OpDef,
-    /// Its schema (GetOpInfo: inputs, attributes, outputs).
-    pub schema: &'static OpSchema,
-}
 
 /// One result → variable mapping of [`Outputs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,550 +95,25 @@ impl<'a> Outputs<'a> {
             None => self.mapping.push(m),
         }
     }
-}
 
-/// Every variable of a legacy program by block and name.
-#[derive(Debug)]
-pub(crate) struct VarIndex<'a> {
-    blocks: Vec<FxHashMap<&'a str, &'a LegacyVar>>,
-    parents: Vec<Option<usize>>,
-}
-
-impl<'a> VarIndex<'a> {
-    pub(crate) fn new(legacy: &'a LegacyProgram) -> Self {
-        VarIndex {
-            blocks: legacy
-                .blocks
-                .iter()
-                .map(|b| b.vars.iter().map(|v| (v.name.as_str(), v)).collect())
-                .collect(),
-            parents: legacy.blocks.iter().map(|b| b.parent).collect(),
-        }
-    }
-
-    /// The variable `name` of block `block` itself.
-    pub(crate) fn local(&self, block: usize, name: &str) -> Option<&'a LegacyVar> {
-        self.blocks.get(block)?.get(name).copied()
-    }
-
-    /// `FindVarRecursive`: block `block`, then its ancestors.
-    pub(crate) fn find(&self, block: usize, name: &str) -> Option<&'a LegacyVar> {
-        let mut current = Some(block);
-        for _ in 0..=self.blocks.len() {
-            let b = current?;
-            if let Some(v) = self.local(b, name) {
-                return Some(v);
-            }
-            current = *self.parents.get(b)?;
-        }
-        None
-    }
-}
-
-/// Everything a handler needs to translate one legacy op: the op, the legacy program, the
-/// program being built (ops are appended to `block`) and the variable map.
-pub struct OpContext<'a, 'v> {
-    pub(crate) translator: &'a Translator,
-    pub(crate) legacy: &'a LegacyProgram,
-    pub(crate) var_index: &'v VarIndex<'a>,
-    pub(crate) block_index: usize,
-    pub(crate) op_index: usize,
-    pub(crate) op: &'a LegacyOp,
-    pub(crate) names: OpNames<'a>,
-    pub(crate) program: &'v mut Program,
-    pub(crate) block: BlockId,
-    pub(crate) vars: &'v mut VariableMap<'a>,
-}
-
-impl<'a, 'v> OpContext<'a, 'v> {
-    /// The legacy op being translated.
-    pub fn op(&self) -> &'a LegacyOp {
-        self.op
-    }
-
-    /// Its type.
-    pub fn op_type(&self) -> &'a str {
-        &self.op.op_type
-    }
-
-    /// The translator (context, op_compat names, handlers).
-    pub fn translator(&self) -> &'a Translator {
-        self.translator
-    }
-
-    /// The IR context.
-    pub fn ctx(&self) -> &'a Arc<IrContext> {
-        self.translator.ctx()
-    }
-
-    /// The op_compat names.
-    pub fn compat(&self) -> &'a OpCompatInfo {
-        self.translator.compat()
-    }
-
-    /// The legacy program.
-    pub fn legacy(&self) -> &'a LegacyProgram {
-        self.legacy
-    }
-
-    /// The program being built.
-    pub fn program(&self) -> &Program {
-        self.program
-    }
-
-    /// The program being built, mutably.
-    pub fn program_mut(&mut self) -> &mut Program {
-        self.program
-    }
-
-    /// The block ops are appended to.
-    pub fn block(&self) -> BlockId {
-        self.block
-    }
-
-    /// The variable map.
-    pub fn vars(&self) -> &VariableMap<'a> {
-        self.vars
-    }
-
-    /// The variable map, mutably.
-    pub fn vars_mut(&mut self) -> &mut VariableMap<'a> {
-        self.vars
-    }
-
-    /// Where the op is: ``block B, op I (`type`)``.
-    pub fn at(&self) -> Location {
-        Location::program()
-            .block(self.block_index)
-            .op(self.op_index, Some(&self.op.op_type))
-    }
-
-    /// Where legacy attribute `name` of the op is (the op itself when it has no such
-    /// attribute).
-    pub fn at_attr(&self, name: &str) -> Location {
-        match self.op.attrs.iter().position(|a| a.name == name) {
-            Some(i) => self.at().attr(i, Some(name)),
-            None => self.at(),
-        }
-    }
-
-    /// Legacy attribute `name`.
-    pub fn attr(&self, name: &str) -> Option<&'a AttrValue> {
-        self.op.attr(name)
-    }
-
-    /// The arguments of legacy input `param` (empty when absent).
-    pub fn input(&self, param: &str) -> &'a [String] {
-        self.op.input(param).unwrap_or(&[])
-    }
-
-    /// The arguments of legacy output `param` (empty when absent).
-    pub fn output(&self, param: &str) -> &'a [String] {
-        self.op.output(param).unwrap_or(&[])
-    }
-
-    /// The declaration of variable `name` (`FindVarRecursive` from the op's block).
-    pub fn var_desc(&self, name: &str) -> Result<&'a LegacyVar, TranslateError> {
-        self.var_index.find(self.block_index, name).ok_or_else(|| {
-            TranslateError::UndeclaredVariable {
-                at: Box::new(self.at()),
-                var: name.to_string(),
-            }
-        })
-    }
-
-    /// The IR type of variable `name`, from its declaration.
-    pub fn var_type(&self, name: &str) -> Result<Type, TranslateError> {
-        let var = self.var_desc(name)?;
-        translate_var_type(self.ctx(), var).map_err(|e| self.var_error(name, e.to_string()))
-    }
-
-    /// A [`TranslateError::Variable`] at the op.
-    pub fn var_error(&self, var: &str, problem: impl Into<String>) -> TranslateError {
-        TranslateError::Variable {
-            at: Box::new(self.at()),
-            var: var.to_string(),
-            problem: problem.into(),
-        }
-    }
-
-    /// A [`TranslateError::Invalid`] at the op.
-    pub fn invalid(&self, message: impl Into<String>) -> TranslateError {
-        TranslateError::Invalid {
-            at: Box::new(self.at()),
-            message: message.into(),
-        }
-    }
-
-    /// The error for target ops that are not registered: [`TranslateError::MissingOps`] when a
-    /// special handler is registered for the op type, else [`TranslateError::UnknownOp`].
-    pub fn missing_ops(&self, missing: Vec<String>) -> TranslateError {
-        let at = Box::new(self.at());
-        let op_type = self.op.op_type.clone();
-        if self.translator.has_special_handler(&self.op.op_type) {
-            TranslateError::MissingOps {
-                at,
-                op_type,
-                missing,
-            }
-        } else {
-            TranslateError::UnknownOp {
-                at,
-                op_type,
-                missing,
-            }
-        }
-    }
-
-    /// The registered op `name` (`pd_op.reshape`), or [`OpContext::missing_ops`].
-    pub fn op_def(&self, name: &str) -> Result<&'static OpDef, TranslateError> {
-        self.ctx()
-            .op_def(name)
-            .ok_or_else(|| self.missing_ops(vec![name.to_string()]))
-    }
-
-    /// `def` with its schema, or an error naming the op.
-    pub fn target(&self, def: &'static OpDef) -> Result<TargetOp, TranslateError> {
-        match def.schema {
-            Some(schema) => Ok(TargetOp { def, schema }),
-            None => Err(self.invalid(format!(
-                "`{}` has no GetOpInfo (schema); only generated ops can be targets of the \
-                 general translation",
-                def.name
-            ))),
-        }
-    }
-
-    /// The newest value of variable `name`, read through `param` (for messages).
-    pub fn value_info(
+    /// The result of the created `op` mapped to `var`, the argument of legacy output `param`
+    /// (an error naming the output when there is none).
+    pub fn value_of(
         &self,
-        param: Param<'_>,
-        name: &str,
-    ) -> Result<VariableDefiningInfo, TranslateError> {
-        if let Some(info) = self.vars.get(name) {
-            return Ok(*info);
-        }
-        self.var_desc(name)?;
-        Err(TranslateError::UndefinedVariable {
-            at: Box::new(self.at()),
-            param: param.to_string(),
-            var: name.to_string(),
-        })
-    }
-
-    /// The newest value of `name`, taken out of its vector first (`builtin.slice`) when it is
-    /// an element of a vector result.
-    pub fn sliced_value(
-        &mut self,
-        param: Param<'_>,
-        name: &'a str,
-    ) -> Result<Value, TranslateError> {
-        let info = self.value_info(param, name)?;
-        if info.generated_by_vector {
-            return self.insert_slice(name);
-        }
-        Ok(info.value)
-    }
-
-    /// The value of the single argument of legacy input `param`, sliced if needed, with its
-    /// dense tensor dims (Paddle's `GetTensorInfoByVarName`).
-    pub fn dense_input(
-        &mut self,
+        cx: &OpContext<'_, '_>,
+        op: OpId,
         param: &str,
-    ) -> Result<(Value, SmallVec<[i64; 6]>), TranslateError> {
-        let args = self.input(param);
-        let [name] = args else {
-            return Err(self.invalid(format!(
-                "input `{param}` should have exactly 1 variable, got {}",
-                args.len()
-            )));
-        };
-        let info = self.value_info(Param::input(param), name)?;
-        let value = info.value;
-        let dims = self
-            .dense_dims(value)
-            .ok_or_else(|| self.var_error(name, "expected a dense tensor value for this input"))?;
-        Ok((value, dims))
-    }
-
-    /// The dims of a dense tensor value.
-    pub fn dense_dims(&self, value: Value) -> Option<SmallVec<[i64; 6]>> {
-        let ty = self.program.value_type(value)?;
-        ty.as_dense_tensor(self.ctx())
-            .map(|t| SmallVec::from_slice(&t.dims))
-    }
-
-    /// Result 0 of `op` (an error naming the op if it has none).
-    pub fn first_result(&self, op: OpId) -> Result<Value, TranslateError> {
-        let r = self.program.op(op);
-        r.get_result(0)
-            .ok_or_else(|| self.invalid(format!("`{}` has no result", r.name())))
-    }
-
-    /// Pushes `value` as the newest value of `name`.
-    pub fn push(&mut self, name: &'a str, info: VariableDefiningInfo) {
-        self.vars.push(name, info);
-    }
-
-    /// Inserts `builtin.slice` taking `name`'s element out of its vector, maps the slice to
-    /// `name` and returns it (Paddle's `InsertSliceOperationForTarget`).
-    pub fn insert_slice(&mut self, name: &'a str) -> Result<Value, TranslateError> {
-        let at = self.at();
-        insert_slice(self.program, self.block, self.vars, name).map_err(|e| match e {
-            SliceError::Unmapped => TranslateError::UndefinedVariable {
-                at: Box::new(at),
-                param: "variable".into(),
-                var: name.to_string(),
-            },
-            SliceError::Invalid(m) => TranslateError::Invalid {
-                at: Box::new(at),
-                message: m,
-            },
-        })
-    }
-
-    /// `builtin.combine` of the newest values of `names` (Paddle's
-    /// `InsertCombineOperationForTarget`).
-    pub fn combine(
-        &mut self,
-        param: Param<'_>,
-        names: &'a [String],
+        var: &str,
     ) -> Result<Value, TranslateError> {
-        let mut values: SmallVec<[Option<Value>; 8]> = SmallVec::with_capacity(names.len());
-        let mut types: SmallVec<[Type; 8]> = SmallVec::with_capacity(names.len());
-        for name in names {
-            let v = self.value_info(param, name)?.value;
-            let t = self
-                .program
-                .value_type(v)
-                .ok_or_else(|| self.var_error(name, "its value has a null type"))?;
-            values.push(Some(v));
-            types.push(t);
-        }
-        let ctx = self.ctx();
-        let ty = ctx.vector_type(&types);
-        let op = self.create_with_dict(
-            &builtin::COMBINE_DEF,
-            &values,
-            ctx.empty_dict(),
-            &[Some(ty)],
-        )?;
-        Ok(self.program.op(op).result(0))
-    }
-
-    /// Creates an op the way `Operation::Create` does (no `stop_gradient` of its own) and
-    /// appends it to the block.
-    pub fn create_op(
-        &mut self,
-        def: &'static OpDef,
-        operands: &[Option<Value>],
-        attrs: &[(Cow<'static, str>, Attribute)],
-        result_types: &[Option<Type>],
-    ) -> Result<OpId, TranslateError> {
-        let entries: SmallVec<[(&str, Attribute); 16]> =
-            attrs.iter().map(|(n, a)| (&**n, *a)).collect();
-        let dict = self.ctx().dict_attr(&entries);
-        self.create_with_dict(def, operands, dict, result_types)
-    }
-
-    /// [`OpContext::create_op`] with an attribute dictionary.
-    pub fn create_with_dict(
-        &mut self,
-        def: &'static OpDef,
-        operands: &[Option<Value>],
-        attributes: Attribute,
-        result_types: &[Option<Type>],
-    ) -> Result<OpId, TranslateError> {
-        self.program
-            .create_op_at(
-                OperationArgs {
-                    def,
-                    operands,
-                    attributes,
-                    result_types,
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(self.block),
-            )
-            .map_err(|source| TranslateError::Ir {
-                at: Box::new(self.at()),
-                source,
-            })
-    }
-
-    /// Builds registered op `name` the way `pir::Builder::Build` does: result types from its
-    /// infer-meta, appended to the block, and `stop_gradient` set by Paddle's
-    /// `PassStopGradientsDefaultly`. `attrs` are the schema's attributes in order.
-    pub fn build(
-        &mut self,
-        name: &str,
-        operands: &[Option<Value>],
-        attrs: &[AttrArg<'_>],
-    ) -> Result<OpId, TranslateError> {
-        let def = self.op_def(name)?;
-        let op = {
-            let mut b = Builder::at_block_end(self.program, self.block);
-            build_with_values(&mut b, def, operands, attrs)
-        }
-        .map_err(|source| TranslateError::Build {
-            at: Box::new(self.at()),
-            source,
-        })?;
-        let sg = default_stop_gradient(self.program, operands);
-        let n = self.program.op(op).num_results();
-        let attr = bool_array(self.ctx(), sg, n);
-        self.program
-            .set_attribute(op, "stop_gradient", attr)
-            .map_err(|source| TranslateError::Ir {
-                at: Box::new(self.at()),
-                source,
+        let m =
+            self.mapping.iter().find(|m| m.var == var).ok_or_else(|| {
+                cx.invalid(format!("the translated op does not produce `{param}`"))
             })?;
-        Ok(op)
+        cx.program()
+            .op(op)
+            .get_result(m.result)
+            .ok_or_else(|| cx.invalid(format!("the translated op has no result {}", m.result)))
     }
-
-    /// `pd_op.full_int_array(values, int64, cpu)` as the builder makes it
-    /// (`InsertFullArrayOperationForAttributeInput`).
-    pub fn full_int_array(&mut self, values: &[i64]) -> Result<Value, TranslateError> {
-        let def = self.op_def("pd_op.full_int_array")?;
-        let ctx = self.ctx();
-        let items: SmallVec<[Attribute; 8]> = values.iter().map(|&v| ctx.i64_attr(v)).collect();
-        let dict = ctx.dict_attr_sorted(&[
-            ("dtype", ctx.dtype_attr(DataType::Int64)),
-            ("place", ctx.place_attr(Place::cpu())),
-            ("stop_gradient", bool_array(ctx, true, 1)),
-            ("value", ctx.array_attr(&items)),
-        ]);
-        let ty = ctx.dense_tensor_type(DataType::Int64, &[values.len() as i64]);
-        let op = self.create_with_dict(def, &[], dict, &[Some(ty)])?;
-        Ok(self.program.op(op).result(0))
-    }
-
-    /// `pd_op.full([1], value, dtype, cpu)` as the builder makes it
-    /// (`InsertFullOperationForAttributeInput`).
-    pub fn full(&mut self, value: f32, dtype: DataType) -> Result<Value, TranslateError> {
-        self.full_shaped(&[1], value, dtype, Place::cpu())
-    }
-
-    /// `pd_op.full(shape, value, dtype, place)` as the builder makes it.
-    pub fn full_shaped(
-        &mut self,
-        shape: &[i64],
-        value: f32,
-        dtype: DataType,
-        place: Place,
-    ) -> Result<Value, TranslateError> {
-        let def = self.op_def("pd_op.full")?;
-        let ctx = self.ctx();
-        let dict = ctx.dict_attr_sorted(&[
-            ("dtype", ctx.dtype_attr(dtype)),
-            ("place", ctx.place_attr(place)),
-            ("shape", ctx.int_array_attr(shape)),
-            ("stop_gradient", bool_array(ctx, true, 1)),
-            ("value", ctx.f64_attr(f64::from(value))),
-        ]);
-        let ty = ctx.dense_tensor_type(dtype, shape);
-        let op = self.create_with_dict(def, &[], dict, &[Some(ty)])?;
-        Ok(self.program.op(op).result(0))
-    }
-
-    /// `DataOp::Build(name, shape, dtype, Place())` as the builder makes it, appended to the
-    /// block.
-    pub fn data(
-        &mut self,
-        name: &str,
-        dtype: DataType,
-        shape: &[i64],
-    ) -> Result<Value, TranslateError> {
-        let def = self.op_def("pd_op.data")?;
-        crate::program_translator::create_data_op(
-            self.program,
-            InsertPoint::BlockEnd(self.block),
-            def,
-            name,
-            dtype,
-            shape,
-        )
-        .map_err(|source| TranslateError::Ir {
-            at: Box::new(self.at()),
-            source,
-        })
-    }
-
-    /// `ReshapeOp::Build(x, shape)`: a `full_int_array` of `shape`, then `pd_op.reshape`.
-    pub fn reshape(&mut self, x: Value, shape: &[i64]) -> Result<Value, TranslateError> {
-        let s = self.full_int_array(shape)?;
-        let op = self.build("pd_op.reshape", &[Some(x), Some(s)], &[])?;
-        self.first_result(op)
-    }
-}
-
-/// `[v, v, ...]` (`n` times) as a bool array attribute.
-pub(crate) fn bool_array(ctx: &IrContext, v: bool, n: usize) -> Attribute {
-    let b = ctx.bool_attr(v);
-    let items: SmallVec<[Attribute; 8]> = std::iter::repeat_n(b, n).collect();
-    ctx.array_attr(&items)
-}
-
-/// Paddle's `PassStopGradientsDefaultly`: results stop gradients unless an operand's
-/// defining op records `stop_gradient = false` for it.
-pub(crate) fn default_stop_gradient(program: &Program, operands: &[Option<Value>]) -> bool {
-    let ctx = program.ctx();
-    for v in operands.iter().flatten() {
-        let pir_runtime::ValueDef::OpResult { op, index } = program.value_def(*v) else {
-            continue;
-        };
-        if let Some(AttrData::Array(items)) = program.op(op).attr_data("stop_gradient") {
-            if let Some(&a) = items.get(index as usize) {
-                if matches!(ctx.attr_data(a), AttrData::Bool(false)) {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-pub(crate) enum SliceError {
-    Unmapped,
-    Invalid(String),
-}
-
-/// `builtin.slice` of `name`'s vector element, appended to `block` and pushed for `name`.
-pub(crate) fn insert_slice<'a>(
-    program: &mut Program,
-    block: BlockId,
-    vars: &mut VariableMap<'a>,
-    name: &'a str,
-) -> Result<Value, SliceError> {
-    let info = *vars.get(name).ok_or(SliceError::Unmapped)?;
-    let ctx = program.ctx().clone();
-    let index = info.idx_in_vector;
-    let elem = match program.value_type(info.value).map(|t| ctx.type_data(t)) {
-        Some(TypeData::Vector(e)) => usize::try_from(index).ok().and_then(|i| e.get(i)).copied(),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        SliceError::Invalid(format!(
-            "variable `{name}` is recorded as element {index} of a vector value that has no such \
-             element"
-        ))
-    })?;
-    let attrs = ctx.dict_attr_sorted(&[("index", ctx.i32_attr(index))]);
-    let op = program
-        .create_op_at(
-            OperationArgs {
-                def: &builtin::SLICE_DEF,
-                operands: &[Some(info.value)],
-                attributes: attrs,
-                result_types: &[Some(elem)],
-                num_regions: 0,
-            },
-            InsertPoint::BlockEnd(block),
-        )
-        .map_err(|e| SliceError::Invalid(e.to_string()))?;
-    let v = program.op(op).result(0);
-    vars.push(name, VariableDefiningInfo::new(v));
-    Ok(v)
 }
 
 /// `slots` in Paddle's iteration order: `OpDesc::Inputs()` / `Outputs()` are `std::map`s,
@@ -719,15 +139,45 @@ pub fn is_inplace(op: &LegacyOp) -> bool {
     if SPECIAL_INPLACE_OPS.contains(&op.op_type.as_str()) {
         return true;
     }
-    op.input_arguments()
-        .any(|i| op.output_arguments().any(|o| o == i))
+    let inputs = ArgumentSet::new(&op.inputs);
+    op.output_arguments().any(|o| inputs.contains(o))
+}
+
+/// The argument names of an op's inputs or outputs, for membership tests: the slots are
+/// scanned when they hold a few names, hashed when they hold many (so a huge op stays linear).
+pub(crate) struct ArgumentSet<'a> {
+    slots: &'a [OpSlot],
+    hashed: Option<FxHashSet<&'a str>>,
+}
+
+impl<'a> ArgumentSet<'a> {
+    pub(crate) fn new(slots: &'a [OpSlot]) -> Self {
+        let count: usize = slots.iter().map(|s| s.arguments.len()).sum();
+        let hashed = (count > 16).then(|| {
+            slots
+                .iter()
+                .flat_map(|s| s.arguments.iter().map(String::as_str))
+                .collect()
+        });
+        ArgumentSet { slots, hashed }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        match &self.hashed {
+            Some(set) => set.contains(name),
+            None => self
+                .slots
+                .iter()
+                .any(|s| s.arguments.iter().any(|a| a == name)),
+        }
+    }
 }
 
 /// A translation handler for one legacy op type. Every method has Paddle's general behaviour
 /// as its default (see the [module documentation](self) for the stages); a special handler
 /// overrides the stages it needs.
 ///
-/// Register one with [`Translator::register_handler`]:
+/// Register one with [`Translator::register_handler`](crate::Translator::register_handler):
 ///
 /// ```
 /// use pir_translator::{OpContext, OpTranscriber, TranslateError, Translator};
@@ -750,11 +200,11 @@ pub trait OpTranscriber: Send + Sync {
         general::translate(self, cx)
     }
 
-    /// The registered ops translating `op` needs besides its target (which the unknown-op
+    /// The registered ops translating the op needs besides its target (which the unknown-op
     /// report finds with [`OpTranscriber::look_up`]): by default the `full` /
     /// `full_int_array` the general target's mutable attributes may need.
-    fn required_ops(&self, op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        general::required_ops(op, translator)
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        general::required_ops(cx)
     }
 
     /// Stage 1: the target op.
@@ -900,14 +350,14 @@ pub mod general {
 
     /// The general target name: `pd_op.` + the op_compat name, with `_` appended when the
     /// legacy op is in place; `custom_op.` instead of `pd_op.` when such an op is registered.
-    pub fn target_name(op: &LegacyOp, translator: &Translator) -> String {
-        let base = translator.compat().op_name(&op.op_type);
+    pub fn target_name(op: &LegacyOp, dialects: &TargetDialects) -> String {
+        let base = dialects.compat().op_name(&op.op_type);
         let suffix = if is_inplace(op) && !base.ends_with('_') {
             "_"
         } else {
             ""
         };
-        let ctx = translator.ctx();
+        let ctx = dialects.ctx();
         if ctx.has_dialect("custom_op") {
             let custom = format!("custom_op.{base}{suffix}");
             if ctx.op_def(&custom).is_some() {
@@ -919,16 +369,16 @@ pub mod general {
 
     /// Stage 1 (Paddle's `LookUpOpInfo`).
     pub fn look_up(cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        let name = target_name(cx.op, cx.translator);
+        let name = target_name(cx.op, cx.dialects);
         cx.op_def(&name)
     }
 
     /// The default of [`OpTranscriber::required_ops`]: `pd_op.full_int_array` / `pd_op.full`
     /// when the general target has IntArray / Scalar mutable attributes.
-    pub fn required_ops(op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        let name = target_name(op, translator);
+    pub fn required_ops(cx: &OpContext<'_, '_>) -> Vec<String> {
+        let name = target_name(cx.op, cx.dialects);
         let mut ops: Vec<String> = Vec::new();
-        if let Some(schema) = translator.ctx().op_def(&name).and_then(|d| d.schema) {
+        if let Some(schema) = cx.ctx().op_def(&name).and_then(|d| d.schema) {
             for input in schema.inputs.iter() {
                 if let InputKind::MutableAttribute(m) = &input.kind {
                     let helper = if m.kind == AttrKind::IntArray {
@@ -1083,7 +533,7 @@ pub mod general {
         };
         let attr = translate_legacy_attribute(cx.ctx(), kind, Some(value))
             .map_err(|e| attr_error(cx, e.to_string()))?;
-        let found = crate::attribute_translator::legacy_type_name(value);
+        let found = legacy_type_name(value);
         match (kind, attr.map(|a| cx.ctx().attr_data(a))) {
             (AttrKind::IntArray, Some(AttrData::IntArray(v))) => {
                 let v: SmallVec<[i64; 8]> = SmallVec::from_slice(v);
@@ -1111,6 +561,29 @@ pub mod general {
     ) -> Result<Outputs<'a>, TranslateError> {
         let op = cx.op;
         let mut out = Outputs::default();
+        // A vector output may name thousands of variables: past a few, find earlier
+        // mappings of a variable through an index instead of `Outputs::map`'s scan.
+        let mut index: FxHashMap<&'a str, usize> = FxHashMap::default();
+        let mut map = |out: &mut Outputs<'a>, var: &'a str, result: usize, idx: usize| {
+            if out.mapping.len() < 16 {
+                return out.map(var, result, idx);
+            }
+            if index.is_empty() {
+                index.extend(out.mapping.iter().enumerate().map(|(i, m)| (m.var, i)));
+            }
+            let m = OutputMapping {
+                var,
+                result,
+                idx_in_vector: idx,
+            };
+            match index.get(var) {
+                Some(&i) => out.mapping[i] = m,
+                None => {
+                    index.insert(var, out.mapping.len());
+                    out.mapping.push(m);
+                }
+            }
+        };
         for (i, spec) in target.schema.outputs.iter().enumerate() {
             let legacy = h.legacy_arg_name(cx, &spec.name);
             let Some(vars) = op.output(&legacy) else {
@@ -1129,7 +602,7 @@ pub mod general {
                 let var = cx.var_desc(single)?;
                 if var.kind == VarKind::DenseTensorArray {
                     out.types.push(Some(cx.var_type(single)?));
-                    out.map(single, i, 0);
+                    map(&mut out, single, i, 0);
                     continue;
                 }
             }
@@ -1138,7 +611,7 @@ pub mod general {
                     None => out.types.push(None),
                     Some(name) => {
                         out.types.push(Some(cx.var_type(name)?));
-                        out.map(name, i, 0);
+                        map(&mut out, name, i, 0);
                     }
                 }
                 continue;
@@ -1155,7 +628,7 @@ pub mod general {
                     });
                 }
                 elems.push(cx.var_type(name)?);
-                out.map(name, i, j);
+                map(&mut out, name, i, j);
             }
             out.types.push(Some(cx.ctx().vector_type(&elems)));
         }
@@ -1222,7 +695,7 @@ pub mod general {
             legacy: legacy.to_string(),
             problem,
         };
-        let found = crate::attribute_translator::legacy_type_name(value);
+        let found = legacy_type_name(value);
         match attr {
             Ok(Some(a)) if attribute_fits(cx.ctx(), spec.kind, cx.ctx().attr_data(a)) => Ok(a),
             Ok(_) => Err(error(format!(

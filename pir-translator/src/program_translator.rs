@@ -18,35 +18,45 @@
 //! Only block 0 is translated: control-flow ops (`conditional_block`, `while`) are refused with
 //! a located error.
 
-use pir_runtime::phi::{DataType, Place};
+use pir_legacy::{LegacyProgram, LegacyVar, Location, VarKind};
 use pir_runtime::{
-    builtin, AttrData, Attribute, BlockId, InsertPoint, IrContext, OpId, OperationArgs, Parameter,
-    Program, Value,
+    builtin, AttrData, Attribute, BlockId, InsertPoint, IrContext, OpId, Parameter, Program, Type,
+    Value,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
-use crate::error::Location;
+use crate::builders::{self, bool_array, SliceError};
+use crate::dialects::TargetDialects;
 use crate::handlers::UNSUPPORTED_OPS;
-use crate::op_translator::{
-    argument_names, bool_array, insert_slice, sorted_slots, OpContext, SliceError, VarIndex,
-    NO_CAST_VAR_NAMES,
-};
-use crate::program::{LegacyProgram, LegacyVar, VarKind};
+use crate::op_context::OpContext;
+use crate::op_translator::{argument_names, sorted_slots, ArgumentSet, NO_CAST_VAR_NAMES};
+use crate::registry::Handlers;
 use crate::translate_error::TranslateError;
-use crate::translator::{Translation, Translator};
 use crate::type_translator::{tensor_meta, translate_var_type};
+use crate::var_index::VarIndex;
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
 
 /// Legacy op types `SetParameterFromSingleBlock` skips.
 const NO_SET_PARAMETER_OPS: [&str; 2] = ["data", "feed"];
+
+/// The result of a translation.
+#[derive(Debug)]
+pub struct Translation {
+    /// The PIR program.
+    pub program: Program,
+    /// The variable map: each legacy variable and the values that defined it, oldest first
+    /// (Paddle's `VarDesc2Value`), in first-definition order.
+    pub variables: Vec<(String, Vec<VariableDefiningInfo>)>,
+}
 
 fn no_cast(name: &str) -> bool {
     NO_CAST_VAR_NAMES.contains(&name)
 }
 
 pub(crate) struct ProgramTranslator<'a> {
-    translator: &'a Translator,
+    dialects: &'a TargetDialects,
+    handlers: &'a Handlers,
     legacy: &'a LegacyProgram,
     var_index: VarIndex<'a>,
     program: Program,
@@ -59,9 +69,13 @@ pub(crate) struct ProgramTranslator<'a> {
 }
 
 impl<'a> ProgramTranslator<'a> {
-    pub(crate) fn new(translator: &'a Translator, legacy: &'a LegacyProgram) -> Self {
+    pub(crate) fn new(
+        dialects: &'a TargetDialects,
+        handlers: &'a Handlers,
+        legacy: &'a LegacyProgram,
+    ) -> Self {
         let num_ops: usize = legacy.blocks.iter().map(|b| b.ops.len()).sum();
-        let program = Program::with_capacity(translator.ctx(), num_ops * 3);
+        let program = Program::with_capacity(dialects.ctx(), num_ops * 3);
         let block = program.block();
         let candidates = legacy
             .global_block()
@@ -71,7 +85,8 @@ impl<'a> ProgramTranslator<'a> {
             .map(|v| (v.name.as_str(), v))
             .collect();
         ProgramTranslator {
-            translator,
+            dialects,
+            handlers,
             legacy,
             var_index: VarIndex::new(legacy),
             program,
@@ -83,7 +98,7 @@ impl<'a> ProgramTranslator<'a> {
     }
 
     fn ctx(&self) -> &'a IrContext {
-        self.translator.ctx()
+        self.dialects.ctx()
     }
 
     fn at_op(&self, op_index: usize) -> Location {
@@ -91,8 +106,8 @@ impl<'a> ProgramTranslator<'a> {
         Location::program().block(0).op(op_index, Some(&op.op_type))
     }
 
-    fn ir_error(at: Location) -> impl FnOnce(pir_runtime::IrError) -> TranslateError {
-        move |source| TranslateError::Ir {
+    fn ir_error(at: Location, source: pir_runtime::IrError) -> TranslateError {
+        TranslateError::Ir {
             at: Box::new(at),
             source,
         }
@@ -115,12 +130,16 @@ impl<'a> ProgramTranslator<'a> {
         })
     }
 
+    /// An empty set of block-0 variable names, sized for all of them.
+    fn name_set(&self) -> FxHashSet<&'a str> {
+        let capacity = self.legacy.global_block().vars.len();
+        FxHashSet::with_capacity_and_hasher(capacity, Default::default())
+    }
+
     /// Step 1: `builtin.parameter` for parameters read before written.
     fn get_parameters(&mut self) -> Result<(), TranslateError> {
         let legacy = self.legacy;
-        let capacity = legacy.global_block().vars.len();
-        let mut inner: FxHashSet<&'a str> =
-            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        let mut inner = self.name_set();
         for (i, op) in legacy.global_block().ops.iter().enumerate() {
             for name in argument_names(&op.inputs) {
                 if no_cast(name) {
@@ -138,31 +157,18 @@ impl<'a> ProgramTranslator<'a> {
                         var: name.to_string(),
                         problem: e.to_string(),
                     })?;
-                let ctx = self.ctx();
-                let attrs = ctx.dict_attr_sorted(&[("parameter_name", ctx.str_attr(name))]);
-                let op_id = self
-                    .program
-                    .create_op_at(
-                        OperationArgs {
-                            def: &builtin::PARAMETER_DEF,
-                            operands: &[],
-                            attributes: attrs,
-                            result_types: &[Some(ty)],
-                            num_regions: 0,
-                        },
-                        InsertPoint::BlockEnd(self.block),
-                    )
-                    .map_err(Self::ir_error(self.at_op(i)))?;
+                let op_id = builders::parameter_op(
+                    &mut self.program,
+                    InsertPoint::BlockEnd(self.block),
+                    &builtin::PARAMETER_DEF,
+                    name,
+                    &[],
+                    &[Some(ty)],
+                )
+                .map_err(|e| Self::ir_error(self.at_op(i), e))?;
                 let value = self.program.op(op_id).result(0);
                 self.vars.push(name, VariableDefiningInfo::new(value));
-                self.program.set_parameter(
-                    name,
-                    Parameter {
-                        bytes: Vec::new(),
-                        ty,
-                        is_mutable: true,
-                    },
-                );
+                self.record_parameter(name, ty);
                 self.visited.insert(name);
                 inner.insert(name);
             }
@@ -171,12 +177,20 @@ impl<'a> ProgramTranslator<'a> {
         Ok(())
     }
 
+    /// Records `name` as a (mutable) parameter of type `ty` of the program.
+    fn record_parameter(&mut self, name: &str, ty: Type) {
+        let parameter = Parameter {
+            bytes: Vec::new(),
+            ty,
+            is_mutable: true,
+        };
+        self.program.set_parameter(name, parameter);
+    }
+
     /// Step 2: `pd_op.data` (each at the front of the block) for the block's external inputs.
     fn insert_data_ops(&mut self) -> Result<(), TranslateError> {
         let legacy = self.legacy;
-        let capacity = legacy.global_block().vars.len();
-        let mut produced: FxHashSet<&'a str> =
-            FxHashSet::with_capacity_and_hasher(capacity, Default::default());
+        let mut produced = self.name_set();
         for (i, op) in legacy.global_block().ops.iter().enumerate() {
             for slot in sorted_slots(&op.inputs) {
                 if op.op_type == "transpose2_grad" && slot.parameter == "XShape" {
@@ -219,14 +233,15 @@ impl<'a> ProgramTranslator<'a> {
             var: var.name.clone(),
             problem: e.to_string(),
         })?;
-        let def = self.translator.ctx().op_def("pd_op.data").ok_or_else(|| {
-            TranslateError::MissingOps {
+        let def = self
+            .dialects
+            .op_def("pd_op.data")
+            .ok_or_else(|| TranslateError::MissingOps {
                 at: Box::new(at.clone()),
                 op_type: self.legacy.global_block().ops[op_index].op_type.clone(),
                 missing: vec!["pd_op.data".into()],
-            }
-        })?;
-        create_data_op(
+            })?;
+        builders::data_op(
             &mut self.program,
             InsertPoint::BlockStart(self.block),
             def,
@@ -234,7 +249,7 @@ impl<'a> ProgramTranslator<'a> {
             dtype,
             dims,
         )
-        .map_err(Self::ir_error(at))
+        .map_err(|e| Self::ir_error(at, e))
     }
 
     /// Step 3: every op of block 0 through its handler.
@@ -254,20 +269,20 @@ impl<'a> ProgramTranslator<'a> {
                     }
                 }
             }
-            let handler = self.translator.handler(&op.op_type);
             let mut cx = OpContext {
-                translator: self.translator,
+                dialects: self.dialects,
+                special_handler: self.handlers.is_special(&op.op_type),
                 legacy,
                 var_index: &self.var_index,
                 block_index: 0,
                 op_index: i,
                 op,
-                names: self.translator.compat().op_names(&op.op_type),
+                names: self.dialects.compat().op_names(&op.op_type),
                 program: &mut self.program,
                 block: self.block,
                 vars: &mut self.vars,
             };
-            handler.translate(&mut cx)?;
+            self.handlers.get(&op.op_type).translate(&mut cx)?;
         }
         Ok(())
     }
@@ -279,11 +294,12 @@ impl<'a> ProgramTranslator<'a> {
             if NO_SET_PARAMETER_OPS.contains(&op.op_type.as_str()) {
                 continue;
             }
+            let inputs = ArgumentSet::new(&op.inputs);
             for name in argument_names(&op.outputs) {
                 if !self.candidates.contains_key(name)
                     || self.visited.contains(name)
                     || !self.vars.contains(name)
-                    || op.input_arguments().any(|n| n == name)
+                    || inputs.contains(name)
                 {
                     continue;
                 }
@@ -291,47 +307,61 @@ impl<'a> ProgramTranslator<'a> {
                     continue;
                 };
                 if info.generated_by_vector {
-                    let v = insert_slice(&mut self.program, self.block, &mut self.vars, name)
-                        .map_err(|e| TranslateError::Invalid {
-                            at: Box::new(self.at_op(i)),
-                            message: match e {
-                                SliceError::Unmapped => format!("`{name}` is unmapped"),
-                                SliceError::Invalid(m) => m,
-                            },
-                        })?;
+                    let v =
+                        builders::insert_slice(&mut self.program, self.block, &mut self.vars, name)
+                            .map_err(|e| TranslateError::Invalid {
+                                at: Box::new(self.at_op(i)),
+                                message: match e {
+                                    SliceError::Unmapped => format!("`{name}` is unmapped"),
+                                    SliceError::Invalid(m) => m,
+                                },
+                            })?;
                     info = VariableDefiningInfo::new(v);
                 }
                 let Some(defining) = self.program.defining_op(info.value) else {
                     continue;
                 };
-                let ctx = self.ctx();
-                let attrs = ctx.dict_attr_sorted(&[("parameter_name", ctx.str_attr(name))]);
-                self.program
-                    .create_op_at(
-                        OperationArgs {
-                            def: &builtin::SET_PARAMETER_DEF,
-                            operands: &[Some(info.value)],
-                            attributes: attrs,
-                            result_types: &[],
-                            num_regions: 0,
-                        },
-                        InsertPoint::After(defining),
-                    )
-                    .map_err(Self::ir_error(self.at_op(i)))?;
+                builders::parameter_op(
+                    &mut self.program,
+                    InsertPoint::After(defining),
+                    &builtin::SET_PARAMETER_DEF,
+                    name,
+                    &[Some(info.value)],
+                    &[],
+                )
+                .map_err(|e| Self::ir_error(self.at_op(i), e))?;
                 if let Some(ty) = self.program.value_type(info.value) {
-                    self.program.set_parameter(
-                        name,
-                        Parameter {
-                            bytes: Vec::new(),
-                            ty,
-                            is_mutable: true,
-                        },
-                    );
+                    self.record_parameter(name, ty);
                 }
                 self.visited.insert(name);
             }
         }
         Ok(())
+    }
+
+    /// The declaration whose flags each mapped variable's values get, in the order they are
+    /// written. Paddle's passes run for every block in order, each taking the declaration
+    /// `FindVarRecursive` finds from that block, so the last block finding one decides (and,
+    /// for a value mapped to several variables, the variable written last).
+    fn flag_sources(&self) -> Vec<(&'a LegacyVar, &[VariableDefiningInfo])> {
+        let mapped = self.vars.iter().filter(|(name, _)| !no_cast(name));
+        if self.legacy.blocks.len() == 1 || self.vars.is_empty() {
+            return mapped
+                .filter_map(|(name, values)| Some((self.var_index.local(0, name)?, values)))
+                .collect();
+        }
+        let last = self.var_index.last_found();
+        let mut sources: Vec<(usize, &'a LegacyVar, &[VariableDefiningInfo])> = mapped
+            .filter_map(|(name, values)| {
+                let &(block, var) = last.get(name)?;
+                Some((block, var, values))
+            })
+            .collect();
+        sources.sort_by_key(|&(block, _, _)| block);
+        sources
+            .into_iter()
+            .map(|(_, var, values)| (var, values))
+            .collect()
     }
 
     /// Step 5: the `stop_gradient` and `persistable` arrays. Paddle runs one pass per flag and
@@ -351,33 +381,25 @@ impl<'a> ProgramTranslator<'a> {
             }
         };
         let mut order: Vec<OpId> = Vec::new();
-        for block in 0..self.legacy.blocks.len() {
-            for (name, values) in self.vars.iter() {
-                if no_cast(name) {
-                    continue;
-                }
-                let Some(var) = self.var_index.find(block, name) else {
+        for (var, values) in self.flag_sources() {
+            for info in values {
+                let pir_runtime::ValueDef::OpResult { op, index } =
+                    self.program.value_def(info.value)
+                else {
                     continue;
                 };
-                for info in values {
-                    let pir_runtime::ValueDef::OpResult { op, index } =
-                        self.program.value_def(info.value)
-                    else {
-                        continue;
-                    };
-                    let entry = flags.entry(op).or_insert_with(|| {
-                        order.push(op);
-                        (
-                            read(&self.program, op, "stop_gradient"),
-                            read(&self.program, op, "persistable"),
-                        )
-                    });
-                    if let Some(s) = entry.0.get_mut(index as usize) {
-                        *s = var.stop_gradient;
-                    }
-                    if let Some(p) = entry.1.get_mut(index as usize) {
-                        *p = var.persistable;
-                    }
+                let entry = flags.entry(op).or_insert_with(|| {
+                    order.push(op);
+                    (
+                        read(&self.program, op, "stop_gradient"),
+                        read(&self.program, op, "persistable"),
+                    )
+                });
+                if let Some(s) = entry.0.get_mut(index as usize) {
+                    *s = var.stop_gradient;
+                }
+                if let Some(p) = entry.1.get_mut(index as usize) {
+                    *p = var.persistable;
                 }
             }
         }
@@ -398,7 +420,7 @@ impl<'a> ProgramTranslator<'a> {
             drop(entries);
             self.program
                 .set_attributes(op, dict)
-                .map_err(Self::ir_error(Location::program()))?;
+                .map_err(|e| Self::ir_error(Location::program(), e))?;
         }
         Ok(())
     }
@@ -412,36 +434,4 @@ fn bools(ctx: &IrContext, v: &[bool]) -> Attribute {
         return bool_array(ctx, *b, 1);
     }
     ctx.bool_array_attr(v)
-}
-
-/// `DataOp::Build(name, shape, dtype, Place())` as the builder makes it (`stop_gradient` =
-/// `[true]`: a data op has no operands), inserted at `at`.
-pub(crate) fn create_data_op(
-    program: &mut Program,
-    at: InsertPoint,
-    def: &'static pir_runtime::OpDef,
-    name: &str,
-    dtype: DataType,
-    shape: &[i64],
-) -> Result<Value, pir_runtime::IrError> {
-    let ctx = program.ctx().clone();
-    let attrs = ctx.dict_attr_sorted(&[
-        ("dtype", ctx.dtype_attr(dtype)),
-        ("name", ctx.str_attr(name)),
-        ("place", ctx.place_attr(Place::default())),
-        ("shape", ctx.int_array_attr(shape)),
-        ("stop_gradient", bool_array(&ctx, true, 1)),
-    ]);
-    let ty = ctx.dense_tensor_type(dtype, shape);
-    let op = program.create_op_at(
-        OperationArgs {
-            def,
-            operands: &[],
-            attributes: attrs,
-            result_types: &[Some(ty)],
-            num_regions: 0,
-        },
-        at,
-    )?;
-    Ok(program.op(op).result(0))
 }

@@ -1,7 +1,8 @@
 //! [`TranslateError`]: why a legacy program could not be translated, located in the legacy
 //! program (block, op index and type, attribute).
 
-use crate::error::{DecodeError, Location};
+use pir_legacy::{DecodeError, Location};
+
 use crate::unknown_ops::UnknownOpReport;
 
 fn names(list: &[String]) -> String {

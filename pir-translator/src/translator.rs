@@ -1,20 +1,19 @@
-//! [`Translator`]: the entry point. It holds the IR context (whose registered dialects are the
-//! translation targets), the op_compat names of those dialects, and the op handlers by legacy
-//! op type.
+//! [`Translator`]: the entry point. It holds the target dialects (the IR context and their
+//! op_compat names) and the op handlers by legacy op type, and runs the block-level
+//! translation ([`crate::program_translator`]) or the unknown-op report.
 
 use std::sync::Arc;
 
+use pir_legacy::{DecodeError, LegacyProgram, Location};
 use pir_runtime::{IrContext, IrError, Program};
-use rustc_hash::FxHashMap;
 
-use crate::handlers::{builtin_handlers, UNSUPPORTED_OPS};
+use crate::dialects::TargetDialects;
 use crate::op_compat::OpCompatInfo;
-use crate::op_translator::{general::GeneralTranscriber, OpContext, OpTranscriber, VarIndex};
-use crate::program::LegacyProgram;
-use crate::program_translator::ProgramTranslator;
+use crate::op_translator::OpTranscriber;
+use crate::program_translator::{ProgramTranslator, Translation};
+use crate::registry::Handlers;
 use crate::translate_error::TranslateError;
-use crate::unknown_ops::UnknownOpReport;
-use crate::variable_map::{VariableDefiningInfo, VariableMap};
+use crate::unknown_ops::{self, UnknownOpReport};
 
 /// Options of [`Translator::translate_with`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,16 +21,6 @@ pub struct TranslateOptions {
     /// Check every op first and fail with [`TranslateError::UnknownOps`] listing all the ops
     /// that cannot be translated (instead of stopping at the first).
     pub report_unknown: bool,
-}
-
-/// The result of a translation.
-#[derive(Debug)]
-pub struct Translation {
-    /// The PIR program.
-    pub program: Program,
-    /// The variable map: each legacy variable and the values that defined it, oldest first
-    /// (Paddle's `VarDesc2Value`), in first-definition order.
-    pub variables: Vec<(String, Vec<VariableDefiningInfo>)>,
 }
 
 /// Translates legacy programs into the dialects registered in its context.
@@ -82,16 +71,14 @@ pub struct Translation {
 /// assert!(text.contains(r#""pd_op.relu" (%0) {persistable:[false],stop_gradient:[false]}"#), "{text}");
 /// ```
 pub struct Translator {
-    ctx: Arc<IrContext>,
-    compat: OpCompatInfo,
-    handlers: FxHashMap<String, Arc<dyn OpTranscriber>>,
-    general: Arc<dyn OpTranscriber>,
+    dialects: TargetDialects,
+    handlers: Handlers,
 }
 
 impl std::fmt::Debug for Translator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Translator")
-            .field("dialects", &self.ctx.dialects())
+            .field("dialects", &self.dialects.ctx().dialects())
             .field("handlers", &self.handlers.len())
             .finish_non_exhaustive()
     }
@@ -101,16 +88,9 @@ impl Translator {
     /// A translator into the dialects registered in `ctx` (register them first: the op_compat
     /// names are read from the registered ops now), with the built-in special handlers.
     pub fn new(ctx: Arc<IrContext>) -> Translator {
-        let compat = OpCompatInfo::from_context(&ctx);
-        let handlers = builtin_handlers()
-            .into_iter()
-            .map(|(n, h)| (n.to_string(), h))
-            .collect();
         Translator {
-            ctx,
-            compat,
-            handlers,
-            general: Arc::new(GeneralTranscriber),
+            dialects: TargetDialects::new(ctx),
+            handlers: Handlers::builtin(),
         }
     }
 
@@ -121,19 +101,24 @@ impl Translator {
         Ok(Translator::new(ctx))
     }
 
+    /// The target dialects: the IR context and the op_compat names.
+    pub fn dialects(&self) -> &TargetDialects {
+        &self.dialects
+    }
+
     /// The context programs are created in.
     pub fn ctx(&self) -> &Arc<IrContext> {
-        &self.ctx
+        self.dialects.ctx()
     }
 
     /// The op_compat names.
     pub fn compat(&self) -> &OpCompatInfo {
-        &self.compat
+        self.dialects.compat()
     }
 
     /// The op_compat names, mutably (to add names of ops registered after construction).
     pub fn compat_mut(&mut self) -> &mut OpCompatInfo {
-        &mut self.compat
+        self.dialects.compat_mut()
     }
 
     /// Registers `handler` for legacy op type `op_type`, replacing (and returning) any
@@ -143,17 +128,17 @@ impl Translator {
         op_type: impl Into<String>,
         handler: impl OpTranscriber + 'static,
     ) -> Option<Arc<dyn OpTranscriber>> {
-        self.handlers.insert(op_type.into(), Arc::new(handler))
+        self.handlers.register(op_type.into(), Arc::new(handler))
     }
 
     /// Whether a special handler is registered for `op_type`.
     pub fn has_special_handler(&self, op_type: &str) -> bool {
-        self.handlers.contains_key(op_type)
+        self.handlers.is_special(op_type)
     }
 
     /// The handler of `op_type`: its special handler, or the general one.
     pub fn handler(&self, op_type: &str) -> &dyn OpTranscriber {
-        self.handlers.get(op_type).unwrap_or(&self.general).as_ref()
+        self.handlers.get(op_type)
     }
 
     /// Decodes `.pdmodel` bytes and translates them.
@@ -165,9 +150,9 @@ impl Translator {
     /// Translates a legacy program, stopping at the first op that cannot be translated.
     pub fn translate(&self, legacy: &LegacyProgram) -> Result<Translation, TranslateError> {
         if legacy.blocks.is_empty() {
-            return Err(TranslateError::Decode(crate::error::DecodeError::NoBlocks));
+            return Err(TranslateError::Decode(DecodeError::NoBlocks));
         }
-        ProgramTranslator::new(self, legacy).run()
+        ProgramTranslator::new(&self.dialects, &self.handlers, legacy).run()
     }
 
     /// Translates with `options`.
@@ -190,57 +175,7 @@ impl Translator {
     /// ([`OpTranscriber::required_ops`]) are not registered, or it is an op the translator
     /// refuses. Problems other than missing ops (attributes, variables) are not reported here.
     pub fn unknown_ops(&self, legacy: &LegacyProgram) -> UnknownOpReport {
-        let mut report = UnknownOpReport::default();
-        let index = VarIndex::new(legacy);
-        let mut scratch = Program::new(&self.ctx);
-        let scratch_block = scratch.block();
-        let mut vars = VariableMap::new();
-        for block in &legacy.blocks {
-            for (i, op) in block.ops.iter().enumerate() {
-                let at = (block.idx, i);
-                if UNSUPPORTED_OPS.contains(&op.op_type.as_str()) {
-                    report.add(
-                        &op.op_type,
-                        false,
-                        vec![format!("a translation of `{}` (control flow)", op.op_type)],
-                        at,
-                    );
-                    continue;
-                }
-                let handler = self.handler(&op.op_type);
-                let cx = OpContext {
-                    translator: self,
-                    legacy,
-                    var_index: &index,
-                    block_index: block.idx,
-                    op_index: i,
-                    op,
-                    names: self.compat.op_names(&op.op_type),
-                    program: &mut scratch,
-                    block: scratch_block,
-                    vars: &mut vars,
-                };
-                let mut missing = match handler.look_up(&cx) {
-                    Err(TranslateError::UnknownOp { missing, .. })
-                    | Err(TranslateError::MissingOps { missing, .. }) => missing,
-                    _ => Vec::new(),
-                };
-                for name in handler.required_ops(op, self) {
-                    if self.ctx.op_def(&name).is_none() && !missing.contains(&name) {
-                        missing.push(name);
-                    }
-                }
-                if !missing.is_empty() {
-                    report.add(
-                        &op.op_type,
-                        self.has_special_handler(&op.op_type),
-                        missing,
-                        at,
-                    );
-                }
-            }
-        }
-        report
+        unknown_ops::report(&self.dialects, &self.handlers, legacy)
     }
 }
 
@@ -252,7 +187,7 @@ impl Translator {
 /// ```
 pub fn translate_to_pir(bytes: &[u8]) -> Result<Program, TranslateError> {
     let translator = Translator::with_pd_op().map_err(|source| TranslateError::Ir {
-        at: Box::new(crate::error::Location::program()),
+        at: Box::new(Location::program()),
         source,
     })?;
     Ok(translator.translate_bytes(bytes)?.program)

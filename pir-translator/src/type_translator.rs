@@ -12,7 +12,7 @@
 use pir_runtime::phi::DataType;
 use pir_runtime::{IrContext, Type};
 
-use crate::program::{LegacyVar, VarKind};
+use pir_legacy::{LegacyVar, VarKind};
 
 /// Why a variable has no IR type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

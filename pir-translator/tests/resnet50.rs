@@ -1,6 +1,6 @@
 //! The benchmark's ResNet-50-shaped program translates, verifies and has the expected shape.
 
-#[path = "../benches/resnet50.rs"]
+#[path = "../../pir-legacy/benches/resnet50.rs"]
 mod resnet50;
 
 #[test]

@@ -6,16 +6,15 @@
 //! legacy axis broadcasting: `r = rank(x) - axis - rank(y)`; `r <= 0` keeps `(x, y)`; else `y`
 //! becomes `[1]*axis ++ y ++ [1]*r` (static dims) or `concat(shape64(y), [1]*r)` (dynamic).
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::phi::DataType;
-use pir_runtime::{OpDef, OpId, Value};
+use pir_runtime::{OpDef, OpId};
 use smallvec::SmallVec;
 
 use crate::op_translator::{
     general, is_inplace, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
 
 /// The legacy `axis` (`-1` when absent).
@@ -24,24 +23,6 @@ fn axis(op: &LegacyOp) -> i32 {
         Some(AttrValue::Int(a)) => *a,
         _ => -1,
     }
-}
-
-fn single_dense<'a>(
-    cx: &mut OpContext<'a, '_>,
-    param: &str,
-) -> Result<(Value, SmallVec<[i64; 6]>), TranslateError> {
-    let args = cx.input(param);
-    let [name] = args else {
-        return Err(cx.invalid(format!(
-            "input `{param}` should have exactly 1 variable, got {}",
-            args.len()
-        )));
-    };
-    let value = cx.sliced_value(Param::input(param), name)?;
-    let dims = cx
-        .dense_dims(value)
-        .ok_or_else(|| cx.var_error(name, "expected a dense tensor value"))?;
-    Ok((value, dims))
 }
 
 /// The operands of an elementwise op with Paddle's axis handling.
@@ -54,8 +35,8 @@ pub fn elementwise_inputs<T: OpTranscriber + ?Sized>(
     if axis == -1 {
         return general::generate_inputs(h, cx, target);
     }
-    let (x, x_dims) = single_dense(cx, "X")?;
-    let (y, y_dims) = single_dense(cx, "Y")?;
+    let (x, x_dims) = cx.sliced_dense_input("X")?;
+    let (y, y_dims) = cx.sliced_dense_input("Y")?;
     let axis = if axis < 0 {
         axis + x_dims.len() as i32
     } else {
@@ -76,7 +57,7 @@ pub fn elementwise_inputs<T: OpTranscriber + ?Sized>(
         let y_shape = cx.first_result(shape_op)?;
         let ones: SmallVec<[i64; 8]> = std::iter::repeat_n(1, append as usize).collect();
         let ones = cx.full_int_array(&ones)?;
-        let parts = combine_values(cx, &[y_shape, ones])?;
+        let parts = cx.build_combine(&[y_shape, ones])?;
         let axis0 = cx.full(0.0, DataType::Int32)?;
         let concat = cx.build("pd_op.concat", &[Some(parts), Some(axis0)], &[])?;
         let new_shape = cx.first_result(concat)?;
@@ -84,39 +65,6 @@ pub fn elementwise_inputs<T: OpTranscriber + ?Sized>(
         cx.first_result(reshape)?
     };
     Ok(Operands::from_iter([Some(x), Some(y_new)]))
-}
-
-/// `builtin.combine` of values, as `pir::Builder::Build<CombineOp>` makes it.
-fn combine_values(cx: &mut OpContext<'_, '_>, values: &[Value]) -> Result<Value, TranslateError> {
-    let ctx = cx.ctx().clone();
-    let block = cx.block();
-    let mut b = pir_runtime::Builder::at_block_end(cx.program_mut(), block);
-    let v = pir_runtime::builtin::combine(&mut b, values).map_err(|source| TranslateError::Ir {
-        at: Box::new(cx.at()),
-        source,
-    })?;
-    let op = cx
-        .program()
-        .defining_op(v)
-        .ok_or_else(|| cx.invalid("combine has no op"))?;
-    let sg = crate::op_translator::default_stop_gradient(
-        cx.program(),
-        &values
-            .iter()
-            .map(|&v| Some(v))
-            .collect::<SmallVec<[_; 4]>>(),
-    );
-    cx.program_mut()
-        .set_attribute(
-            op,
-            "stop_gradient",
-            crate::op_translator::bool_array(&ctx, sg, 1),
-        )
-        .map_err(|source| TranslateError::Ir {
-            at: Box::new(cx.at()),
-            source,
-        })?;
-    Ok(v)
 }
 
 /// `elementwise_*` with axis handling; target from op_compat (`elementwise_add` → `pd_op.add`).
@@ -132,9 +80,9 @@ impl OpTranscriber for Elementwise {
         elementwise_inputs(self, cx, target)
     }
 
-    fn required_ops(&self, op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        let mut ops = general::required_ops(op, translator);
-        if axis(op) != -1 {
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        let mut ops = general::required_ops(cx);
+        if axis(cx.op()) != -1 {
             ops.extend(["pd_op.reshape", "pd_op.full_int_array"].map(String::from));
         }
         ops
@@ -160,8 +108,8 @@ impl OpTranscriber for GradAdd {
         cx.op_def(GradAdd::name(cx.op()))
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![GradAdd::name(op).to_string()]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        vec![GradAdd::name(cx.op()).to_string()]
     }
 
     fn generate_inputs(
@@ -189,23 +137,11 @@ impl OpTranscriber for ElementwiseGrad {
         if axis(cx.op()) == -1 {
             return Ok(());
         }
-        let y_grad = cx.output("Y@GRAD");
-        let [y_grad_name] = y_grad else {
-            if y_grad.is_empty() {
-                return Ok(());
-            }
-            return Err(cx.invalid(format!(
-                "output `Y@GRAD` should have exactly 1 variable, got {}",
-                y_grad.len()
-            )));
-        };
-        let Some(m) = outputs
-            .mapping
-            .iter()
-            .find(|m| m.var == y_grad_name.as_str())
-        else {
-            return Err(cx.invalid("the translated op does not produce `Y@GRAD`"));
-        };
+        if cx.output("Y@GRAD").is_empty() {
+            return Ok(());
+        }
+        let y_grad_name = cx.single_output("Y@GRAD")?;
+        let grad = outputs.value_of(cx, op, "Y@GRAD", y_grad_name)?;
         let [y_name, ..] = cx.input("Y") else {
             return Err(cx.invalid("input `Y` is missing"));
         };
@@ -213,9 +149,6 @@ impl OpTranscriber for ElementwiseGrad {
         let y_dims = cx
             .dense_dims(y)
             .ok_or_else(|| cx.var_error(y_name, "expected a dense tensor value"))?;
-        let Some(grad) = cx.program().op(op).get_result(m.result) else {
-            return Err(cx.invalid(format!("the translated op has no result {}", m.result)));
-        };
         let grad_dims = cx
             .dense_dims(grad)
             .ok_or_else(|| cx.var_error(y_grad_name, "expected a dense tensor result"))?;

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::phi::{AllocationType, Place};
 use pir_runtime::{builtin, OpDef};
 
@@ -11,9 +12,7 @@ use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
 use crate::op_translator::{
     argument_names, AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 
 fn int_attr_or(op: &LegacyOp, name: &str, default: i32) -> i32 {
     match op.attr(name) {
@@ -200,7 +199,7 @@ impl OpTranscriber for ShadowOutput {
         Ok(&builtin::SHADOW_OUTPUT_DEF)
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         vec!["builtin.shadow_output".into()]
     }
 }

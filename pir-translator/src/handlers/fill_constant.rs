@@ -4,15 +4,14 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::phi::{AllocationType, Place};
 use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, OpDef};
 
 use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, TargetOp};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 
 const TENSOR_INPUTS: [&str; 3] = ["ShapeTensor", "ShapeTensorList", "ValueTensor"];
 
@@ -34,8 +33,8 @@ impl OpTranscriber for FillConstant {
         cx.op_def("pd_op.full")
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        if has_tensor_input(op) {
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        if has_tensor_input(cx.op()) {
             vec!["pd_op.full_with_tensor".into()]
         } else {
             vec!["pd_op.full".into()]

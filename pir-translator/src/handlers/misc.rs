@@ -1,22 +1,22 @@
 //! Special handlers of the seed list whose target ops the dialect defines: `add_n` / `sum`,
-//! `cast`, `assign`, `lookup_table_v2` / `lookup_table` and `lookup_table_v2_grad`, `gather`,
+//! `cast`, `assign`, `lookup_table_v2` / `lookup_table` / `lookup_table_v2_grad`, `gather`,
 //! `slice`, and the legacy `matmul` (v1).
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp, VarKind};
 use pir_runtime::meta::Scalar;
 use pir_runtime::op_support::AttrArg;
 use pir_runtime::phi::DataType;
 use pir_runtime::pir_spec::{AttributeSpec, InputSpec};
 use pir_runtime::{Attribute, OpDef, OpId, Value};
 
+use super::copy_onednn_data_types;
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{
     general, is_inplace, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp, VarKind};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
 
 use super::defaults::DefaultAttr;
@@ -26,8 +26,9 @@ use super::defaults::DefaultAttr;
 pub struct AddN;
 
 impl AddN {
-    fn name(op: &LegacyOp, translator: &Translator) -> String {
-        let base = translator.compat().op_name(&op.op_type);
+    fn name(cx: &OpContext<'_, '_>) -> String {
+        let op = cx.op();
+        let base = cx.compat().op_name(&op.op_type);
         if is_inplace(op) {
             format!("pd_op.{base}_")
         } else {
@@ -38,11 +39,11 @@ impl AddN {
 
 impl OpTranscriber for AddN {
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def(&AddN::name(cx.op(), cx.translator()))
+        cx.op_def(&AddN::name(cx))
     }
 
-    fn required_ops(&self, op: &LegacyOp, translator: &Translator) -> Vec<String> {
-        vec![AddN::name(op, translator)]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        vec![AddN::name(cx)]
     }
 }
 
@@ -73,11 +74,7 @@ impl OpTranscriber for Cast {
         };
         let mut attrs = AttrList::new();
         attrs.push((Cow::Borrowed(static_name(spec)), attr));
-        for name in ["mkldnn_data_type", "onednn_data_type"] {
-            if let Some(AttrValue::String(s)) = cx.attr(name) {
-                attrs.push((Cow::Borrowed(name), ctx.str_attr(s)));
-            }
-        }
+        copy_onednn_data_types(cx, &mut attrs);
         Ok(attrs)
     }
 }
@@ -133,31 +130,42 @@ impl OpTranscriber for Assign {
     }
 }
 
-fn embedding_default(
-    cx: &mut OpContext<'_, '_>,
-    target: TargetOp,
-    spec: &'static AttributeSpec,
-) -> Result<Option<Attribute>, TranslateError> {
-    match &*spec.name {
-        "padding_idx" => Ok(Some(DefaultAttr::I64(-1).attribute(cx.ctx()))),
-        "sparse" => Ok(Some(DefaultAttr::Bool(false).attribute(cx.ctx()))),
-        _ => general::missing_attribute(cx, target, spec),
+/// `lookup_table_v2` / `lookup_table` → `pd_op.embedding` (Paddle's `EmbeddingOpTranscriber`),
+/// `lookup_table`'s output then squeezed at axis `-2`; `lookup_table_v2_grad` (`grad`) →
+/// `pd_op.embedding_sparse_grad` when `is_sparse`, else `pd_op.embedding_grad`
+/// (`EmbeddingGradOpTranscriber`). Both default `padding_idx` to `-1` and `sparse` to `false`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Embedding {
+    /// `lookup_table_v2_grad` rather than the forward ops.
+    pub grad: bool,
+}
+
+impl Embedding {
+    /// The target; `None` for a grad whose `is_sparse` is missing or not a BOOLEAN.
+    fn target(&self, op: &LegacyOp) -> Option<&'static str> {
+        if !self.grad {
+            return Some("pd_op.embedding");
+        }
+        match op.attr("is_sparse") {
+            Some(AttrValue::Bool(true)) => Some("pd_op.embedding_sparse_grad"),
+            Some(AttrValue::Bool(false)) => Some("pd_op.embedding_grad"),
+            _ => None,
+        }
     }
 }
 
-/// `lookup_table_v2` / `lookup_table` → `pd_op.embedding` (Paddle's
-/// `EmbeddingOpTranscriber`); `lookup_table`'s output is then squeezed at axis `-2`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Embedding;
-
 impl OpTranscriber for Embedding {
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def("pd_op.embedding")
+        let name = self
+            .target(cx.op())
+            .ok_or_else(|| cx.invalid("attribute `is_sparse` is missing or not a BOOLEAN"))?;
+        cx.op_def(name)
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        let mut ops = vec!["pd_op.embedding".to_string()];
-        if op.op_type == "lookup_table" {
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        let target = self.target(cx.op()).unwrap_or("pd_op.embedding_grad");
+        let mut ops = vec![target.to_string()];
+        if cx.op_type() == "lookup_table" {
             ops.extend(["pd_op.squeeze", "pd_op.full_int_array"].map(String::from));
         }
         ops
@@ -169,7 +177,11 @@ impl OpTranscriber for Embedding {
         target: TargetOp,
         spec: &'static AttributeSpec,
     ) -> Result<Option<Attribute>, TranslateError> {
-        embedding_default(cx, target, spec)
+        match &*spec.name {
+            "padding_idx" => Ok(Some(DefaultAttr::I64(-1).attribute(cx.ctx()))),
+            "sparse" => Ok(Some(DefaultAttr::Bool(false).attribute(cx.ctx()))),
+            _ => general::missing_attribute(cx, target, spec),
+        }
     }
 
     fn record_results<'a>(
@@ -182,53 +194,13 @@ impl OpTranscriber for Embedding {
         if cx.op_type() != "lookup_table" {
             return Ok(());
         }
-        let [out_name] = cx.output("Out") else {
-            return Err(cx.invalid("output `Out` should have exactly 1 variable"));
-        };
+        let out_name = cx.single_output("Out")?;
         let out = cx.value_info(Param::output("Out"), out_name)?.value;
         let axis = cx.full_int_array(&[-2])?;
         let squeeze = cx.build("pd_op.squeeze", &[Some(out), Some(axis)], &[])?;
         let v = cx.first_result(squeeze)?;
         cx.push(out_name, VariableDefiningInfo::new(v));
         Ok(())
-    }
-}
-
-/// `lookup_table_v2_grad` → `pd_op.embedding_sparse_grad` when `is_sparse`, else
-/// `pd_op.embedding_grad` (Paddle's `EmbeddingGradOpTranscriber`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct EmbeddingGrad;
-
-impl EmbeddingGrad {
-    fn name(op: &LegacyOp) -> Option<&'static str> {
-        match op.attr("is_sparse") {
-            Some(AttrValue::Bool(true)) => Some("pd_op.embedding_sparse_grad"),
-            Some(AttrValue::Bool(false)) => Some("pd_op.embedding_grad"),
-            _ => None,
-        }
-    }
-}
-
-impl OpTranscriber for EmbeddingGrad {
-    fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        let name = EmbeddingGrad::name(cx.op())
-            .ok_or_else(|| cx.invalid("attribute `is_sparse` is missing or not a BOOLEAN"))?;
-        cx.op_def(name)
-    }
-
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![EmbeddingGrad::name(op)
-            .unwrap_or("pd_op.embedding_grad")
-            .to_string()]
-    }
-
-    fn missing_attribute(
-        &self,
-        cx: &mut OpContext<'_, '_>,
-        target: TargetOp,
-        spec: &'static AttributeSpec,
-    ) -> Result<Option<Attribute>, TranslateError> {
-        embedding_default(cx, target, spec)
     }
 }
 
@@ -319,7 +291,7 @@ impl OpTranscriber for LegacyMatmul {
         cx.op_def("pd_op.matmul")
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
         vec!["pd_op.matmul".into()]
     }
 
@@ -349,15 +321,8 @@ impl OpTranscriber for LegacyMatmul {
         if (alpha - 1.0).abs() < 1e-6 {
             return Ok(());
         }
-        let [out_name] = cx.output("Out") else {
-            return Err(cx.invalid("output `Out` should have exactly 1 variable"));
-        };
-        let Some(m) = outputs.mapping.iter().find(|m| m.var == out_name.as_str()) else {
-            return Err(cx.invalid("the translated op does not produce `Out`"));
-        };
-        let Some(out) = cx.program().op(op).get_result(m.result) else {
-            return Err(cx.invalid("the translated op has no `out` result"));
-        };
+        let out_name = cx.single_output("Out")?;
+        let out = outputs.value_of(cx, op, "Out", out_name)?;
         let scale = cx.full(alpha, DataType::Float32)?;
         let scaled = cx.build(
             "pd_op.scale",

@@ -5,11 +5,11 @@
 //! |---|---|---|
 //! | `feed`, `fetch`/`fetch_v2`, `data`, `shadow_output` | [`Feed`], [`Fetch`], [`Data`], [`ShadowOutput`] | operands, attributes, result mapping |
 //! | `fill_constant` | [`FillConstant`] | `pd_op.full` from `shape`/`value`/`dtype`/`place_type` |
-//! | `mul`, `mul_grad` | [`Mul`], [`MulGrad`] | reshapes around `pd_op.matmul(_grad)` |
+//! | `mul`, `mul_grad` | [`Mul`] | reshapes around `pd_op.matmul(_grad)` |
 //! | `elementwise_*`, `elementwise_*_grad`, `grad_add` | [`Elementwise`], [`ElementwiseGrad`], [`GradAdd`] | legacy `axis` broadcasting |
 //! | `split` | [`Split`] | `split` / `split_with_num` |
-//! | `reshape2_grad`, `flatten_contiguous_range_grad`, `squeeze2_grad`, `unsqueeze2_grad` | [`WithXShapeGrad`], [`WithXShapeAndAxisGrad`] | `XShape` through a `pd_op.data` |
-//! | `sum`, `add_n`, `cast`, `assign`, `lookup_table(_v2)`, `lookup_table_v2_grad`, `gather`, `slice`, `matmul` | [`AddN`], [`Cast`], [`Assign`], [`Embedding`], [`EmbeddingGrad`], [`Gather`], [`Slice`], [`LegacyMatmul`] | see each |
+//! | `reshape2_grad`, `flatten_contiguous_range_grad`, `squeeze2_grad`, `unsqueeze2_grad` | [`WithXShapeGrad`] | `XShape` through a `pd_op.data` |
+//! | `sum`, `add_n`, `cast`, `assign`, `lookup_table(_v2)`, `lookup_table_v2_grad`, `gather`, `slice`, `matmul` | [`AddN`], [`Cast`], [`Assign`], [`Embedding`], [`Gather`], [`Slice`], [`LegacyMatmul`] | see each |
 //! | `batch_norm`, `conv2d`, `pool2d`, `scale`, `dropout`, `softmax`, ... | [`WithDefaults`] | defaults for missing attributes |
 //! | `assign_value`, `increment`, `one_hot_v2`, `reduce_all/any`, `rnn`, `tril_triu`, ... | [`NeedsOps`] | error: the dialect lacks the target op |
 
@@ -23,9 +23,12 @@ mod split;
 mod unsupported;
 mod xshape;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::op_translator::OpTranscriber;
+use pir_legacy::AttrValue;
+
+use crate::op_translator::{AttrList, OpContext, OpTranscriber};
 
 pub use defaults::{
     DefaultAttr, WithDefaults, ARGSORT, BATCH_NORM, CONV, DROPOUT, POOL, SCALE, SOFTMAX,
@@ -34,11 +37,21 @@ pub use defaults::{
 pub use elementwise::{elementwise_inputs, Elementwise, ElementwiseGrad, GradAdd};
 pub use feed_fetch::{Data, Feed, Fetch, ShadowOutput};
 pub use fill_constant::FillConstant;
-pub use misc::{AddN, Assign, Cast, Embedding, EmbeddingGrad, Gather, LegacyMatmul, Slice};
-pub use mul::{Mul, MulGrad};
+pub use misc::{AddN, Assign, Cast, Embedding, Gather, LegacyMatmul, Slice};
+pub use mul::Mul;
 pub use split::Split;
 pub use unsupported::{NeedsFn, NeedsOps};
-pub use xshape::{WithXShapeAndAxisGrad, WithXShapeGrad};
+pub use xshape::WithXShapeGrad;
+
+/// Copies the op's legacy oneDNN data-type attributes, as Paddle 3.3.1's oneDNN build does for
+/// `cast` and `split`.
+fn copy_onednn_data_types(cx: &OpContext<'_, '_>, attrs: &mut AttrList) {
+    for name in ["mkldnn_data_type", "onednn_data_type"] {
+        if let Some(AttrValue::String(s)) = cx.attr(name) {
+            attrs.push((Cow::Borrowed(name), cx.ctx().str_attr(s)));
+        }
+    }
+}
 
 /// Legacy op types Paddle's `ProgramTranslator` refuses (`unsupported_ops`).
 pub const UNSUPPORTED_OPS: [&str; 2] = ["conditional_block_grad", "while_grad"];
@@ -55,6 +68,14 @@ const ELEMENTWISE: [(&str, &str); 8] = [
     ("elementwise_floordiv", "elementwise_floordiv_grad"),
 ];
 
+/// The grads of legacy ops with an `XShape` output: `(op type, target, takes the axes)`.
+const XSHAPE_GRADS: [(&str, &str, bool); 4] = [
+    ("reshape2_grad", "pd_op.reshape_grad", false),
+    ("flatten_contiguous_range_grad", "pd_op.flatten_grad", false),
+    ("squeeze2_grad", "pd_op.squeeze_grad", true),
+    ("unsqueeze2_grad", "pd_op.unsqueeze_grad", true),
+];
+
 /// The handlers registered by default, by legacy op type.
 pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
     let mut h: Vec<(&'static str, Arc<dyn OpTranscriber>)> = vec![
@@ -64,17 +85,17 @@ pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
         ("data", Arc::new(Data)),
         ("shadow_output", Arc::new(ShadowOutput)),
         ("fill_constant", Arc::new(FillConstant)),
-        ("mul", Arc::new(Mul)),
-        ("mul_grad", Arc::new(MulGrad)),
+        ("mul", Arc::new(Mul { grad: false })),
+        ("mul_grad", Arc::new(Mul { grad: true })),
         ("split", Arc::new(Split)),
         ("grad_add", Arc::new(GradAdd)),
         ("add_n", Arc::new(AddN)),
         ("sum", Arc::new(AddN)),
         ("cast", Arc::new(Cast)),
         ("assign", Arc::new(Assign)),
-        ("lookup_table_v2", Arc::new(Embedding)),
-        ("lookup_table", Arc::new(Embedding)),
-        ("lookup_table_v2_grad", Arc::new(EmbeddingGrad)),
+        ("lookup_table_v2", Arc::new(Embedding { grad: false })),
+        ("lookup_table", Arc::new(Embedding { grad: false })),
+        ("lookup_table_v2_grad", Arc::new(Embedding { grad: true })),
         ("gather", Arc::new(Gather)),
         ("slice", Arc::new(Slice)),
         ("matmul", Arc::new(LegacyMatmul)),
@@ -93,31 +114,10 @@ pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
             Arc::new(SOFTMAX_WITH_CROSS_ENTROPY),
         ),
         ("argsort", Arc::new(ARGSORT)),
-        (
-            "reshape2_grad",
-            Arc::new(WithXShapeGrad {
-                target: "pd_op.reshape_grad",
-            }),
-        ),
-        (
-            "flatten_contiguous_range_grad",
-            Arc::new(WithXShapeGrad {
-                target: "pd_op.flatten_grad",
-            }),
-        ),
-        (
-            "squeeze2_grad",
-            Arc::new(WithXShapeAndAxisGrad {
-                target: "pd_op.squeeze_grad",
-            }),
-        ),
-        (
-            "unsqueeze2_grad",
-            Arc::new(WithXShapeAndAxisGrad {
-                target: "pd_op.unsqueeze_grad",
-            }),
-        ),
     ];
+    for (op, target, axes) in XSHAPE_GRADS {
+        h.push((op, Arc::new(WithXShapeGrad { target, axes })));
+    }
     for (fwd, grad) in ELEMENTWISE {
         h.push((fwd, Arc::new(Elementwise)));
         h.push((grad, Arc::new(ElementwiseGrad)));

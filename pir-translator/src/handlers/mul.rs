@@ -4,15 +4,14 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::AttrValue;
 use pir_runtime::{OpDef, OpId, Value};
 use smallvec::SmallVec;
 
 use crate::op_translator::{
     general, AttrList, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
 };
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::variable_map::VariableDefiningInfo;
 
 fn num_col_dims(cx: &OpContext<'_, '_>, name: &str, rank: usize) -> Result<usize, TranslateError> {
@@ -41,14 +40,6 @@ fn flattened(cx: &OpContext<'_, '_>, dims: &[i64], n: usize) -> Result<[i64; 2],
     Ok([product(cx, &dims[..n])?, product(cx, &dims[n..])?])
 }
 
-fn transpose_false(cx: &OpContext<'_, '_>) -> AttrList {
-    let f = cx.ctx().bool_attr(false);
-    AttrList::from_iter([
-        (Cow::Borrowed("transpose_x"), f),
-        (Cow::Borrowed("transpose_y"), f),
-    ])
-}
-
 struct Flattened {
     x: Value,
     y: Value,
@@ -68,45 +59,26 @@ fn flatten_x_y(cx: &mut OpContext<'_, '_>) -> Result<Flattened, TranslateError> 
     Ok(Flattened { x, y, x2, y2 })
 }
 
-/// `mul` → `reshape(X)`, `reshape(Y)`, `pd_op.matmul`, `reshape(out)`.
+/// `mul` → `reshape(X)`, `reshape(Y)`, `pd_op.matmul`, `reshape(out)`; `mul_grad` (`grad`)
+/// → reshapes of `X`, `Y`, `Out@GRAD`, `pd_op.matmul_grad`, and reshapes of the gradients
+/// back to the dims of `X` and `Y`.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Mul;
+pub struct Mul {
+    /// `mul_grad` rather than `mul`.
+    pub grad: bool,
+}
 
-impl OpTranscriber for Mul {
-    fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def("pd_op.matmul")
+impl Mul {
+    fn target(&self) -> &'static str {
+        if self.grad {
+            "pd_op.matmul_grad"
+        } else {
+            "pd_op.matmul"
+        }
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
-        ["pd_op.matmul", "pd_op.reshape", "pd_op.full_int_array"]
-            .map(String::from)
-            .to_vec()
-    }
-
-    fn translate_attributes(
-        &self,
-        cx: &mut OpContext<'_, '_>,
-        _: TargetOp,
-    ) -> Result<AttrList, TranslateError> {
-        Ok(transpose_false(cx))
-    }
-
-    fn generate_inputs(
-        &self,
-        cx: &mut OpContext<'_, '_>,
-        _: TargetOp,
-    ) -> Result<Operands, TranslateError> {
-        let f = flatten_x_y(cx)?;
-        Ok(Operands::from_iter([Some(f.x), Some(f.y)]))
-    }
-
-    fn record_results<'a>(
-        &self,
-        cx: &mut OpContext<'a, '_>,
-        op: OpId,
-        outputs: &Outputs<'a>,
-    ) -> Result<(), TranslateError> {
-        general::record_results(cx, op, outputs)?;
+    /// `Out` maps to `out` reshaped to `X`'s leading and `Y`'s trailing dims.
+    fn reshape_out(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
         let [out_name] = cx.output("Out") else {
             return Ok(());
         };
@@ -120,20 +92,42 @@ impl OpTranscriber for Mul {
         cx.push(out_name, VariableDefiningInfo::new(reshaped));
         Ok(())
     }
+
+    /// `X@GRAD` and `Y@GRAD` map to the gradients reshaped to the dims of `X` and `Y`.
+    fn reshape_grads<'a>(
+        &self,
+        cx: &mut OpContext<'a, '_>,
+        op: OpId,
+        outputs: &Outputs<'a>,
+    ) -> Result<(), TranslateError> {
+        for (grad, input) in [("X@GRAD", "X"), ("Y@GRAD", "Y")] {
+            if cx.output(grad).is_empty() {
+                continue;
+            }
+            let grad_name = cx.single_output(grad)?;
+            let value = outputs.value_of(cx, op, grad, grad_name)?;
+            let [input_name, ..] = cx.input(input) else {
+                return Err(cx.invalid(format!("input `{input}` is missing")));
+            };
+            let var = cx.var_desc(input_name)?;
+            let dims: SmallVec<[i64; 6]> = var
+                .shape()
+                .map(SmallVec::from_slice)
+                .ok_or_else(|| cx.var_error(input_name, "it has no tensor description"))?;
+            let reshaped = cx.reshape(value, &dims)?;
+            cx.push(grad_name, VariableDefiningInfo::new(reshaped));
+        }
+        Ok(())
+    }
 }
 
-/// `mul_grad` → reshapes of `X`, `Y`, `Out@GRAD`, `pd_op.matmul_grad`, and reshapes of the
-/// gradients back to the dims of `X` and `Y`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MulGrad;
-
-impl OpTranscriber for MulGrad {
+impl OpTranscriber for Mul {
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        cx.op_def("pd_op.matmul_grad")
+        cx.op_def(self.target())
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
-        ["pd_op.matmul_grad", "pd_op.reshape", "pd_op.full_int_array"]
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
+        [self.target(), "pd_op.reshape", "pd_op.full_int_array"]
             .map(String::from)
             .to_vec()
     }
@@ -143,7 +137,11 @@ impl OpTranscriber for MulGrad {
         cx: &mut OpContext<'_, '_>,
         _: TargetOp,
     ) -> Result<AttrList, TranslateError> {
-        Ok(transpose_false(cx))
+        let f = cx.ctx().bool_attr(false);
+        Ok(AttrList::from_iter([
+            (Cow::Borrowed("transpose_x"), f),
+            (Cow::Borrowed("transpose_y"), f),
+        ]))
     }
 
     fn generate_inputs(
@@ -152,9 +150,12 @@ impl OpTranscriber for MulGrad {
         _: TargetOp,
     ) -> Result<Operands, TranslateError> {
         let f = flatten_x_y(cx)?;
-        let (out_grad, _) = cx.dense_input("Out@GRAD")?;
-        let out_grad = cx.reshape(out_grad, &[f.x2[0], f.y2[1]])?;
-        Ok(Operands::from_iter([Some(f.x), Some(f.y), Some(out_grad)]))
+        let mut operands = Operands::from_iter([Some(f.x), Some(f.y)]);
+        if self.grad {
+            let (out_grad, _) = cx.dense_input("Out@GRAD")?;
+            operands.push(Some(cx.reshape(out_grad, &[f.x2[0], f.y2[1]])?));
+        }
+        Ok(operands)
     }
 
     fn record_results<'a>(
@@ -164,34 +165,10 @@ impl OpTranscriber for MulGrad {
         outputs: &Outputs<'a>,
     ) -> Result<(), TranslateError> {
         general::record_results(cx, op, outputs)?;
-        for (grad, input) in [("X@GRAD", "X"), ("Y@GRAD", "Y")] {
-            let grad_vars = cx.output(grad);
-            if grad_vars.is_empty() {
-                continue;
-            }
-            let [grad_name] = grad_vars else {
-                return Err(cx.invalid(format!(
-                    "output `{grad}` should have exactly 1 variable, got {}",
-                    grad_vars.len()
-                )));
-            };
-            let Some(m) = outputs.mapping.iter().find(|m| m.var == grad_name.as_str()) else {
-                return Err(cx.invalid(format!("the translated op does not produce `{grad}`")));
-            };
-            let [input_name, ..] = cx.input(input) else {
-                return Err(cx.invalid(format!("input `{input}` is missing")));
-            };
-            let var = cx.var_desc(input_name)?;
-            let dims: SmallVec<[i64; 6]> = var
-                .shape()
-                .map(SmallVec::from_slice)
-                .ok_or_else(|| cx.var_error(input_name, "it has no tensor description"))?;
-            let Some(value) = cx.program().op(op).get_result(m.result) else {
-                return Err(cx.invalid(format!("the translated op has no result {}", m.result)));
-            };
-            let reshaped = cx.reshape(value, &dims)?;
-            cx.push(grad_name, VariableDefiningInfo::new(reshaped));
+        if self.grad {
+            self.reshape_grads(cx, op, outputs)
+        } else {
+            self.reshape_out(cx)
         }
-        Ok(())
     }
 }

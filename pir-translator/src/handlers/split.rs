@@ -4,14 +4,14 @@
 
 use std::borrow::Cow;
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, OpDef};
 
+use super::copy_onednn_data_types;
 use crate::attribute_translator::{full_value_of, translate_attribute};
 use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 
 fn num(op: &LegacyOp) -> Option<i32> {
     match op.attr("num") {
@@ -40,8 +40,8 @@ impl OpTranscriber for Split {
         cx.op_def(target(cx.op()))
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        [target(op), "pd_op.full_int_array", "pd_op.full"]
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        [target(cx.op()), "pd_op.full_int_array", "pd_op.full"]
             .map(String::from)
             .to_vec()
     }
@@ -105,12 +105,7 @@ impl OpTranscriber for Split {
             attrs.push((Cow::Borrowed("num"), ctx.i32_attr(n)));
             return Ok(attrs);
         }
-        // Paddle 3.3.1's oneDNN build copies the legacy oneDNN data-type attributes.
-        for name in ["mkldnn_data_type", "onednn_data_type"] {
-            if let Some(AttrValue::String(s)) = cx.attr(name) {
-                attrs.push((Cow::Borrowed(name), ctx.str_attr(s)));
-            }
-        }
+        copy_onednn_data_types(cx, &mut attrs);
         Ok(attrs)
     }
 }

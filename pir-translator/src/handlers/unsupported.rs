@@ -2,12 +2,11 @@
 //! define: translating one is a clear error naming the op it needs
 //! ([`TranslateError::MissingOps`]), and the unknown-op report lists them.
 
+use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::OpDef;
 
 use crate::op_translator::{OpContext, OpTranscriber};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 
 /// A legacy op whose translation needs ops the dialect lacks; `needs` picks them for one op
 /// (e.g. `tril_triu` needs `pd_op.tril` or `pd_op.triu` by its `lower` attribute).
@@ -17,14 +16,22 @@ pub struct NeedsOps {
     pub needs: NeedsFn,
 }
 
-impl OpTranscriber for NeedsOps {
-    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
+impl NeedsOps {
+    /// The ops the op needs, and those of them the dialect lacks.
+    fn needs(&self, cx: &OpContext<'_, '_>) -> (Vec<&'static str>, Vec<String>) {
         let needs = (self.needs)(cx.op());
-        let missing: Vec<String> = needs
+        let missing = needs
             .iter()
             .filter(|n| cx.ctx().op_def(n).is_none())
             .map(|n| n.to_string())
             .collect();
+        (needs, missing)
+    }
+}
+
+impl OpTranscriber for NeedsOps {
+    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
+        let (needs, missing) = self.needs(cx);
         if missing.is_empty() {
             return Err(cx.invalid(format!(
                 "the translation of `{}` into {} is not implemented",
@@ -36,29 +43,36 @@ impl OpTranscriber for NeedsOps {
     }
 
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
-        let needs = (self.needs)(cx.op());
-        let missing: Vec<String> = needs
-            .iter()
-            .filter(|n| cx.ctx().op_def(n).is_none())
-            .map(|n| n.to_string())
-            .collect();
+        let (needs, missing) = self.needs(cx);
         match needs.first() {
             Some(first) if missing.is_empty() => cx.op_def(first),
             _ => Err(cx.missing_ops(missing)),
         }
     }
 
-    fn required_ops(&self, op: &LegacyOp, _: &Translator) -> Vec<String> {
-        (self.needs)(op).into_iter().map(String::from).collect()
+    fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
+        (self.needs)(cx.op())
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 }
 
-fn lower(op: &LegacyOp) -> bool {
-    matches!(op.attr("lower"), Some(AttrValue::Bool(true)))
+/// `lower` when the op's `lower` attribute is true, else `upper`.
+fn by_lower(op: &LegacyOp, lower: &'static str, upper: &'static str) -> Vec<&'static str> {
+    let is_lower = matches!(op.attr("lower"), Some(AttrValue::Bool(true)));
+    vec![if is_lower { lower } else { upper }]
 }
 
-fn has_input(op: &LegacyOp, name: &str) -> bool {
-    op.input(name).is_some_and(|v| !v.is_empty())
+/// `with` when the op has arguments for input `input`, else `without`.
+fn by_input(
+    op: &LegacyOp,
+    input: &str,
+    with: &'static str,
+    without: &'static str,
+) -> Vec<&'static str> {
+    let has = op.input(input).is_some_and(|v| !v.is_empty());
+    vec![if has { with } else { without }]
 }
 
 /// The ops a legacy op needs, chosen from its inputs and attributes.
@@ -72,26 +86,17 @@ pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
     ("reduce_all", |_| vec!["pd_op.all"]),
     ("reduce_any", |_| vec!["pd_op.any"]),
     ("rnn", |_| vec!["pd_op.rnn"]),
-    ("tril_triu", |op| {
-        vec![if lower(op) {
-            "pd_op.tril"
-        } else {
-            "pd_op.triu"
-        }]
-    }),
+    ("tril_triu", |op| by_lower(op, "pd_op.tril", "pd_op.triu")),
     ("tril_triu_grad", |op| {
-        vec![if lower(op) {
-            "pd_op.tril_grad"
-        } else {
-            "pd_op.triu_grad"
-        }]
+        by_lower(op, "pd_op.tril_grad", "pd_op.triu_grad")
     }),
     ("set_value", |op| {
-        vec![if has_input(op, "ValueTensor") {
-            "pd_op.set_value_with_tensor"
-        } else {
-            "pd_op.set_value"
-        }]
+        by_input(
+            op,
+            "ValueTensor",
+            "pd_op.set_value_with_tensor",
+            "pd_op.set_value",
+        )
     }),
     ("set_value_grad", |_| {
         vec!["pd_op.set_value_with_tensor_grad"]
@@ -100,25 +105,20 @@ pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
     ("range", |_| vec!["pd_op.arange"]),
     ("randint", |_| vec!["pd_op.randint"]),
     ("repeat_interleave", |op| {
-        vec![if has_input(op, "RepeatsTensor") {
-            "pd_op.repeat_interleave_with_tensor_index"
-        } else {
-            "pd_op.repeat_interleave"
-        }]
+        let with = "pd_op.repeat_interleave_with_tensor_index";
+        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave")
     }),
     ("repeat_interleave_grad", |op| {
-        vec![if has_input(op, "RepeatsTensor") {
-            "pd_op.repeat_interleave_with_tensor_index_grad"
-        } else {
-            "pd_op.repeat_interleave_grad"
-        }]
+        let with = "pd_op.repeat_interleave_with_tensor_index_grad";
+        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave_grad")
     }),
     ("matrix_rank", |op| {
-        vec![if has_input(op, "TolTensor") {
-            "pd_op.matrix_rank_tol"
-        } else {
-            "pd_op.matrix_rank"
-        }]
+        by_input(
+            op,
+            "TolTensor",
+            "pd_op.matrix_rank_tol",
+            "pd_op.matrix_rank",
+        )
     }),
     ("select_input", |_| vec!["pd_op.select_input"]),
     ("select_output", |_| vec!["pd_op.select_output"]),

@@ -8,12 +8,12 @@
 //! built (result types inferred) from that value and `Out@GRAD` (and the axes for
 //! (un)squeeze), and `X@GRAD` is mapped to its result.
 
+use pir_legacy::AttrValue;
 use pir_runtime::{OpId, Value};
+use smallvec::SmallVec;
 
 use crate::op_translator::{OpContext, OpTranscriber, Param};
-use crate::program::{AttrValue, LegacyOp};
 use crate::translate_error::TranslateError;
-use crate::translator::Translator;
 use crate::type_translator::tensor_meta;
 use crate::variable_map::VariableDefiningInfo;
 
@@ -89,48 +89,35 @@ fn finish(cx: &mut OpContext<'_, '_>, op: OpId) -> Result<(), TranslateError> {
 }
 
 /// `reshape2_grad` → `pd_op.reshape_grad`, `flatten_contiguous_range_grad` →
-/// `pd_op.flatten_grad`.
+/// `pd_op.flatten_grad`; with `axes` (Paddle's `WithXShapeAndAxisGradOpTranscriber`),
+/// `squeeze2_grad` → `pd_op.squeeze_grad`, `unsqueeze2_grad` → `pd_op.unsqueeze_grad`, the axes
+/// being the third operand.
 #[derive(Clone, Copy, Debug)]
 pub struct WithXShapeGrad {
     /// The grad op to build (`pd_op.reshape_grad`).
     pub target: &'static str,
+    /// Whether the grad op takes the axes (`AxesTensor`, `AxesTensorList` or `axes`).
+    pub axes: bool,
 }
 
 impl OpTranscriber for WithXShapeGrad {
     fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
         cx.op_def(self.target)?;
         let (x, out_grad) = x_and_out_grad(cx)?;
-        let op = cx.build(self.target, &[Some(x), Some(out_grad)], &[])?;
+        let mut operands: SmallVec<[Option<Value>; 3]> =
+            SmallVec::from_slice(&[Some(x), Some(out_grad)]);
+        if self.axes {
+            operands.push(Some(axes(cx)?));
+        }
+        let op = cx.build(self.target, &operands, &[])?;
         finish(cx, op)
     }
 
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![self.target.into(), "pd_op.data".into()]
-    }
-}
-
-/// `squeeze2_grad` → `pd_op.squeeze_grad`, `unsqueeze2_grad` → `pd_op.unsqueeze_grad` (with
-/// the axes as third operand).
-#[derive(Clone, Copy, Debug)]
-pub struct WithXShapeAndAxisGrad {
-    /// The grad op to build (`pd_op.unsqueeze_grad`).
-    pub target: &'static str,
-}
-
-impl OpTranscriber for WithXShapeAndAxisGrad {
-    fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
-        cx.op_def(self.target)?;
-        let (x, out_grad) = x_and_out_grad(cx)?;
-        let axis = axes(cx)?;
-        let op = cx.build(self.target, &[Some(x), Some(out_grad), Some(axis)], &[])?;
-        finish(cx, op)
-    }
-
-    fn required_ops(&self, _: &LegacyOp, _: &Translator) -> Vec<String> {
-        vec![
-            self.target.into(),
-            "pd_op.data".into(),
-            "pd_op.full_int_array".into(),
-        ]
+    fn required_ops(&self, _: &OpContext<'_, '_>) -> Vec<String> {
+        let mut ops = vec![self.target.into(), "pd_op.data".into()];
+        if self.axes {
+            ops.push("pd_op.full_int_array".into());
+        }
+        ops
     }
 }

@@ -10,7 +10,7 @@
 //! and `feed`/`fetch` carry an `op_callstack`, as in real inference models.
 #![allow(dead_code)]
 
-use pir_translator::proto::{self, op_desc, var_type::Type as VT, AttrType};
+use pir_legacy::proto::{self, op_desc, var_type::Type as VT, AttrType};
 use prost::Message;
 
 struct Builder {

@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use pir_runtime::phi::DataType;
-use pir_translator::proto::{self, op_desc, var_type, AttrType};
-use pir_translator::{decode_program, AttrValue, DecodeError, LegacyProgram, VarDetail, VarKind};
+use pir_legacy::proto::{self, op_desc, var_type, AttrType};
+use pir_legacy::{AttrValue, DecodeError, LegacyProgram, VarDetail, VarKind};
+use pir_spec::phi::DataType;
 use prost::Message;
 use serde_json::Value;
 
@@ -272,7 +272,7 @@ fn same_attr_value(value: &AttrValue, j: &Value) -> bool {
     }
 }
 
-fn compare_slots(what: &str, decoded: &[pir_translator::OpSlot], json: &Value) {
+fn compare_slots(what: &str, decoded: &[pir_legacy::OpSlot], json: &Value) {
     let json = json
         .as_object()
         .unwrap_or_else(|| panic!("{what}: not an object"));
@@ -484,14 +484,10 @@ fn fixtures_match_paddle_ops_json() {
         total_attrs += compare_fixture(name, &program, &json, extras.as_ref());
         total_ops += program.blocks.iter().map(|b| b.ops.len()).sum::<usize>();
 
-        // The validated ProgramDesc is what a plain prost decode gives, and it re-encodes to the
-        // very bytes Paddle wrote (same field numbers, order, proto2 unpacked repeated fields).
-        let desc = decode_program(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            desc,
-            proto::ProgramDesc::decode(bytes.as_slice()).unwrap(),
-            "{name}"
-        );
+        // The message model matches Paddle's: prost's reading of the file re-encodes to the very
+        // bytes Paddle wrote (same field numbers, order, proto2 unpacked repeated fields), and
+        // the program those messages make is the one decoded.
+        let desc = proto::ProgramDesc::decode(bytes.as_slice()).unwrap();
         assert!(
             desc.encode_to_vec() == bytes,
             "{name}: re-encoding differs from Paddle's bytes"
@@ -548,16 +544,15 @@ fn fixture_details_not_in_the_json_dump() {
 // Robustness: no input makes decoding panic
 // ---------------------------------------------------------------------------------------------
 
-/// Decodes `bytes` both ways; the two entry points must agree on success.
-fn decode_both(bytes: &[u8]) -> Result<LegacyProgram, DecodeError> {
+/// Decodes `bytes`; a program decoded must be valid protobuf to prost too, and have its blocks
+/// in place.
+fn decode_checked(bytes: &[u8]) -> Result<LegacyProgram, DecodeError> {
     let view = LegacyProgram::decode(bytes);
-    let desc = decode_program(bytes);
-    assert_eq!(
-        view.is_ok(),
-        desc.is_ok(),
-        "decode_program and LegacyProgram::decode disagree"
-    );
     if let Ok(program) = &view {
+        assert!(
+            proto::ProgramDesc::decode(bytes).is_ok(),
+            "decoded, but prost rejects the wire data"
+        );
         assert!(!program.blocks.is_empty());
         for (i, block) in program.blocks.iter().enumerate() {
             assert_eq!(block.idx, i);
@@ -595,7 +590,7 @@ fn truncated_fixtures_error_or_decode_never_panic() {
         offsets.extend((0..len).step_by((len / 300).max(1)));
         let mut errors = 0;
         for &cut in &offsets {
-            match decode_both(&bytes[..cut]) {
+            match decode_checked(&bytes[..cut]) {
                 Ok(_) => {}
                 Err(e) => {
                     errors += 1;
@@ -608,7 +603,7 @@ fn truncated_fixtures_error_or_decode_never_panic() {
             "{name}: most truncations must be errors"
         );
         // Cutting into the only block is always an error, located at the program level.
-        let err = decode_both(&bytes[..len / 2]).unwrap_err();
+        let err = decode_checked(&bytes[..len / 2]).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -649,7 +644,7 @@ fn flipped_bytes_error_or_decode_never_panic() {
                 };
                 mutated[at] ^= mask;
             }
-            match decode_both(&mutated) {
+            match decode_checked(&mutated) {
                 Ok(_) => ok += 1,
                 Err(_) => err += 1,
             }
@@ -666,11 +661,11 @@ fn arbitrary_bytes_never_panic() {
     for len in [0usize, 1, 2, 3, 7, 16, 100, 1000] {
         for _ in 0..200 {
             let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-            let _ = decode_both(&bytes);
+            let _ = decode_checked(&bytes);
         }
     }
-    assert!(matches!(decode_both(&[]), Err(DecodeError::NoBlocks)));
-    assert!(decode_both(&[0xff; 64]).is_err());
+    assert!(matches!(decode_checked(&[]), Err(DecodeError::NoBlocks)));
+    assert!(decode_checked(&[0xff; 64]).is_err());
 }
 
 #[test]
@@ -700,7 +695,7 @@ fn corruption_inside_an_op_is_located() {
     // An unknown attribute type.
     let mut unknown_type = bytes.clone();
     unknown_type[pos + 10] = 99;
-    let err = decode_both(&unknown_type).unwrap_err();
+    let err = decode_checked(&unknown_type).unwrap_err();
     assert!(
         matches!(err, DecodeError::UnknownEnumValue { value: 99, .. }),
         "{err}"
@@ -713,7 +708,7 @@ fn corruption_inside_an_op_is_located() {
     // The type tag says INT but only `f` is set.
     let mut wrong_type = bytes.clone();
     wrong_type[pos + 10] = AttrType::Int as u8;
-    let err = decode_both(&wrong_type).unwrap_err();
+    let err = decode_checked(&wrong_type).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!("{at}: attribute declared as INT has no `i` value")
@@ -722,11 +717,50 @@ fn corruption_inside_an_op_is_located() {
     // An invalid wire type (6) for the value field.
     let mut bad_wire = bytes.clone();
     bad_wire[pos + 11] = 0x26;
-    let err = decode_both(&bad_wire).unwrap_err();
+    let err = decode_checked(&bad_wire).unwrap_err();
     assert!(
         err.to_string()
             .starts_with(&format!("{at}: malformed `OpDesc.Attr` protobuf data")),
         "{err}"
+    );
+}
+
+/// A length-delimited field `field` holding `payload` (lengths below 128).
+fn len_field(field: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() < 128);
+    let mut out = vec![(field << 3) | 2, payload.len() as u8];
+    out.extend_from_slice(payload);
+    out
+}
+
+#[test]
+fn malformed_attribute_bytes_are_located_in_their_field() {
+    let attr = op_desc::Attr {
+        name: Some("epsilon".into()),
+        r#type: Some(AttrType::Float as i32),
+        f: Some(1e-5),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    // Cut the float in half: the name survives, the value does not.
+    let mut op = proto::OpDesc {
+        r#type: Some("batch_norm".into()),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    op.extend(len_field(4, &attr[..attr.len() - 2]));
+    let mut block = proto::BlockDesc {
+        idx: Some(0),
+        parent_idx: Some(-1),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    block.extend(len_field(4, &op));
+    let err = decode_checked(&len_field(1, &block)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "block 0, op 0 (`batch_norm`), attribute 0 (`epsilon`): malformed `OpDesc.Attr` \
+         protobuf data: `OpDesc.Attr.f` (field 4): the data ends inside a value"
     );
 }
 
@@ -792,7 +826,7 @@ fn op_with(attrs: Vec<op_desc::Attr>) -> proto::OpDesc {
 
 fn check(desc: &proto::ProgramDesc) -> Result<LegacyProgram, DecodeError> {
     let bytes = desc.encode_to_vec();
-    decode_both(&bytes)
+    decode_checked(&bytes)
 }
 
 #[test]
@@ -886,7 +920,7 @@ fn every_attribute_kind_round_trips() {
     });
     let program = check(&desc).unwrap();
     let op = &program.global_block().ops[0];
-    use pir_translator::ScalarValue;
+    use pir_legacy::ScalarValue;
     let expected = [
         ("i", AttrValue::Int(-3)),
         ("f", AttrValue::Float(0.5)),
@@ -934,7 +968,7 @@ fn every_attribute_kind_round_trips() {
 
 #[test]
 fn every_data_type_code_maps() {
-    use pir_translator::{data_type_to_phi, phi_to_data_type};
+    use pir_legacy::{data_type_to_phi, phi_to_data_type};
     let mut mapped = 0;
     for dtype in DataType::ALL {
         if let Some(code) = phi_to_data_type(dtype) {
@@ -1255,7 +1289,7 @@ fn packed_repeated_fields_are_accepted() {
     block_bytes.extend(&op_bytes);
     let mut bytes = vec![0x0a, block_bytes.len() as u8];
     bytes.extend(&block_bytes);
-    let program = decode_both(&bytes).unwrap();
+    let program = decode_checked(&bytes).unwrap();
     assert_eq!(program.global_block().parent, None);
     assert_eq!(
         program.global_block().ops[0].attr("a"),

@@ -1,22 +1,24 @@
-//! Hand-written `prost` messages for Paddle's legacy program format.
+//! The messages of Paddle's legacy program format, as hand-written `prost` messages: the way to
+//! *write* a program (tests, benchmarks and tools build programs with them and encode them).
+//! Reading is [`LegacyProgram::decode`](crate::LegacyProgram::decode), which decodes the wire
+//! data straight into the typed model.
 //!
 //! These mirror the `paddle.framework.proto` schema (`framework.proto`, proto2) field by field:
 //! same message nesting, same field numbers, same scalar kinds. Two deliberate choices:
 //!
-//! * **`required` fields are modelled as `Option`**. prost has no notion of proto2 presence for
-//!   required fields (it would silently substitute a default), so they are declared `optional`
-//!   here and [`crate::decode_program`] reports a missing one as
+//! * **`required` fields are modelled as `Option`**, so that a message missing one can be
+//!   written; the decoder reports it as
 //!   [`DecodeError::MissingField`](crate::DecodeError::MissingField), exactly where Paddle's own
 //!   `ParseFromString` would reject the message.
 //! * **Repeated scalars are unpacked** (`packed = "false"`), proto2's default and what Paddle
-//!   writes. Decoding accepts both the packed and the unpacked encoding.
+//!   writes. The decoder accepts both the packed and the unpacked encoding.
 //!
-//! Enum-typed fields are stored as raw `i32` (as prost does), so an unknown value survives
-//! decoding and is reported by validation
-//! ([`DecodeError::UnknownEnumValue`](crate::DecodeError::UnknownEnumValue)).
+//! Enum-typed fields are raw `i32`s, so a message can hold a value the schema does not define
+//! (the decoder reports it as
+//! [`DecodeError::UnknownEnumValue`](crate::DecodeError::UnknownEnumValue)).
 //!
 //! ```
-//! use pir_translator::proto::{ProgramDesc, BlockDesc};
+//! use pir_legacy::proto::{ProgramDesc, BlockDesc};
 //! use prost::Message;
 //!
 //! let program = ProgramDesc {
@@ -24,7 +26,8 @@
 //!     ..Default::default()
 //! };
 //! let bytes = program.encode_to_vec();
-//! assert_eq!(ProgramDesc::decode(bytes.as_slice()).unwrap(), program);
+//! let decoded = pir_legacy::LegacyProgram::decode(&bytes).unwrap();
+//! assert_eq!(decoded.global_block().parent, None);
 //! ```
 
 /// `Version`: the framework version that wrote the program (e.g. `3003001` for 3.3.1).
@@ -82,7 +85,7 @@ impl AttrType {
     /// spell `BOOLEAN` as `BOOL`).
     ///
     /// ```
-    /// assert_eq!(pir_translator::proto::AttrType::Longs.proto_name(), "LONGS");
+    /// assert_eq!(pir_legacy::proto::AttrType::Longs.proto_name(), "LONGS");
     /// ```
     pub const fn proto_name(self) -> &'static str {
         match self {
@@ -453,7 +456,7 @@ pub mod var_type {
         /// The upper-case name used by `framework.proto` (`DENSE_TENSOR`, `FP32`, ...).
         ///
         /// ```
-        /// use pir_translator::proto::var_type::Type;
+        /// use pir_legacy::proto::var_type::Type;
         /// assert_eq!(Type::FeedMinibatch.proto_name(), "FEED_MINIBATCH");
         /// ```
         pub const fn proto_name(self) -> &'static str {
@@ -500,7 +503,7 @@ pub mod var_type {
         /// than a variable kind. Only these are legal in [`TensorDesc::data_type`].
         ///
         /// ```
-        /// use pir_translator::proto::var_type::Type;
+        /// use pir_legacy::proto::var_type::Type;
         /// assert!(Type::Fp32.is_data_type());
         /// assert!(!Type::DenseTensor.is_data_type());
         /// ```

@@ -7,7 +7,7 @@ use std::fmt;
 /// Displays as a path, e.g. ``block 0, op 3 (`batch_norm`), attribute 7 (`epsilon`)``.
 ///
 /// ```
-/// use pir_translator::Location;
+/// use pir_legacy::Location;
 /// let at = Location::program().block(0).op(3, Some("relu"));
 /// assert_eq!(at.to_string(), "block 0, op 3 (`relu`)");
 /// assert_eq!(Location::program().to_string(), "program");
@@ -99,8 +99,13 @@ impl fmt::Display for Location {
 /// corrupt or inconsistent input always ends up here.
 ///
 /// ```
-/// let err = pir_translator::decode_program(&[0x0a, 0x05, 0x08]).unwrap_err();
-/// assert!(err.to_string().contains("ProgramDesc"), "{err}");
+/// // A block field whose length runs past the end of the data.
+/// let err = pir_legacy::LegacyProgram::decode(&[0x0a, 0x05, 0x08]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "program: malformed `ProgramDesc` protobuf data: `ProgramDesc.blocks` (field 1): \
+///      the data ends inside a value"
+/// );
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
@@ -112,9 +117,9 @@ pub enum DecodeError {
         at: Box<Location>,
         /// The message being decoded (`ProgramDesc`, `BlockDesc`, `VarDesc`, `OpDesc`, ...).
         message: &'static str,
-        /// prost's description, including the field path inside `message`.
+        /// What is wrong, and in which (possibly nested) field.
         #[source]
-        source: prost::DecodeError,
+        source: WireError,
     },
     /// A proto2 `required` field is absent.
     #[error("{at}: required field `{message}.{field}` is missing")]
@@ -217,3 +222,140 @@ pub enum DecodeError {
         name: String,
     },
 }
+
+impl DecodeError {
+    /// The error with its location replaced by `at` (validation builds errors without knowing
+    /// where they are; the decoder places them).
+    pub(crate) fn located(mut self, at: Location) -> Self {
+        match &mut self {
+            DecodeError::NoBlocks => {}
+            DecodeError::Protobuf { at: old, .. }
+            | DecodeError::MissingField { at: old, .. }
+            | DecodeError::UnknownEnumValue { at: old, .. }
+            | DecodeError::BlockIndexMismatch { at: old, .. }
+            | DecodeError::BlockRefOutOfRange { at: old, .. }
+            | DecodeError::CyclicParents { at: old }
+            | DecodeError::AttrTypeMismatch { at: old, .. }
+            | DecodeError::UnsupportedVarAttrType { at: old, .. }
+            | DecodeError::NotADataType { at: old, .. }
+            | DecodeError::InvalidDim { at: old, .. }
+            | DecodeError::Duplicate { at: old, .. } => **old = at,
+        }
+        self
+    }
+}
+
+/// What is wrong with protobuf wire data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WireProblem {
+    /// The data ends inside a key, a value or a length-delimited field.
+    #[error("the data ends inside a value")]
+    Truncated,
+    /// A varint has more than ten bytes, or its tenth byte sets bits above bit 63.
+    #[error("a varint is longer than 10 bytes or overflows 64 bits")]
+    VarintOverflow,
+    /// A field key does not fit in 32 bits.
+    #[error("a field key does not fit in 32 bits")]
+    InvalidKey,
+    /// A field key names field number 0.
+    #[error("a field key names field number 0")]
+    FieldZero,
+    /// A field key has wire type 6 or 7.
+    #[error("wire type {0} does not exist")]
+    UnknownWireType(u8),
+    /// A known field has a wire type its kind cannot have.
+    #[error("wire type {found}, but the field is read as wire type {expected}")]
+    WrongWireType {
+        /// The wire type of the key.
+        found: u8,
+        /// The wire type of the field's kind (0 varint, 1 fixed64, 2 length-delimited, 5
+        /// fixed32).
+        expected: u8,
+    },
+    /// A string field is not UTF-8.
+    #[error("a string is not valid UTF-8")]
+    InvalidUtf8,
+    /// An end-group tag with no matching start-group tag.
+    #[error("an end-group tag does not close an open group")]
+    UnexpectedEndGroup,
+    /// Messages and groups nest deeper than protobuf's recursion limit (100).
+    #[error("messages and groups nest deeper than 100 levels")]
+    TooDeep,
+}
+
+/// Malformed protobuf wire data: the problem and the field (of the innermost message) it is
+/// in.
+///
+/// ```
+/// let err = pir_legacy::LegacyProgram::decode(&[0x0a, 0x02, 0x08, 0x80]).unwrap_err();
+/// let pir_legacy::DecodeError::Protobuf { source, .. } = err else { panic!("{err}") };
+/// assert_eq!(source.message(), "BlockDesc");
+/// assert_eq!(source.field(), Some((1, "idx")));
+/// assert_eq!(source.problem(), pir_legacy::WireProblem::Truncated);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireError {
+    message: &'static str,
+    field: Option<(u32, &'static str)>,
+    problem: WireProblem,
+}
+
+impl WireError {
+    /// A problem not yet placed in a message.
+    pub(crate) fn new(problem: WireProblem) -> Self {
+        WireError {
+            message: "",
+            field: None,
+            problem,
+        }
+    }
+
+    /// Places the problem in `message`, in field `field` (named `name`, empty when the
+    /// message does not define it), unless an inner message already placed it.
+    pub(crate) fn in_message(
+        mut self,
+        message: &'static str,
+        field: Option<(u32, &'static str)>,
+    ) -> Self {
+        if self.message.is_empty() {
+            self.message = message;
+            self.field = field;
+        }
+        self
+    }
+
+    /// The message (`OpDesc.Attr`) whose wire data is malformed.
+    pub fn message(&self) -> &'static str {
+        self.message
+    }
+
+    /// The field being read, by number and name (the name is empty for a field the message
+    /// does not define); `None` for a problem in a field key.
+    pub fn field(&self) -> Option<(u32, &'static str)> {
+        self.field
+    }
+
+    /// What is wrong.
+    pub fn problem(&self) -> WireProblem {
+        self.problem
+    }
+}
+
+impl From<WireProblem> for WireError {
+    fn from(problem: WireProblem) -> Self {
+        WireError::new(problem)
+    }
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.field {
+            Some((number, "")) => write!(f, "`{}` field {number}: ", self.message)?,
+            Some((number, name)) => write!(f, "`{}.{name}` (field {number}): ", self.message)?,
+            None => write!(f, "`{}`: ", self.message)?,
+        }
+        write!(f, "{}", self.problem)
+    }
+}
+
+impl std::error::Error for WireError {}
