@@ -6,6 +6,7 @@
 //! binds them by position, and so do these functions. Gradients of absent optional inputs are
 //! left unset, as Paddle leaves them.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 
@@ -31,27 +32,32 @@ fn share_opt(ctx: &mut InferMetaCtx<'_>, j: usize, i: usize) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `GeneralUnaryGradInferMeta(x)`: `dx` shares `x`'s metadata.
+#[infer_meta]
 pub fn general_unary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     share_opt(ctx, 0, 0)
 }
 
 /// `GeneralBinaryGradInferMeta(x, y)`: `dx`, `dy` share the metadata of `x`, `y`.
+#[infer_meta]
 pub fn general_binary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 2)
 }
 
 /// `GeneralTernaryGradInferMeta(x, y, z)`: each gradient shares its input's metadata (absent
 /// optional inputs leave their gradients unset).
+#[infer_meta]
 pub fn general_ternary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)
 }
 
 /// `GeneralQuaternaryGradInferMeta(x, y, z, k)`.
+#[infer_meta]
 pub fn general_quaternary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 4)
 }
 
 /// `GeneralQuinaryGradInferMeta(x, y, z, k, l)`.
+#[infer_meta]
 pub fn general_quinary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 5)
 }
@@ -64,6 +70,7 @@ fn general_n_grad(ctx: &mut InferMetaCtx<'_>, n: usize) -> R {
 }
 
 /// `GradSameWithXInferMeta(x, out)`: dims and LoD of `x`, dtype of `out` (the gradient).
+#[infer_meta]
 pub fn grad_same_with_x_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let out = ctx.tensor(1)?;
@@ -71,37 +78,44 @@ pub fn grad_same_with_x_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LayerNormGradInferMeta(x, scale, bias)`: gradients share their inputs' metadata.
+#[infer_meta]
 pub fn layer_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)
 }
 
 /// `RmsNormGradInferMeta(x, norm_weight, norm_bias)`.
+#[infer_meta]
 pub fn rms_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)
 }
 
 /// `LSTMGradInferMeta(input, h0, c0, weight, bias)`.
+#[infer_meta(name = "LSTMGradInferMeta")]
 pub fn lstm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 5)
 }
 
 /// `FlashAttnGradInferMeta(q, k, v)`.
+#[infer_meta]
 pub fn flash_attn_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)
 }
 
 /// `FlashAttnQKVPackedGradInferMeta(qkv)`.
+#[infer_meta(name = "FlashAttnQKVPackedGradInferMeta")]
 pub fn flash_attn_qkv_packed_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 1)
 }
 
 /// `SwiGLUGradInferMeta(x, y)`.
+#[infer_meta(name = "SwiGLUGradInferMeta")]
 pub fn swi_glu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 2)
 }
 
 /// `IndexPutGradInferMeta(x, indices, value, out_grad, accumulate)`: `x_grad` like `x`,
 /// `value_grad` like `value`.
+#[infer_meta]
 pub fn index_put_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let v = ctx.tensor(2)?;
@@ -110,29 +124,34 @@ pub fn index_put_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MaxPoolWithIndexGradInferMeta(x, mask, dout, ...)`: `dx` like `x`.
+#[infer_meta]
 pub fn max_pool_with_index_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, share(x))
 }
 
 /// `ConvTransposeGradInferMeta(x, filter, dout, ...)`: `GeneralBinaryGradInferMeta(x, filter)`.
+#[infer_meta]
 pub fn conv_transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 2)
 }
 
 /// `Conv2dTransposeGradInferMeta(x, filter, dout, ...)`: `GeneralBinaryGradInferMeta(x,
 /// filter)`.
+#[infer_meta]
 pub fn conv2d_transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 2)
 }
 
 /// `Conv2dTransposeDoubleGradInferMeta(x, filter, dout, ddx, ddfilter, ...)`: `dx`, `dfilter`
 /// like `x`, `filter`; `ddout` like `dout`.
+#[infer_meta]
 pub fn conv2d_transpose_double_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)
 }
 
 /// `DeformableConvGradInferMeta(x, offset, filter, mask, out_grad, ...)`.
+#[infer_meta]
 pub fn deformable_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 4)
 }
@@ -142,6 +161,7 @@ pub fn deformable_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `GatherNdGradInferMeta(x, index, out_grad)`: dims and LoD of `x`, dtype of `out_grad`.
+#[infer_meta]
 pub fn gather_nd_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let g = ctx.tensor(2)?;
@@ -150,6 +170,7 @@ pub fn gather_nd_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `IdentityLossGradInferMeta(x, out_grad, reduction)`: dims and LoD of `x`, dtype of
 /// `out_grad`.
+#[infer_meta]
 pub fn identity_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
@@ -157,6 +178,7 @@ pub fn identity_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `InverseGradInferMeta(out, dout)`: dims of `dout`, dtype of `out`.
+#[infer_meta]
 pub fn inverse_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let out = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
@@ -165,6 +187,7 @@ pub fn inverse_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SpectralNormGradInferMeta(weight, u, v, out_grad, ...)`: dims of `weight`, dtype of
 /// `out_grad`.
+#[infer_meta]
 pub fn spectral_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let g = ctx.tensor(3)?;
@@ -180,52 +203,62 @@ fn first_same(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LUGradInferMeta(x, out, pivots, out_grad, pivot)`: dims and dtype of `x`.
+#[infer_meta(name = "LUGradInferMeta")]
 pub fn lu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `LUUnpackGradInferMeta(x, pivots, l, u, pmat, l_grad, u_grad, ...)`: dims and dtype of `x`.
+#[infer_meta(name = "LUUnpackGradInferMeta")]
 pub fn lu_unpack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `NanmedianGradInferMeta(x, median_index, out_grad, axes, keep_dim, mode)`.
+#[infer_meta]
 pub fn nanmedian_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `OverlapAddGradInferMeta(x, out_grad, hop_length, axis)`.
+#[infer_meta]
 pub fn overlap_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `YoloLossGradInferMeta(x, ...)`: only `x_grad` is set, like `x`'s dims and dtype.
+#[infer_meta]
 pub fn yolo_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `FillDiagonalGradInferMeta(dout, value, offset, wrap)`.
+#[infer_meta]
 pub fn fill_diagonal_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `FillDiagonalTensorGradInferMeta(out_grad, offset, dim1, dim2)`.
+#[infer_meta]
 pub fn fill_diagonal_tensor_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `UniformRandomInplaceGradInferMeta(out_grad, ...)`.
+#[infer_meta]
 pub fn uniform_random_inplace_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `EigvalshGradInferMeta(out_v, out_w_grad, uplo, is_test)`: dims and dtype of `out_v`.
+#[infer_meta]
 pub fn eigvalsh_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     first_same(ctx)
 }
 
 /// `CropGradInferMeta(out_grad, x, offsets)`: dims and dtype of the C++ `x` parameter, i.e.
 /// the second tensor argument.
+#[infer_meta]
 pub fn crop_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(1)?;
     ctx.set_output(0, same(x))
@@ -233,12 +266,14 @@ pub fn crop_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EigGradInferMeta(out_w, out_v, dout_w, dout_v)`: dims of `out_v` (dtype left float32, as in
 /// Paddle).
+#[infer_meta]
 pub fn eig_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let v = ctx.tensor(1)?;
     ctx.set_output(0, Out::new().dims(&v.dims).get())
 }
 
 /// `BmmGradInferMeta(x, y, out_grad)`.
+#[infer_meta]
 pub fn bmm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -247,11 +282,13 @@ pub fn bmm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ComplexGradInferMeta(x, y, dout)`.
+#[infer_meta]
 pub fn complex_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     bmm_grad_infer_meta(ctx)
 }
 
 /// `BatchFCGradInferMeta(input, w, bias, out_grad)`.
+#[infer_meta(name = "BatchFCGradInferMeta")]
 pub fn batch_fc_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for i in 0..3 {
         let t = ctx.tensor(i)?;
@@ -261,6 +298,7 @@ pub fn batch_fc_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BilinearGradInferMeta(x, y, weight, dout)`: `dbias` is `[1, dout[1]]`.
+#[infer_meta]
 pub fn bilinear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -288,6 +326,7 @@ pub fn bilinear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ChannelShuffleGradInferMeta(out_grad, groups, data_format)`: like `out_grad` (4-D).
+#[infer_meta]
 pub fn channel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     need_rank(g, 4, "out_grad")?;
@@ -295,30 +334,35 @@ pub fn channel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CSoftmaxWithCrossEntropyGradInferMeta(softmax, label, loss_grad, ...)`: dims of `softmax`.
+#[infer_meta]
 pub fn c_softmax_with_cross_entropy_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let s = ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dims(&s.dims).get())
 }
 
 /// `MarginCrossEntropyGradInferMeta(logits, label, softmax, loss_grad, ...)`: like `softmax`.
+#[infer_meta]
 pub fn margin_cross_entropy_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let s = ctx.tensor(2)?;
     ctx.set_output(0, same(s))
 }
 
 /// `RankAttentionGradInferMeta(x, rank_offset, rank_param, ...)`: like `rank_param`.
+#[infer_meta]
 pub fn rank_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let p = ctx.tensor(2)?;
     ctx.set_output(0, same(p))
 }
 
 /// `ShuffleBatchGradInferMeta(shuffle_idx, out_grad, startup_seed)`: like `out_grad`.
+#[infer_meta]
 pub fn shuffle_batch_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(1)?;
     ctx.set_output(0, ddl(g, &g.dims))
 }
 
 /// `RealAndImagGradInferMeta(out_grad)`: dims and layout of `out_grad`, complex dtype.
+#[infer_meta]
 pub fn real_and_imag_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let out = Out::new()
@@ -330,6 +374,7 @@ pub fn real_and_imag_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EmbeddingGradInferMeta(x, weight)`: dims of `weight` (`share_dims`: the dtype stays
 /// float32).
+#[infer_meta]
 pub fn embedding_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(w) = ctx.opt_tensor(1)? {
         ctx.set_output(0, Out::new().dims(&w.dims).get())?;
@@ -338,6 +383,7 @@ pub fn embedding_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `PreluGradInferMeta(x, y)`: dims only (`share_dims`).
+#[infer_meta]
 pub fn prelu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for i in 0..2 {
         if let Some(t) = ctx.opt_tensor(i)? {
@@ -348,6 +394,7 @@ pub fn prelu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GumbelSoftmaxGradInferMeta(out, dout, axis)`: like `dout`, whose dims must equal `out`'s.
+#[infer_meta]
 pub fn gumbel_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let out = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
@@ -361,6 +408,7 @@ pub fn gumbel_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IndexAddGradInferMeta(index, add_value, out_grad, axis)`.
+#[infer_meta]
 pub fn index_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let v = ctx.tensor(1)?;
     let g = ctx.tensor(2)?;
@@ -378,6 +426,7 @@ pub fn index_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ScatterGradInferMeta(index, updates, out_grad, overwrite)`: `x_grad` like `out_grad`,
 /// `updates_grad` with `updates`' dims; both in `out_grad`'s dtype.
+#[infer_meta]
 pub fn scatter_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let u = ctx.tensor(1)?;
     let g = ctx.tensor(2)?;
@@ -386,11 +435,13 @@ pub fn scatter_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ScatterNdAddGradInferMeta(index, updates, out_grad)`.
+#[infer_meta]
 pub fn scatter_nd_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     scatter_grad_infer_meta(ctx)
 }
 
 /// `SetValueGradInferMeta(out_grad, values)`.
+#[infer_meta]
 pub fn set_value_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let v = ctx.tensor(1)?;
@@ -400,6 +451,7 @@ pub fn set_value_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `WeightOnlyLinearGradInferMeta(x, weight, bias, weight_scale, out_grad, weight_dtype, arch,
 /// group_size)`: only arch 80/86 and per-channel mode.
+#[infer_meta]
 pub fn weight_only_linear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let arch = ctx.int(6)?;
@@ -417,6 +469,7 @@ pub fn weight_only_linear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AffineGridGradInferMeta(output_grad, output_shape, align_corners)`: `[N, 2, 3]` for a 4-D
 /// gradient, `[N, 3, 4]` otherwise (dims only).
+#[infer_meta]
 pub fn affine_grid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let n = at(&g.dims, 0, "output_grad")?;
@@ -425,6 +478,7 @@ pub fn affine_grid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `PixelUnshuffleGradInferMeta(out_grad, downscale_factor, data_format)`.
+#[infer_meta]
 pub fn pixel_unshuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let f = ctx.int(1)?;
@@ -446,6 +500,7 @@ pub fn pixel_unshuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FFTC2RGradInferMeta(x, axes, normalization, forward, last_dim_size)`: complex dtype; the
 /// last transformed axis becomes `n / 2 + 1`.
+#[infer_meta(name = "FFTC2RGradInferMeta")]
 pub fn fft_c2r_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = ints(ctx, 1)?;
@@ -476,6 +531,7 @@ pub fn fft_c2r_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `InstanceNormGradInferMeta(x, scale, [bias,] saved_mean, saved_variance, y_grad, epsilon)`:
 /// `x_grad` with `x`'s dims, dtype and layout; `scale_grad`/`bias_grad` `[C]`.
+#[infer_meta]
 pub fn instance_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let c = at(&x.dims, 1, "x")?;
@@ -493,6 +549,7 @@ pub fn instance_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `InstanceNormDoubleGradInferMeta(x, scale, saved_mean, saved_variance, dy, ddx, ddscale,
 /// ddbias, epsilon)`.
+#[infer_meta]
 pub fn instance_norm_double_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let c = at(&x.dims, 1, "x")?;
@@ -510,6 +567,7 @@ pub fn instance_norm_double_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SequenceConvGradInferMeta(x, padding_data, filter, out_grad, context_length,
 /// padding_trainable, ...)`.
+#[infer_meta]
 pub fn sequence_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pad = ctx.opt_tensor(1)?;
@@ -523,6 +581,7 @@ pub fn sequence_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GruGradInferMeta(input, h0, weight, bias)`.
+#[infer_meta]
 pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let h0 = ctx.opt_tensor(1)?;
@@ -562,6 +621,7 @@ pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GruUnitGradInferMeta(input, hidden_prev, weight, bias)`.
+#[infer_meta]
 pub fn gru_unit_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let hp = ctx.tensor(1)?;
@@ -577,6 +637,7 @@ pub fn gru_unit_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `NllLossGradInferMeta(x, label, weight, total_weight, out_grad, ignore_index, reduction)`.
+#[infer_meta]
 pub fn nll_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -632,6 +693,7 @@ pub fn nll_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `CrossEntropyWithSoftmaxGradInferMeta(label, softmax, loss_grad, soft_label, use_softmax,
 /// numeric_stable_mode, ignore_index, axis)`: like `softmax`; `label` must match it except on
 /// `axis` (where it is 1 for hard labels).
+#[infer_meta]
 pub fn cross_entropy_with_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let label = ctx.tensor(0)?;
     let softmax = ctx.tensor(1)?;
@@ -675,6 +737,7 @@ pub fn cross_entropy_with_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) ->
 }
 
 /// `MemoryEfficientAttentionGradInferMeta(query, key, value, bias, ...)`.
+#[infer_meta]
 pub fn memory_efficient_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -710,6 +773,7 @@ pub fn memory_efficient_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) ->
 // ---------------------------------------------------------------------------------------------
 
 /// `TransposeGradInferMeta(out_grad, perm)`: `out_grad` transposed by the inverse of `perm`.
+#[infer_meta]
 pub fn transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let perm = ints(ctx, 1)?;
@@ -720,6 +784,7 @@ pub fn transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `StackGradInferMeta(out_grad, axis)`: one gradient per slice of `out_grad` along `axis`
 /// (`x.size()` of the op equals `out_grad[axis]`), each without that axis.
+#[infer_meta]
 pub fn stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -731,6 +796,7 @@ pub fn stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `UnStackGradInferMeta(out_grad, axis)`: stacks the equal-shaped gradients along `axis`.
+#[infer_meta]
 pub fn un_stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let gs = ctx.tensors(0)?;
     let axis = ctx.int(1)?;
@@ -759,6 +825,7 @@ pub fn un_stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MeshgridGradInferMeta(inputs, out_grad)`: each input gradient shares its input's metadata.
+#[infer_meta]
 pub fn meshgrid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let inputs = ctx.tensors(0)?;
     let grads = ctx.tensors(1)?;
@@ -772,6 +839,7 @@ pub fn meshgrid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MultiDotGradInferMeta(x, out_grad)`: each gradient gets its input's dims and LoD (dtype
 /// left float32, as in Paddle).
+#[infer_meta]
 pub fn multi_dot_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ctx.set_outputs(
@@ -783,17 +851,20 @@ pub fn multi_dot_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `PartialConcatGradInferMeta(x)`: each gradient has its input's dims and dtype.
+#[infer_meta]
 pub fn partial_concat_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ctx.set_outputs(0, xs.iter().map(same).collect())
 }
 
 /// `PartialSumGradInferMeta(x)`: each gradient has its input's dims and dtype.
+#[infer_meta]
 pub fn partial_sum_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     partial_concat_grad_infer_meta(ctx)
 }
 
 /// `CudnnLSTMGradInferMeta(x, init_h, init_c, weight_list)`.
+#[infer_meta(name = "CudnnLSTMGradInferMeta")]
 pub fn cudnn_lstm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     general_n_grad(ctx, 3)?;
     if let Some(ws) = ctx.opt_tensors(3)? {
@@ -805,6 +876,7 @@ pub fn cudnn_lstm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RnnGradInferMeta(x, pre_state, weight_list)`.
+#[infer_meta]
 pub fn rnn_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pre = ctx.tensors(1)?;

@@ -4,6 +4,7 @@
 //! checks Paddle performs when the generated `Build` calls them with the default (runtime)
 //! config are kept where both extents are known.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
@@ -58,6 +59,7 @@ pub(crate) fn elementwise(x: &TensorMeta, y: &TensorMeta, axis: i64) -> Res<Tens
 
 /// `ElementwiseInferMeta(x, y)`: the broadcast of `x` and `y` (trailing dims aligned; equal
 /// extents, 1 or -1 combine), `x`'s dtype (complex promotion aside), NHWC if either is NHWC.
+#[infer_meta]
 pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -66,11 +68,13 @@ pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BitwiseShiftInferMeta(x, y, is_arithmetic)`: like `ElementwiseInferMeta`.
+#[infer_meta]
 pub fn bitwise_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     elementwise_infer_meta(ctx)
 }
 
 /// `LogicalBinaryInferMeta(x, y)`: the elementwise broadcast with dtype bool.
+#[infer_meta]
 pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -81,6 +85,7 @@ pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CompareInferMeta(x, y)`: `x`'s metadata when the dims agree, else their broadcast; dtype
 /// bool.
+#[infer_meta]
 pub fn compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -122,6 +127,7 @@ fn same_input_dims(x: &TensorMeta, y: &TensorMeta) -> R {
 
 /// `ValueCompareInferMeta(x, y)`: bool with `x`'s dims; `x` and `y` must have the same dims
 /// where known.
+#[infer_meta]
 pub fn value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -131,6 +137,7 @@ pub fn value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AllValueCompareInferMeta(x, y)`: a 0-D bool; `x` and `y` must have the same dims where
 /// known.
+#[infer_meta]
 pub fn all_value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -140,6 +147,7 @@ pub fn all_value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CompareAllInferMeta(x, y)`: a 0-D tensor (dtype unset: float32) with `x`'s LoD; `y` may not
 /// have more dims than `x`.
+#[infer_meta]
 pub fn compare_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -154,6 +162,7 @@ pub fn compare_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `Atan2InferMeta(x, y)`: `x`'s metadata (float64 for integer inputs); same ranks, `x`'s
 /// first dim not larger than `y`'s.
+#[infer_meta]
 pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -179,6 +188,7 @@ pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ComplexInferMeta(real, imag)`: the broadcast of the two, complex dtype.
+#[infer_meta]
 pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -294,6 +304,7 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
 /// `ConvInferMeta(input, filter, strides, paddings, padding_algorithm, dilations, groups,
 /// data_format)`: 2-D/3-D convolution output `[N, C_out, H', W']` (NCHW) or `[N, H', W', C_out]`
 /// (NHWC); unknown spatial extents stay -1.
+#[infer_meta]
 pub fn conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let a = ConvArgs {
         strides: ints(ctx, 2)?,
@@ -308,6 +319,7 @@ pub fn conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `Conv3DInferMeta(input, filter, strides, paddings, padding_algorithm, groups, dilations,
 /// data_format)`: `ConvInferMeta` with `groups` before `dilations`.
+#[infer_meta(name = "Conv3DInferMeta")]
 pub fn conv3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let a = ConvArgs {
         strides: ints(ctx, 2)?,
@@ -322,6 +334,7 @@ pub fn conv3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DepthwiseConvInferMeta(input, filter, strides, paddings, padding_algorithm, groups,
 /// dilations, data_format)`: like `Conv3DInferMeta`.
+#[infer_meta]
 pub fn depthwise_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     conv3d_infer_meta(ctx)
 }
@@ -435,6 +448,7 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
 
 /// `ConvTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: transposed convolution output.
+#[infer_meta]
 pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let output_size = ints(ctx, 5)?;
     conv_transpose(ctx, output_size.to_vec())
@@ -443,6 +457,7 @@ pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `Conv2dTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: like `ConvTransposeInferMeta` with an
 /// `IntArray` output size (unknown sizes give -1).
+#[infer_meta]
 pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let output_size = int_array(ctx, 5, "output_size")?.values;
     conv_transpose(ctx, output_size)
@@ -455,6 +470,7 @@ pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `MatmulInferMeta(x, y, transpose_x, transpose_y)`: batched matrix product; 1-D operands are
 /// promoted and their unit dim dropped; batch dims take the larger extent. Like Paddle, the
 /// inner dims are not compared here (the kernel checks them).
+#[infer_meta]
 pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -500,6 +516,7 @@ pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `MatmulWithFlattenInferMeta(x, y, x_num_col_dims, y_num_col_dims)`: both operands are
 /// flattened to matrices at their `num_col_dims`; the product keeps x's leading and y's
 /// trailing dims.
+#[infer_meta]
 pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -540,6 +557,7 @@ pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BmmInferMeta(x, y)`: `[B, M, K] × [B, K, N] → [B, M, N]` (unknown extents are lenient).
+#[infer_meta]
 pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -579,6 +597,7 @@ pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MvInferMeta(x, vec)`: `[M, N] × [N] → [M]`.
+#[infer_meta]
 pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let v = ctx.tensor(1)?;
@@ -600,6 +619,7 @@ pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DotInferMeta(x, y)`: the dot product over the last dim of equal-shaped 1-D or 2-D inputs.
+#[infer_meta]
 pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -619,6 +639,7 @@ pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `KronInferMeta(x, y)`: the Kronecker product (right-aligned extents multiplied).
+#[infer_meta]
 pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -645,6 +666,7 @@ fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
 }
 
 /// `CholeskySolveInferMeta(x, y, upper)`: `x` broadcast over the batch dims of square `y`.
+#[infer_meta]
 pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -674,6 +696,7 @@ pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TriangularSolveInferMeta(x, y, upper, transpose, unitriangular)`: `y` broadcast over the
 /// batch dims of square `x`.
+#[infer_meta]
 pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -696,6 +719,7 @@ pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SolveInferMeta(x, y)`: the solution of square `x` against `y` (a vector or matrices).
+#[infer_meta]
 pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -734,6 +758,7 @@ pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `LstsqInferMeta(x, y, rcond, driver)`: least-squares `solution`, `residuals`, `rank` and
 /// `singular_values`.
+#[infer_meta]
 pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -777,6 +802,7 @@ pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MatrixRankTolInferMeta(x, atol_tensor, use_default_tol, hermitian)`: the batch dims of `x`
 /// broadcast with the tolerance's dims (dtype unset: float32).
+#[infer_meta]
 pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let tol = ctx.tensor(1)?;
@@ -805,6 +831,7 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GatherInferMeta(x, index, axis)`: gathers `index` (0-D, 1-D or `[N, 1]`) along `axis`; a 0-D
 /// index removes the axis.
+#[infer_meta]
 pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -848,6 +875,7 @@ pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GatherNdInferMeta(x, index)`: `index.shape[:-1] + x.shape[index.shape[-1]:]`.
+#[infer_meta]
 pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -871,6 +899,7 @@ pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IndexSelectInferMeta(x, index, axis)`: `axis` resized to the length of the 1-D index.
+#[infer_meta]
 pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -897,6 +926,7 @@ pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IndexSelectStridedInferMeta(x, index, axis)`: `x` without `axis`.
+#[infer_meta]
 pub fn index_select_strided_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let dim = ctx.int(2)?;
@@ -912,6 +942,7 @@ pub fn index_select_strided_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IndexSampleInferMeta(x, index)`: `index`'s dims (both 2-D), `x`'s dtype.
+#[infer_meta]
 pub fn index_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -922,6 +953,7 @@ pub fn index_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TakeAlongAxisInferMeta(arr, indices, axis)`: `indices`' dims, `arr`'s dtype.
+#[infer_meta]
 pub fn take_along_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -931,12 +963,14 @@ pub fn take_along_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MaskedSelectInferMeta(x, mask)`: a 1-D `[-1]` of `x`'s dtype.
+#[infer_meta]
 pub fn masked_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, dd(x, &[-1]))
 }
 
 /// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, axis)`: `axis` becomes unknown.
+#[infer_meta]
 pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let repeats = ctx.tensor(1)?;
@@ -960,6 +994,7 @@ pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>
 
 /// `SearchsortedInferMeta(sorted_sequence, values, out_int32, right)`: `values`' dims, int32 or
 /// int64.
+#[infer_meta]
 pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let s = ctx.tensor(0)?;
     let v = ctx.tensor(1)?;
@@ -984,6 +1019,7 @@ pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EmbeddingInferMeta(x, weight, padding_idx)`: `x.dims + [weight.dims[1]]` of the 2-D
 /// table's dtype.
+#[infer_meta]
 pub fn embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -995,6 +1031,7 @@ pub fn embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CEmbeddingInferMeta(weight, x, start_index)`: like `EmbeddingInferMeta` with the table
 /// first; the table must have known extents and `start_index ≥ 0`.
+#[infer_meta]
 pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let x = ctx.tensor(1)?;
@@ -1011,6 +1048,7 @@ pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LookupTableDequantInferMeta(w, ids, padding_idx)`: `ids[:-1] + [(w.dims[1] − 2)·4]`.
+#[infer_meta]
 pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let ids = ctx.tensor(1)?;
@@ -1035,6 +1073,7 @@ pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `CrossEntropyWithSoftmaxInferMeta(logits, label, soft_label, use_softmax,
 /// numeric_stable_mode, ignore_index, axis)`: `softmax` like `logits`, `loss` with `axis`
 /// reduced to 1.
+#[infer_meta]
 pub fn cross_entropy_with_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1099,6 +1138,7 @@ pub(crate) fn check_softmax_ce(
 
 /// `DropoutInferMeta(x, seed_tensor, p, is_test, mode, seed, fix_seed)`: `out` like `x`, a uint8
 /// `mask` of `x`'s dims.
+#[infer_meta]
 pub fn dropout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))?;
@@ -1110,6 +1150,7 @@ pub fn dropout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BCELossInferMeta(input, label)`: like `input`; the shapes must match when known.
+#[infer_meta(name = "BCELossInferMeta")]
 pub fn bce_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1131,6 +1172,7 @@ pub fn bce_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `HuberLossInferMeta(input, label, delta)`: `out` and `residual` with `label`'s dims.
+#[infer_meta]
 pub fn huber_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1153,6 +1195,7 @@ pub fn huber_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `HingeLossInferMeta(logits, labels)`: `[N, 1]` from equal `[N, 1]` inputs.
+#[infer_meta]
 pub fn hinge_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1168,6 +1211,7 @@ pub fn hinge_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LogLossInferMeta(input, label, epsilon)`: `[N, 1]` from equal 2-D inputs.
+#[infer_meta]
 pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1184,6 +1228,7 @@ pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `KLDivInferMeta(x, label, reduction, log_target)`: `x`'s dims for `none`, else 0-D.
+#[infer_meta(name = "KLDivInferMeta")]
 pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1212,6 +1257,7 @@ pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MarginCrossEntropyInferMeta(logits, label, ...)`: `softmax` like `logits`, `loss` with the
 /// last dim reduced to 1.
+#[infer_meta]
 pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1247,6 +1293,7 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `BincountInferMeta(x, weights, minlength)`: `[-1]`, of `weights`' dtype or int64.
+#[infer_meta]
 pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.opt_tensor(1)?;
@@ -1265,6 +1312,7 @@ pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BinomialInferMeta(count, prob)`: int64 with `count`'s dims (shapes equal when known).
+#[infer_meta]
 pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     let p = ctx.tensor(1)?;
@@ -1280,6 +1328,7 @@ pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BoxClipInferMeta(input, im_info)`: like `input`.
+#[infer_meta]
 pub fn box_clip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))
@@ -1287,6 +1336,7 @@ pub fn box_clip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CrossInferMeta(x, y, axis)`: like `x`; equal shapes whose `axis` (9 = first of size 3) has
 /// extent 3.
+#[infer_meta]
 pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1316,6 +1366,7 @@ pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CvmInferMeta(x, cvm, use_cvm)`: `[N, D]`, or `[N, D − 2]` without cvm.
+#[infer_meta]
 pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let use_cvm = ctx.bool(2)?;
@@ -1329,22 +1380,26 @@ pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DequantizeAbsMaxInferMeta(x, scale, max_range)`: like `x`.
+#[infer_meta]
 pub fn dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))
 }
 
 /// `DequantizeLogInferMeta(x, dict)`: like `x`.
+#[infer_meta]
 pub fn dequantize_log_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     dequantize_abs_max_infer_meta(ctx)
 }
 
 /// `FakeDequantizeMaxAbsInferMeta(x, scale, max_range)`: like `x`.
+#[infer_meta]
 pub fn fake_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     dequantize_abs_max_infer_meta(ctx)
 }
 
 /// `DistInferMeta(x, y, p)`: a 0-D distance; neither input may be empty.
+#[infer_meta]
 pub fn dist_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1354,6 +1409,7 @@ pub fn dist_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ExpandAsInferMeta(x, y, target_shape)`: `target_shape` (rank ≥ rank(x), ≤ 8) of `x`'s dtype.
+#[infer_meta]
 pub fn expand_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let t = ints(ctx, 2)?;
@@ -1368,12 +1424,14 @@ pub fn expand_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `FillDiagonalTensorInferMeta(x, y, offset, dim1, dim2)`: like `x`.
+#[infer_meta]
 pub fn fill_diagonal_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same(x))
 }
 
 /// `GatherTreeMeta(ids, parents)`: like `ids`, which must match `parents`.
+#[infer_meta]
 pub fn gather_tree_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let ids = ctx.tensor(0)?;
     let p = ctx.tensor(1)?;
@@ -1387,6 +1445,7 @@ pub fn gather_tree_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GridSampleBaseInferMeta(x, grid)`: `[N, C] + grid.dims[1..-1]`.
+#[infer_meta]
 pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
@@ -1421,6 +1480,7 @@ pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `HistogramInferMeta(input, weight, bins, min, max, density)`: `[bins]`, float32 with
 /// density or weights, else int64.
+#[infer_meta]
 pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.opt_tensor(1)?;
@@ -1447,6 +1507,7 @@ pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LimitByCapacityInferMeta(expert_count, capacity, n_worker)`: like `expert_count`.
+#[infer_meta]
 pub fn limit_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))
@@ -1454,6 +1515,7 @@ pub fn limit_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PruneGateByCapacityInferMeta(gate_idx, expert_count, n_expert, n_worker)`: like `gate_idx`;
 /// `expert_count` holds `n_expert · n_worker` elements.
+#[infer_meta]
 pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let c = ctx.tensor(1)?;
@@ -1470,6 +1532,7 @@ pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PReluInferMeta(x, alpha, data_format, mode)`: like `x`; `alpha` holds 1 element (`all`),
 /// one per channel (`channel`) or one per element (`element`).
+#[infer_meta]
 pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let alpha = ctx.tensor(1)?;
@@ -1533,6 +1596,7 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SegmentPoolInferMeta(x, segment_ids, pooltype)`: dim 0 unknown; `MEAN` also gives
 /// `summed_ids` `[-1, 1]`.
+#[infer_meta]
 pub fn segment_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pooltype = str_arg(ctx, 2)?;
@@ -1552,6 +1616,7 @@ pub fn segment_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SoftmaxMaskFuseInferMeta(x, mask)`: like the 4-D `x`.
+#[infer_meta]
 pub fn softmax_mask_fuse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let m = ctx.tensor(1)?;
@@ -1562,6 +1627,7 @@ pub fn softmax_mask_fuse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `StftInferMeta(x, window, n_fft, hop_length, normalized, onesided)`: complex
 /// `[N, n_fft/2 + 1 | n_fft, n_frames]`.
+#[infer_meta]
 pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1594,6 +1660,7 @@ pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SwiGLUInferMeta(x, y)`: like `x` when `y` is given (same shape), else `x` with its last dim
 /// halved.
+#[infer_meta(name = "SwiGLUInferMeta")]
 pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     match ctx.opt_tensor(1)? {
@@ -1659,6 +1726,7 @@ fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
 
 /// `UnpoolInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 4-D `x`.
+#[infer_meta]
 pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let os = int_array(ctx, 5, "output_size")?.values;
     unpool(ctx, 4, os)
@@ -1666,12 +1734,14 @@ pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `Unpool3dInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 5-D `x`.
+#[infer_meta]
 pub fn unpool3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let os = ints(ctx, 5)?;
     unpool(ctx, 5, os.to_vec())
 }
 
 /// `YoloBoxHeadInferMeta(x, anchors, class_num)`: like `x` (dims and dtype).
+#[infer_meta]
 pub fn yolo_box_head_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same(x))
@@ -1679,6 +1749,7 @@ pub fn yolo_box_head_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `YoloBoxInferMeta(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox,
 /// scale_x_y, iou_aware, iou_aware_factor)`: `boxes [N, B, 4]` and `scores [N, B, classes]`.
+#[infer_meta]
 pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let img = ctx.tensor(1)?;
@@ -1736,6 +1807,7 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ShuffleBatchInferMeta(x, seed, startup_seed)`: `out` like `x`, `shuffle_idx` `[-1]`,
 /// `seed_out` like `seed`.
+#[infer_meta]
 pub fn shuffle_batch_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let seed = ctx.tensor(1)?;
@@ -1745,6 +1817,7 @@ pub fn shuffle_batch_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ReduceAsInferMeta(x, target)`: `target`'s dims, `x`'s dtype (int64 for bool/int32).
+#[infer_meta]
 pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let t = ctx.tensor(1)?;
@@ -1757,6 +1830,7 @@ pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ApplyPerChannelScaleInferMeta(x, scales)`: like the 2-D `x`, one scale per column.
+#[infer_meta]
 pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let s = ctx.tensor(1)?;
@@ -1780,6 +1854,7 @@ pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TdmChildInferMeta(x, tree_info, child_nums, dtype)`: `child` and `leaf_mask`
 /// `x.dims + [child_nums]` of `x`'s dtype.
+#[infer_meta]
 pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let info = ctx.tensor(1)?;
@@ -1794,6 +1869,7 @@ pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PriorBoxInferMeta(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, ...)`:
 /// `boxes` and `variances` `[H, W, num_priors, 4]`.
+#[infer_meta]
 pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let image = ctx.tensor(1)?;

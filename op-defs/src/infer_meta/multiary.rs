@@ -5,6 +5,7 @@
 //! fresh tensor's float32 dtype, and `master_param_out` is set only when Paddle sets it (the master
 //! parameter is present and, where Paddle asks for it, `multi_precision` is on).
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::DataType;
@@ -28,6 +29,7 @@ fn first<'a>(xs: &'a [TensorMeta], what: &str) -> Res<&'a TensorMeta> {
 
 /// `ConcatInferMeta(x, axis)`: concatenation along `axis`; unknown extents on the axis give -1,
 /// other dims must agree where both are known. An `axis` from a tensor gives all `-1`.
+#[infer_meta]
 pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
@@ -54,6 +56,7 @@ pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `StackInferMeta(x, axis)`: inserts a new axis of size `len(x)` at `axis` (in
 /// `[-(rank+1), rank]`); all inputs must agree where extents are known.
+#[infer_meta]
 pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
@@ -73,6 +76,7 @@ pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `UnchangedMultiInferMeta(x)`: each output shares the metadata of the input at its position.
+#[infer_meta]
 pub fn unchanged_multi_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ctx.set_outputs(0, xs.iter().map(share).collect())
@@ -80,6 +84,7 @@ pub fn unchanged_multi_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MeshgridInferMeta(inputs)`: every output has dims `[len(in_0), len(in_1), ...]` (a 0-D input
 /// counts 1) and the first input's dtype.
+#[infer_meta]
 pub fn meshgrid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "inputs")?;
@@ -93,6 +98,7 @@ pub fn meshgrid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BroadcastTensorsInferMeta(input)`: every output gets the common broadcast shape (a -1
 /// extent yields to a known one) with its own input's dtype and LoD.
+#[infer_meta]
 pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let rank = xs.iter().map(|t| t.rank()).max().unwrap_or(0);
@@ -127,6 +133,7 @@ pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AddNInferMeta(x)`: the common shape of the non-0-D inputs (unknown extents are lenient), the
 /// first input's dtype and LoD; all 0-D inputs give a 0-D output.
+#[infer_meta]
 pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
@@ -164,6 +171,7 @@ pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MultiDotInferMeta(x)`: the chained matrix product of 1-D/2-D ends and 2-D middles.
+#[infer_meta]
 pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ensure_meta!(
@@ -229,6 +237,7 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MultiplexInferMeta(inputs, index)`: the candidates' shape with dim 0 from `index` (`[N, 1]`).
+#[infer_meta]
 pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let ins = ctx.tensors(0)?;
     let ids = ctx.tensor(1)?;
@@ -271,6 +280,7 @@ pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `WhereInferMeta(condition, x, y)`: `out` shares `x`'s metadata; the three ranks must agree
 /// and so must known, non-zero extents.
+#[infer_meta]
 pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     let x = ctx.tensor(1)?;
@@ -302,6 +312,7 @@ pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IndexPutInferMeta(x, indices, value, accumulate)`: `out` shares `x`'s metadata (rank < 7).
+#[infer_meta]
 pub fn index_put_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ensure_meta!(
@@ -314,6 +325,7 @@ pub fn index_put_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CheckFiniteAndUnscaleInferMeta(x, scale)`: each output copies its input's dims and dtype;
 /// `found_infinite` is bool `[1]`.
+#[infer_meta]
 pub fn check_finite_and_unscale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ctx.set_outputs(0, xs.iter().map(same).collect())?;
@@ -323,6 +335,7 @@ pub fn check_finite_and_unscale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `UpdateLossScalingInferMeta(x, found_infinite, prev_loss_scaling, in_good_steps,
 /// in_bad_steps)`: outputs copy the inputs' dims and dtypes; `loss_scaling` gets dims `[1]`, the
 /// step counters int32 `[1]`.
+#[infer_meta]
 pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ctx.set_outputs(0, xs.iter().map(same).collect())?;
@@ -336,6 +349,7 @@ pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// use_align, align_size, size_of_dtype, concated_shapes, concated_ranks)`: outputs copy the
 /// inputs' dims, dtypes and layouts; at compile time `fused_output` is set only with alignment
 /// on, to the aligned total element count.
+#[infer_meta]
 pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let dtype = ctx.dtype(1)?;
@@ -455,6 +469,7 @@ fn batch_norm(
 /// use_global_stats, trainable_statistics)`: `out` like `x`; running statistics `[C]` in their
 /// own dtypes; saved statistics `[C]` in float32 for half inputs; `reserve_space` uint8 `[-1]`.
 /// `C` is dim 1 for `NCHW`, the last dim otherwise.
+#[infer_meta]
 pub fn batch_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mean = ctx.tensor(1)?;
@@ -467,6 +482,7 @@ pub fn batch_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FusedBatchNormActInferMeta(x, scale, bias, mean, variance)`: `BatchNormInferMeta` with
 /// `NHWC`.
+#[infer_meta]
 pub fn fused_batch_norm_act_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.opt_tensor(1)?;
@@ -478,6 +494,7 @@ pub fn fused_batch_norm_act_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RmsNormInferMeta(x, bias, residual, norm_weight, norm_bias, epsilon, begin_norm_axis,
 /// quant_scale, quant_round_type, quant_max_bound, quant_min_bound)`.
+#[infer_meta]
 pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let residual = ctx.opt_tensor(2)?;
@@ -540,6 +557,7 @@ fn master_out(ctx: &mut InferMetaCtx<'_>, j: usize, dims: &[i64], dtype: DataTyp
 }
 
 /// `SgdInferMeta(param, learning_rate, grad, master_param, multi_precision)`.
+#[infer_meta]
 pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(1)?;
@@ -557,6 +575,7 @@ pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// regularization_method, regularization_coeff, multi_precision, rescale_grad)`: `param_out`
 /// gets dims only (its dtype stays float32, as in Paddle); `velocity_out` is in the master
 /// precision.
+#[infer_meta]
 pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(3)?;
@@ -579,6 +598,7 @@ pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `DGCMomentumInferMeta(param, grad, velocity, learning_rate, master_param, current_step,
 /// nranks, mu, use_nesterov, regularization_method, regularization_coeff, multi_precision,
 /// rescale_grad, rampup_begin_step)`.
+#[infer_meta(name = "DGCMomentumInferMeta")]
 pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -606,6 +626,7 @@ pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// moment2, moment2_max, beta1_pow, beta2_pow, master_param, skip_update, beta1, beta2, epsilon,
 /// lazy_mode, min_row_size_to_use_multithread, multi_precision, use_global_beta_pow, amsgrad` →
 /// 7 outputs) and the older one without `moment2_max`/`amsgrad` (16 arguments, 6 outputs).
+#[infer_meta]
 pub fn adam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.num_args() {
         16 => adam_common(ctx, false, 14, None),
@@ -618,6 +639,7 @@ pub fn adam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdamwInferMeta`: `AdamInferMeta` with the extra `lr_ratio, coeff, with_decay` attributes
 /// (19 arguments, or 21 with `moment2_max` and `amsgrad`).
+#[infer_meta]
 pub fn adamw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.num_args() {
         19 => adam_common(ctx, false, 17, None),
@@ -677,6 +699,7 @@ fn adam_common(
 
 /// `AdadeltaInferMeta(param, grad, avg_squared_grad, avg_squared_update, learning_rate,
 /// master_param, rho, epsilon, multi_precision)`.
+#[infer_meta]
 pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -703,6 +726,7 @@ pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdagradInferMeta(param, grad, moment, learning_rate, master_param, epsilon,
 /// multi_precision)`.
+#[infer_meta]
 pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let moment = ctx.tensor(2)?;
@@ -724,6 +748,7 @@ pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdamaxInferMeta(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param,
 /// beta1, beta2, epsilon, multi_precision)`.
+#[infer_meta]
 pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -752,6 +777,7 @@ pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ASGDInferMeta(param, grad, learning_rate, d, y, n, master_param, multi_precision)`.
+#[infer_meta(name = "ASGDInferMeta")]
 pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let d = ctx.tensor(3)?;
@@ -769,6 +795,7 @@ pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RpropInferMeta(param, grad, prev, learning_rate, master_param, learning_rate_range, etas,
 /// multi_precision)`.
+#[infer_meta]
 pub fn rprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let prev = ctx.tensor(2)?;
@@ -785,6 +812,7 @@ pub fn rprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DecayedAdagradInferMeta(param, grad, moment, learning_rate, decay, epsilon)`.
+#[infer_meta]
 pub fn decayed_adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -800,6 +828,7 @@ pub fn decayed_adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FtrlInferMeta(param, squared_accumulator, linear_accumulator, grad, learning_rate, l1, l2,
 /// lr_power)`.
+#[infer_meta]
 pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(3)?;
@@ -816,6 +845,7 @@ pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `LambInferMeta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
 /// master_param, skip_update, weight_decay, beta1, beta2, epsilon, always_adapt,
 /// multi_precision)`: `param_out` gets dims only (float32 dtype, as in Paddle).
+#[infer_meta]
 pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(2)?;
@@ -883,18 +913,21 @@ fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> 
 
 /// `NAdamInferMeta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product,
 /// moment1, moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision)`.
+#[infer_meta(name = "NAdamInferMeta")]
 pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     param_states_moments_infer_meta(ctx, 13)
 }
 
 /// `RAdamInferMeta(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2,
 /// master_param, beta1, beta2, epsilon, multi_precision)`.
+#[infer_meta(name = "RAdamInferMeta")]
 pub fn radam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     param_states_moments_infer_meta(ctx, 12)
 }
 
 /// `RmspropInferMeta(param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
 /// epsilon, decay, momentum, centered, multi_precision)`.
+#[infer_meta]
 pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let ms = ctx.tensor(1)?;
@@ -926,6 +959,7 @@ pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `AverageAccumulatesInferMeta(param, in_sum_1, in_sum_2, in_sum_3, in_num_accumulates,
 /// in_old_num_accumulates, in_num_updates, average_window, max_average_window,
 /// min_average_window)`.
+#[infer_meta]
 pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for j in 0..3 {
         let s = ctx.tensor(1 + j)?;
@@ -943,6 +977,7 @@ pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `BilinearInferMeta(x, y, weight, bias)`: `[batch, weight[0]]`.
+#[infer_meta]
 pub fn bilinear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1001,6 +1036,7 @@ fn conv_output_size(input: i64, k: i64, dilation: i64, pad: i64, stride: i64) ->
 
 /// `DeformableConvInferMeta(x, offset, filter, mask, strides, paddings, dilations,
 /// deformable_groups, groups, im2col_step)`.
+#[infer_meta]
 pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let f = ctx.tensor(2)?;
@@ -1088,6 +1124,7 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// out_w, scale, interp_method, align_corners, align_mode)` at compile time: spatial sizes from
 /// `size_tensor`'s attributes, from `scale` (rounded down, -1 when unknown) or from
 /// `out_d/out_h/out_w`; a `scale_tensor` gives -1.
+#[infer_meta]
 pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let size_tensor = ctx.opt_tensors(2)?;
@@ -1180,6 +1217,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PsroiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
 /// spatial_scale)`: `[num_rois, output_channels, pooled_height, pooled_width]`.
+#[infer_meta]
 pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let rois = ctx.tensor(1)?;
@@ -1213,6 +1251,7 @@ pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SigmoidCrossEntropyWithLogitsInferMeta(x, label, pos_weight, normalize, ignore_index)`:
 /// `out` like `x`; the shapes must match when fully known.
+#[infer_meta]
 pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1240,6 +1279,7 @@ pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) 
 
 /// `YoloLossInferMeta(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
 /// ignore_thresh, downsample_ratio, use_label_smooth, scale_x_y)`.
+#[infer_meta]
 pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let gt_box = ctx.tensor(1)?;
@@ -1303,6 +1343,7 @@ pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `YoloBoxPostInferMeta(...)`: float32 `[1, 6]` and int32 `[batch]`.
+#[infer_meta]
 pub fn yolo_box_post_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let image_shape = ctx.tensor(3)?;
     let batch = at(&image_shape.dims, 0, "image_shape")?;
@@ -1311,6 +1352,7 @@ pub fn yolo_box_post_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `WarpctcInferMeta(logits, label, logits_length, labels_length, blank, norm_by_times)`.
+#[infer_meta]
 pub fn warpctc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let ll = ctx.opt_tensor(2)?;
@@ -1334,6 +1376,7 @@ pub fn warpctc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `WarprnntInferMeta(input, label, input_lengths, label_lengths, blank, fastemit_lambda)`.
+#[infer_meta]
 pub fn warprnnt_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let blank = ctx.int(4)?;
@@ -1348,6 +1391,7 @@ pub fn warprnnt_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EditDistanceInferMeta(hyps, refs, hypslength, refslength, normalized)`: `sequencenum`
 /// float32 `[1]`, `out` float32 with `refs`' dims.
+#[infer_meta]
 pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let hyps = ctx.tensor(0)?;
     let refs = ctx.tensor(1)?;
@@ -1387,6 +1431,7 @@ pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CrfDecodingInferMeta(emission, transition, label, length)`.
+#[infer_meta]
 pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let e = ctx.tensor(0)?;
     let t = ctx.tensor(1)?;
@@ -1436,6 +1481,7 @@ pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ChunkEvalInferMeta(inference, label, seq_length, num_chunk_types, chunk_scheme,
 /// excluded_chunk_types)`: float32 precision/recall/f1 and int64 counts, all `[1]`.
+#[infer_meta]
 pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let inf = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1467,6 +1513,7 @@ pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DetectionMapInferMeta(...)`: only `m_ap` gets dims `[1]` (the accumulators are left as
 /// Paddle leaves them).
+#[infer_meta]
 pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let det = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1502,6 +1549,7 @@ pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AucInferMeta(x, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds,
 /// slide_steps)`: int64 `auc` 0-D and int64 statistics.
+#[infer_meta]
 pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1530,6 +1578,7 @@ pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BeamSearchInferMeta(pre_ids, pre_scores, ids, scores, level, beam_size, end_id,
 /// is_accumulated)`.
+#[infer_meta]
 pub fn beam_search_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let pre_ids = ctx.tensor(0)?;
     let pre_scores = ctx.tensor(1)?;
@@ -1541,6 +1590,7 @@ pub fn beam_search_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FakeChannelWiseDequantizeMaxAbsInferMeta(x, scales, quant_bits, quant_axis,
 /// x_num_col_dims)`: `out` like `x`.
+#[infer_meta]
 pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(3)?;
@@ -1558,6 +1608,7 @@ pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_
 
 /// `FakeQuantOrWithDequantMovingAverageAbsMaxInferMeta(x, in_scale, in_accum, in_state,
 /// moving_rate, bit_length, is_test, round_type)`.
+#[infer_meta]
 pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
     ctx: &mut InferMetaCtx<'_>,
 ) -> R {
@@ -1575,6 +1626,7 @@ pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
 
 /// `GenerateProposalsV2InferMeta(...)`: `[-1, 4]` rois, `[-1, 1]` probabilities and
 /// `[batch]` counts.
+#[infer_meta]
 pub fn generate_proposals_v2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let scores = ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dims(&[-1, 4]).get())?;
@@ -1597,6 +1649,7 @@ fn graph_index_check(d: &[i64], name: &str) -> R {
 }
 
 /// `GraphKhopSamplerInferMeta(row, colptr, x, eids, sample_sizes, return_eids)`.
+#[infer_meta]
 pub fn graph_khop_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1621,6 +1674,7 @@ pub fn graph_khop_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GraphSampleNeighborsInferMeta(row, colptr, x, eids, perm_buffer, sample_size, return_eids,
 /// flag_perm_buffer)`.
+#[infer_meta]
 pub fn graph_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1647,6 +1701,7 @@ pub fn graph_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `WeightedSampleNeighborsInferMeta(row, colptr, edge_weight, input_nodes, eids, sample_size,
 /// return_eids)`.
+#[infer_meta]
 pub fn weighted_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1668,6 +1723,7 @@ pub fn weighted_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GraphReindexInferMeta(x, neighbors, count, hashtable_value, hashtable_index)`.
+#[infer_meta]
 pub fn graph_reindex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let nb = ctx.tensor(1)?;
@@ -1703,6 +1759,7 @@ fn broadcast_tail(x: &[i64], y: &[i64]) -> Res<Vec<i64>> {
 
 /// `SendUERecvInferMeta(x, y, src_index, dst_index, message_op, reduce_op, out_size)`:
 /// `[-1] + broadcast(x[1:], y[1:])`; `dst_count` int32 `[-1]` for `MEAN`.
+#[infer_meta(name = "SendUERecvInferMeta")]
 pub fn send_ue_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1735,6 +1792,7 @@ pub fn send_ue_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SendUVInferMeta(x, y, src_index, dst_index, message_op)`:
 /// `[src_index[0]] + broadcast(x[1:], y[1:])`.
+#[infer_meta(name = "SendUVInferMeta")]
 pub fn send_uv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1756,6 +1814,7 @@ pub fn send_uv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `HSigmoidLossInferMeta(x, label, w, bias, path, code, num_classes, is_sparse)`: `out`
 /// `[batch, 1]`.
+#[infer_meta(name = "HSigmoidLossInferMeta")]
 pub fn hsigmoid_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1771,6 +1830,7 @@ pub fn hsigmoid_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SparseAttentionInferMeta(q, k, v, offset, columns, key_padding_mask, attn_mask)`.
+#[infer_meta]
 pub fn sparse_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -1788,6 +1848,7 @@ pub fn sparse_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MemoryEfficientAttentionInferMeta(query, key, value, bias, ...)`: `[b, sq, h, dv]`,
 /// float32 `logsumexp` `[h, b]`, int64 `seed_and_offset` `[2]`.
+#[infer_meta]
 pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -1826,6 +1887,7 @@ pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TopPSamplingInferMeta(x, ps, threshold, topp_seed, seed, k, mode)`.
+#[infer_meta]
 pub fn top_p_sampling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let k = ctx.int(5)?;
@@ -1849,6 +1911,7 @@ pub fn top_p_sampling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LLMInt8LinearInferMeta(x, weight, bias, weight_scale, threshold)`.
+#[infer_meta(name = "LLMInt8LinearInferMeta")]
 pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1884,6 +1947,7 @@ pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `WeightOnlyLinearInferMeta(x, weight, bias, weight_scale, weight_dtype, arch, group_size)`.
+#[infer_meta]
 pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1946,6 +2010,7 @@ pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FullWithTensorInferMeta(shape, dtype)`: dims from `shape` (`-1`s when it comes from a
 /// tensor), dtype `dtype`.
+#[infer_meta]
 pub fn full_with_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(1)?;
@@ -1953,6 +2018,7 @@ pub fn full_with_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LogspaceInferMeta(start, stop, num, base, dtype)`: `[-1]` of `dtype`.
+#[infer_meta]
 pub fn logspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for (i, n) in [(0, "start"), (1, "stop"), (2, "num"), (3, "base")] {
         need_one_element(ctx.tensor(i)?, n)?;
@@ -1966,6 +2032,7 @@ pub fn logspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `LSTMInferMeta(input, h0, c0, weight, bias, use_peepholes, is_reverse, is_test, ...)`.
+#[infer_meta(name = "LSTMInferMeta")]
 pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let h0 = ctx.opt_tensor(1)?;
@@ -2011,6 +2078,7 @@ pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CudnnLSTMInferMeta(x, init_h, init_c, w, weight_list, sequence_length, dropout_prob,
 /// is_bidirec, hidden_size, num_layers, is_test, seed)`.
+#[infer_meta(name = "CudnnLSTMInferMeta")]
 pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let h = ctx.tensor(1)?;
@@ -2046,6 +2114,7 @@ pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RnnInferMeta(x, pre_state, weight_list, sequence_length, dropout_prob, is_bidirec,
 /// input_size, hidden_size, num_layers, mode, seed, is_test)`.
+#[infer_meta]
 pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pre = ctx.tensors(1)?;
@@ -2088,6 +2157,7 @@ pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GruInferMeta(input, h0, weight, bias, activation, gate_activation, is_reverse, origin_mode,
 /// is_test)`.
+#[infer_meta]
 pub fn gru_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let h0 = ctx.opt_tensor(1)?;
@@ -2162,6 +2232,7 @@ pub(crate) fn gru_unit_frame(
 
 /// `GruUnitInferMeta(input, hidden_prev, weight, bias, activation, gate_activation,
 /// origin_mode)`.
+#[infer_meta]
 pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let hp = ctx.tensor(1)?;
@@ -2176,6 +2247,7 @@ pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AttentionLstmInferMeta(x, c0, h0, attention_weight, attention_bias, attention_scalar,
 /// attention_scalar_bias, lstm_weight, lstm_bias, ...)`.
+#[infer_meta]
 pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let c0 = ctx.tensor(1)?;
@@ -2235,6 +2307,7 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PyramidHashInferMeta(x, w, white_list, black_list, num_emb, space_len, pyramid_layer,
 /// rand_len, ...)` at compile time: `out` `[-1, num_emb]`, `x_temp_out` with `x`'s dims.
+#[infer_meta]
 pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;

@@ -1,6 +1,7 @@
 //! Infer-meta functions without tensor inputs (creation ops), after Paddle's
 //! `paddle/phi/infermeta/nullary.cc`.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError};
 use pir_runtime::phi::{DataLayout, DataType};
@@ -12,6 +13,7 @@ type R = Result<(), InferMetaError>;
 /// `CreateInferMeta(shape, dtype)` (`full`, `empty`, `ones`, `zeros`): dims `shape`, dtype
 /// `dtype`, layout NCHW. Known shape values must be non-negative; a shape from a tensor gives
 /// `-1`s.
+#[infer_meta]
 pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(1)?;
@@ -33,6 +35,7 @@ pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
 /// elements.
+#[infer_meta]
 pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let n = ctx
         .int_array(0)?
@@ -47,6 +50,7 @@ pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
+#[infer_meta]
 pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let _name = str_arg(ctx, 0)?;
     let shape = int_array(ctx, 1, "shape")?;
@@ -55,6 +59,7 @@ pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
+#[infer_meta]
 pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(4)?;
@@ -66,6 +71,7 @@ pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
+#[infer_meta]
 pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(1)?;
@@ -77,6 +83,7 @@ pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
+#[infer_meta]
 pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = ints(ctx, 0)?;
     let dtype = ctx.dtype(6)?;
@@ -88,6 +95,7 @@ pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
+#[infer_meta]
 pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = ints(ctx, 0)?;
     let dtype = ctx.dtype(1)?;
@@ -95,6 +103,7 @@ pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
+#[infer_meta]
 pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let low = ctx.int(0)?;
     let high = ctx.int(1)?;
@@ -108,6 +117,7 @@ pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RandpermInferMeta(n, dtype)`: `[n]`.
+#[infer_meta]
 pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let n = ctx.int(0)?;
     let dtype = ctx.dtype(1)?;
@@ -116,6 +126,7 @@ pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
 /// `num_columns == -1` copies the rows.
+#[infer_meta]
 pub fn eye_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rows = scalar_int(ctx, 0)?.unwrap_or(-1);
     let cols = match scalar_int(ctx, 1)? {
@@ -147,6 +158,7 @@ fn tril_size(rows: i64, cols: i64, offset: i64) -> i64 {
 }
 
 /// `TrilIndicesInferMeta(rows, cols, offset, dtype)`: `[2, number of lower-triangle entries]`.
+#[infer_meta]
 pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rows = ctx.int(0)?;
     let cols = ctx.int(1)?;
@@ -157,6 +169,7 @@ pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
+#[infer_meta]
 pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rows = ctx.int(0)?;
     let cols = ctx.int(1)?;
@@ -167,6 +180,7 @@ pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
+#[infer_meta]
 pub fn read_file_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let _ = str_arg(ctx, 0)?;
     ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::UInt8).get())

@@ -1,6 +1,7 @@
 //! Infer-meta functions of three input tensors, after Paddle's
 //! `paddle/phi/infermeta/ternary.cc`.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::DataType;
@@ -15,6 +16,7 @@ type R = Result<(), InferMetaError>;
 
 /// `AccuracyInferMeta(out, indice, label)`: three 0-D outputs in `out`'s dtype; `label` must be
 /// 2-D.
+#[infer_meta]
 pub fn accuracy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let out = ctx.tensor(0)?;
     let label = ctx.tensor(2)?;
@@ -25,6 +27,7 @@ pub fn accuracy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AddmmInferMeta(input, x, y, beta, alpha)`: `[x[0], y[1]]` in `input`'s dtype.
+#[infer_meta]
 pub fn addmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let x = ctx.tensor(1)?;
@@ -41,6 +44,7 @@ pub fn addmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AffineChannelInferMeta(x, scale, bias, data_layout)`: like `x`; `scale` and `bias` are
 /// `[C]`.
+#[infer_meta]
 pub fn affine_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.tensor(1)?;
@@ -72,6 +76,7 @@ pub fn affine_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AssignPosInferMeta(x, cum_count, eff_num_len)`: dtype of `x` (int64, like `cum_count`).
+#[infer_meta]
 pub fn assign_pos_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let cum = ctx.tensor(1)?;
@@ -90,6 +95,7 @@ pub fn assign_pos_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BatchFCInferMeta(input, w, bias)`: `[input[0], input[1], w[2]]`.
+#[infer_meta(name = "BatchFCInferMeta")]
 pub fn batch_fc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -125,6 +131,7 @@ pub fn batch_fc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BoxCoderInferMeta(prior_box, prior_box_var, target_box, code_type, box_normalized, axis,
 /// variance)`.
+#[infer_meta]
 pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let prior = ctx.tensor(0)?;
     let target = ctx.tensor(2)?;
@@ -164,6 +171,7 @@ pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DpsgdInferMeta(param, grad, learning_rate, clip, batch_size, sigma, seed)`: dims of
 /// `param` (dtype left float32, as in Paddle).
+#[infer_meta]
 pub fn dpsgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -175,6 +183,7 @@ pub fn dpsgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FakeQuantizeRangeAbsMaxInferMeta(x, in_scale, iter, window_size, bit_length, is_test,
 /// round_type)`.
+#[infer_meta]
 pub fn fake_quantize_range_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let window = ctx.int(3)?;
@@ -194,6 +203,7 @@ fn round128(v: i64) -> i64 {
 
 /// `FlashAttnInferMeta(q, k, v)`: `out` like `q` with `v`'s head size; `softmax`,
 /// `softmax_lse` with sequence lengths rounded up to 128; int64 `seed_offset` `[2]`.
+#[infer_meta]
 pub fn flash_attn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -224,6 +234,7 @@ pub fn flash_attn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `FlashAttnQKVPackedInferMeta(qkv)`: packed `[.., nheads/nheads_k + 2, nheads_k, headdim]`.
+#[infer_meta(name = "FlashAttnQKVPackedInferMeta")]
 pub fn flash_attn_qkv_packed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let qkv = ctx.tensor(0)?;
     let d = &qkv.dims;
@@ -251,6 +262,7 @@ pub fn flash_attn_qkv_packed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CalcReducedAttnScoresInferMeta(q, k, softmax_lse)`: float32 `[batch, heads, 1, seqlen_k]`.
+#[infer_meta]
 pub fn calc_reduced_attn_scores_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -280,6 +292,7 @@ pub fn calc_reduced_attn_scores_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CollectFpnProposalsInferMeta(multi_level_rois, multi_level_scores, multi_level_rois_num,
 /// post_nms_topn)`: `[post_nms_topn, 4]` and int32 `[-1]`.
+#[infer_meta]
 pub fn collect_fpn_proposals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rois = ctx.tensors(0)?;
     let scores = ctx.tensors(1)?;
@@ -308,6 +321,7 @@ pub fn collect_fpn_proposals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `InstanceNormInferMeta(x, scale, bias, epsilon)`: `y` like `x`; saved statistics `[N × C]`.
+#[infer_meta]
 pub fn instance_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.opt_tensor(1)?;
@@ -355,6 +369,7 @@ pub fn instance_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GroupNormInferMeta(x, scale, bias, epsilon, groups, data_format)`: `y` like `x` (an
 /// unknown channel count is taken from `scale`/`bias`); `mean`/`variance` `[N, groups]`.
+#[infer_meta]
 pub fn group_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.opt_tensor(1)?;
@@ -412,6 +427,7 @@ pub fn group_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `LayerNormInferMeta(x, scale, bias, epsilon, begin_norm_axis)`: `out` like `x` (dims, dtype,
 /// LoD); `mean`/`variance` with dims `x[..begin_norm_axis]` in float32 for half inputs.
+#[infer_meta]
 pub fn layer_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.opt_tensor(1)?;
@@ -472,6 +488,7 @@ fn dynamic_broadcast(a: &[i64], b: &[i64]) -> Res<Vec<i64>> {
 }
 
 /// `LerpInferMeta(x, y, weight)`: the broadcast of the three shapes.
+#[infer_meta]
 pub fn lerp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -483,6 +500,7 @@ pub fn lerp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `LinspaceInferMeta(start, stop, number, dtype)`: `[-1]` in `start`'s dtype (the `dtype`
 /// attribute is not used by the infer meta).
+#[infer_meta]
 pub fn linspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let start = ctx.tensor(0)?;
     need_one_element(start, "start")?;
@@ -492,6 +510,7 @@ pub fn linspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MatchMatrixTensorInferMeta(x, y, w, dim_t)` at compile time: `[-1, 1]` outputs.
+#[infer_meta]
 pub fn match_matrix_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -523,6 +542,7 @@ pub fn match_matrix_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MultiClassNMSInferMeta(bboxes, scores, rois_num, ...)`: `[-1, box_size + 2]`, int32
 /// `[-1, 1]` indices and int32 `[-1]` counts.
+#[infer_meta(name = "MultiClassNMSInferMeta")]
 pub fn multi_class_nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let boxes = ctx.tensor(0)?;
     let b2 = at(&boxes.dims, 2, "bboxes")?;
@@ -532,6 +552,7 @@ pub fn multi_class_nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `NllLossRawInferMeta(input, label, weight, ignore_index, reduction)`.
+#[infer_meta]
 pub fn nll_loss_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -587,6 +608,7 @@ pub fn nll_loss_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RandomRoutingInferMeta(prob, topk_value, topk_idx)`: like `topk_idx`.
+#[infer_meta]
 pub fn random_routing_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let prob = ctx.tensor(0)?;
     let val = ctx.tensor(1)?;
@@ -613,6 +635,7 @@ pub fn random_routing_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RankAttentionInferMeta(x, rank_offset, rank_param, max_rank, max_size)`.
+#[infer_meta]
 pub fn rank_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let off = ctx.tensor(1)?;
@@ -653,6 +676,7 @@ fn roi_common(
 
 /// `RoiAlignInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale,
 /// sampling_ratio, aligned)`: `[num_boxes, C, pooled_height, pooled_width]`.
+#[infer_meta]
 pub fn roi_align_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let boxes = ctx.tensor(1)?;
@@ -663,6 +687,7 @@ pub fn roi_align_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RoiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale)`: also an
 /// int64 `arg_max` of the same dims.
+#[infer_meta]
 pub fn roi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let boxes = ctx.tensor(1)?;
@@ -680,6 +705,7 @@ pub fn roi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ScatterInferMeta(x, index, updates, overwrite)`: like `x`; `index` is 0-D, 1-D or `[N, 1]`.
+#[infer_meta]
 pub fn scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -723,6 +749,7 @@ pub fn scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ScatterNdAddInferMeta(x, index, updates)`: like `x`; `updates` must be
 /// `index.shape[:-1] + x.shape[index.shape[-1]:]`.
+#[infer_meta]
 pub fn scatter_nd_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -776,6 +803,7 @@ pub fn scatter_nd_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SendURecvInferMeta(x, src_index, dst_index, reduce_op, out_size)`: `x` with dim 0 `-1`;
 /// int32 `dst_count` `[-1]` for `MEAN`.
+#[infer_meta]
 pub fn send_u_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let src = ctx.tensor(1)?;
@@ -811,6 +839,7 @@ pub fn send_u_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SequenceConvInferMeta(x, padding_data, filter, context_length, padding_trainable,
 /// context_start, context_stride)`: `[x[0], filter[1]]`.
+#[infer_meta]
 pub fn sequence_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pad = ctx.opt_tensor(1)?;
@@ -851,6 +880,7 @@ pub fn sequence_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SpectralNormInferMeta(weight, u, v, dim, power_iters, eps)`: like `weight`.
+#[infer_meta]
 pub fn spectral_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let u = ctx.tensor(1)?;
@@ -889,6 +919,7 @@ pub fn spectral_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ViterbiDecodeInferMeta(potentials, transition_params, lengths, include_bos_eos_tag)`:
 /// `scores` like `lengths`; `path` is left as Paddle leaves it.
+#[infer_meta]
 pub fn viterbi_decode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let trans = ctx.tensor(1)?;
@@ -901,6 +932,7 @@ pub fn viterbi_decode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TdmSamplerInferMeta(x, travel, layer, output_positive, neg_samples_num_list,
 /// layer_offset, seed, dtype)` at compile time: `[-1, sum(neg + positive)]`.
+#[infer_meta]
 pub fn tdm_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let positive = ctx.bool(3)?;

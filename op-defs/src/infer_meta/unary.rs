@@ -3,6 +3,7 @@
 //! Every function reads its arguments in the op's `infer_meta.param` order and follows Paddle's
 //! compile-time branch (`MetaConfig.is_runtime == false`): unknown extents stay `-1`.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
@@ -22,6 +23,7 @@ type R = Result<(), InferMetaError>;
 // ---------------------------------------------------------------------------------------------
 
 /// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD).
+#[infer_meta]
 pub fn unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.opt_tensor(0)? {
         Some(_) => ctx.share_output(0, 0),
@@ -31,6 +33,7 @@ pub fn unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UnchangedInferMetaCheckAxis(x, axis)`: like `UnchangedInferMeta`, with `axis` checked to lie
 /// in `[-rank, rank)` (`[-1, 0]` for a 0-D tensor).
+#[infer_meta]
 pub fn unchanged_infer_meta_check_axis(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -39,28 +42,33 @@ pub fn unchanged_infer_meta_check_axis(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `UnchangedExceptLayoutInferMeta(x)`: dims, dtype and LoD of `x`; the layout stays NCHW.
+#[infer_meta]
 pub fn unchanged_except_layout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))
 }
 
 /// `StridedUnChangedInferMeta(x)`: `out` shares `x`'s metadata (strides are not modelled).
+#[infer_meta(name = "StridedUnChangedInferMeta")]
 pub fn strided_unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     unchanged_infer_meta(ctx)
 }
 
 /// `NumberCountInferMeta(numbers, upper_range)`: `out` shares `numbers`' metadata.
+#[infer_meta]
 pub fn number_count_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     unchanged_infer_meta(ctx)
 }
 
 /// `FFTC2CInferMeta(x, axes, normalization, forward)`: `out` shares `x`'s metadata.
+#[infer_meta(name = "FFTC2CInferMeta")]
 pub fn fft_c2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, share(x))
 }
 
 /// `RealAndImagInferMeta(x)`: dims and layout of `x`, real dtype (complex64 → float32).
+#[infer_meta]
 pub fn real_and_imag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let out = Out::new()
@@ -72,23 +80,27 @@ pub fn real_and_imag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AllReduceInferMeta(x)`: dims and dtype of `x`.
+#[infer_meta]
 pub fn all_reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same(x))
 }
 
 /// `DistReduceInferMeta(x)`: dims and dtype of `x`.
+#[infer_meta]
 pub fn dist_reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     all_reduce_infer_meta(ctx)
 }
 
 /// `ShareDataInferMeta(x)`: dims and dtype of `x`.
+#[infer_meta]
 pub fn share_data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     all_reduce_infer_meta(ctx)
 }
 
 /// `CIdentityInferMeta(x, ring_id, use_calc_stream, use_model_parallel)`: dims and dtype of
 /// `x`; `ring_id` must be non-negative.
+#[infer_meta]
 pub fn c_identity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let ring_id = ctx.int(1)?;
@@ -97,6 +109,7 @@ pub fn c_identity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AllGatherInferMeta(x, nranks)`: dim 0 multiplied by `nranks` (unknown stays -1).
+#[infer_meta]
 pub fn all_gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let nranks = ctx.int(1)?;
@@ -110,6 +123,7 @@ pub fn all_gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CConcatInferMeta(x, nranks)`: the last dim multiplied by `nranks`.
+#[infer_meta]
 pub fn c_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let nranks = ctx.int(1)?;
@@ -124,6 +138,7 @@ pub fn c_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CScatterInferMeta(x, ring_id, root, nranks)`: dim 0 divided by `nranks` (≥ 2).
+#[infer_meta]
 pub fn c_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let ring_id = ctx.int(1)?;
@@ -145,6 +160,7 @@ pub fn c_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ReduceScatterInferMeta(x, nranks)`: dim 0 divided by `nranks` when known.
+#[infer_meta]
 pub fn reduce_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let nranks = ctx.int(1)?;
@@ -164,18 +180,21 @@ pub fn reduce_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IsfiniteInferMeta(x)`: dims of `x`, dtype bool.
+#[infer_meta]
 pub fn isfinite_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Bool).get())
 }
 
 /// `LogicalNotInferMeta(x)`: `x`'s metadata with dtype bool.
+#[infer_meta]
 pub fn logical_not_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, Out::like(x).dtype(DataType::Bool).get())
 }
 
 /// `CastInferMeta(x, dtype)`: dims, layout and LoD of `x`, dtype `dtype`.
+#[infer_meta]
 pub fn cast_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let dtype = ctx.dtype(1)?;
@@ -190,6 +209,7 @@ pub fn cast_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CreateLikeInferMeta(x, dtype)`: dims and layout of `x`; dtype `dtype`, or `x`'s when
 /// `dtype` is undefined.
+#[infer_meta]
 pub fn create_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let dtype = ctx.dtype(1)?;
@@ -202,6 +222,7 @@ pub fn create_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ClipByNormInferMeta(x, max_norm)`: dims, dtype and LoD of `x`; `max_norm` must be positive.
+#[infer_meta]
 pub fn clip_by_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let max_norm = ctx.float(1)?;
@@ -213,18 +234,21 @@ pub fn clip_by_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AddPositionEncodingInferMeta(x, alpha, beta)`: dims, dtype and LoD of `x`.
+#[infer_meta]
 pub fn add_position_encoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(x))
 }
 
 /// `FillDiagonalInferMeta(x, value, offset, wrap)`: dims and dtype of `x`.
+#[infer_meta]
 pub fn fill_diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, same(x))
 }
 
 /// `SetValueInferMeta(x)`: dims and dtype of `x`, whose rank must be below 7.
+#[infer_meta]
 pub fn set_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ensure_meta!(x.rank() < 7, "x must have rank below 7, got {}", x.rank());
@@ -232,6 +256,7 @@ pub fn set_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DirichletInferMeta(alpha)`: dims and dtype of `alpha` (rank ≥ 1).
+#[infer_meta]
 pub fn dirichlet_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 1, "alpha")?;
@@ -239,6 +264,7 @@ pub fn dirichlet_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ShuffleChannelInferMeta(x, group)`: dims and dtype of a 4-D `x`.
+#[infer_meta]
 pub fn shuffle_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 4, "x (NCHW)")?;
@@ -246,6 +272,7 @@ pub fn shuffle_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
+#[infer_meta]
 pub fn tril_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
@@ -253,11 +280,13 @@ pub fn tril_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TriuInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
+#[infer_meta]
 pub fn triu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     tril_infer_meta(ctx)
 }
 
 /// `CholeskyInferMeta(x, upper)`: dims and dtype of `x`, a batch of square matrices.
+#[infer_meta]
 pub fn cholesky_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
@@ -271,6 +300,7 @@ pub fn cholesky_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `InverseInferMeta(x)`: dims, dtype and LoD of `x`, a batch of square matrices.
+#[infer_meta]
 pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
@@ -293,6 +323,7 @@ pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MatrixPowerInferMeta(x, n)`: dims, dtype and LoD of `x`, a batch of square matrices with
 /// known extents.
+#[infer_meta]
 pub fn matrix_power_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
@@ -312,6 +343,7 @@ pub fn matrix_power_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TemporalShiftInferMeta(x, seg_num, shift_ratio, data_format)`: `x`'s metadata; `x` is 4-D,
 /// `seg_num` positive and `shift_ratio` in `(0, 0.5)`.
+#[infer_meta]
 pub fn temporal_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let seg_num = ctx.int(1)?;
@@ -326,6 +358,7 @@ pub fn temporal_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `GumbelSoftmaxInferMeta(x, temperature, hard, axis)`: `x`'s metadata, `axis` checked.
+#[infer_meta]
 pub fn gumbel_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(3)?;
@@ -334,6 +367,7 @@ pub fn gumbel_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SoftmaxInferMeta(x, axis)`: dims, dtype and LoD of `x`, `axis` checked.
+#[infer_meta]
 pub fn softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -342,6 +376,7 @@ pub fn softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `IncrementInferMeta(x, value)`: `x` must hold one element; dims, LoD, layout and dtype of x.
+#[infer_meta]
 pub fn increment_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let n = product(&x.dims);
@@ -361,6 +396,7 @@ pub fn increment_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RReluInferMeta(x, lower, upper, is_test)`: `out` and `noise` take `x`'s dims, dtype and
 /// layout; `0 ≤ lower ≤ upper ≤ 1`.
+#[infer_meta]
 pub fn r_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let lower = ctx.float(1)?;
@@ -384,6 +420,7 @@ pub fn r_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RReluGradInferMeta(out_grad, noise)`: dims, dtype and LoD of `out_grad`.
+#[infer_meta]
 pub fn r_relu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     ctx.set_output(0, same_lod(g))
@@ -391,6 +428,7 @@ pub fn r_relu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UniformRandomInplaceInferMeta(x, min, max, seed, diag_num, diag_step, diag_val)`: dims and
 /// dtype of `x`; `min < max`, `diag_num` and `diag_step` non-negative.
+#[infer_meta]
 pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let min = ctx.float(1)?;
@@ -408,18 +446,21 @@ pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `IsEmptyInferMeta(x)`: a 0-D bool.
+#[infer_meta]
 pub fn is_empty_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dtype(DataType::Bool).get())
 }
 
 /// `NumelInferMeta(x)`: a 0-D int64.
+#[infer_meta]
 pub fn numel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dtype(DataType::Int64).get())
 }
 
 /// `ShapeInferMeta(input)`: a 1-D int32 of length rank(input).
+#[infer_meta]
 pub fn shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let out = Out::new()
@@ -430,24 +471,28 @@ pub fn shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MeanAllInferMeta(x)`: a 0-D tensor of `x`'s dtype and layout.
+#[infer_meta]
 pub fn mean_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dtype(x.dtype).layout(x.layout).get())
 }
 
 /// `L1NormInferMeta(x)`: a 0-D tensor of `x`'s dtype.
+#[infer_meta]
 pub fn l1_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, dd(x, &[]))
 }
 
 /// `SquaredL2NormInferMeta(x)`: a `[1]` tensor of `x`'s dtype.
+#[infer_meta]
 pub fn squared_l2_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ctx.set_output(0, dd(x, &[1]))
 }
 
 /// `IdentityLossInferMeta(x, reduction)`: `x`'s dims for reduction 2 (none), else 0-D.
+#[infer_meta]
 pub fn identity_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let reduction = ctx.int(1)?;
@@ -456,6 +501,7 @@ pub fn identity_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `CheckNumericsInferMeta(tensor, ...)`: `stats` int64 `[3]`, `values` float32 `[3]`.
+#[infer_meta]
 pub fn check_numerics_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
     ctx.set_output(0, Out::new().dims(&[3]).dtype(DataType::Int64).get())?;
@@ -463,6 +509,7 @@ pub fn check_numerics_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `NMSInferMeta(x, threshold)`: boxes `[N, 4]` give int64 indices `[-1]`.
+#[infer_meta(name = "NMSInferMeta")]
 pub fn nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 2, "boxes ([N, 4])")?;
@@ -470,6 +517,7 @@ pub fn nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `NonZeroInferMeta(condition)`: int64 `[-1, rank]` (`[0, rank]` for an empty condition).
+#[infer_meta]
 pub fn non_zero_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     need_rank_ge(c, 1, "condition")?;
@@ -483,6 +531,7 @@ pub fn non_zero_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DecodeJpegInferMeta(x, mode)`: `[-1, -1, -1]` (unchanged), `[1, -1, -1]` (gray) or
 /// `[3, -1, -1]` (rgb) of `x`'s dtype.
+#[infer_meta]
 pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mode = str_arg(ctx, 1)?;
@@ -503,6 +552,7 @@ pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `ArgMinMaxInferMeta(x, axis, keepdims, flatten, dtype)`: the index tensor of an argmin or
 /// argmax; `dtype` must be int32, int64 or undefined (then the output keeps float32, as in
 /// Paddle).
+#[infer_meta]
 pub fn arg_min_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = scalar_int(ctx, 1)?;
@@ -562,6 +612,7 @@ pub fn arg_min_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ArgsortInferMeta(x, axis, descending, stable)`: sorted values like `x`, int64 indices.
+#[infer_meta]
 pub fn argsort_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -582,6 +633,7 @@ fn cum(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, axis: i64, flatten: bool) -> 
 
 /// `CumInferMeta(x, axis, flatten, exclusive, reverse)`: `x`'s dims, or `[numel]` when
 /// flattened.
+#[infer_meta]
 pub fn cum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -591,6 +643,7 @@ pub fn cum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CumScalarAxisInferMeta(x, axis, flatten, exclusive, reverse)`: like `CumInferMeta` with a
 /// Scalar axis (an axis from a tensor reads as -1, as Paddle's placeholder Scalar does).
+#[infer_meta]
 pub fn cum_scalar_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = scalar_int(ctx, 1)?.unwrap_or(-1);
@@ -600,6 +653,7 @@ pub fn cum_scalar_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CumWithIndicesInferMeta(x, axis, dtype)`: values like `x` and indices of `dtype` (int32 or
 /// int64) like `x`'s dims.
+#[infer_meta]
 pub fn cum_with_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -623,6 +677,7 @@ pub fn cum_with_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `KthvalueInferMeta(x, k, axis, keepdim)`: the k-th value along `axis` and its int64 index.
+#[infer_meta]
 pub fn kthvalue_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let k = ctx.int(1)?;
@@ -652,6 +707,7 @@ fn values_and_indices(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, a: usize, keep
 }
 
 /// `ModeInferMeta(x, axis, keepdim)`: the mode along `axis` and its int64 index.
+#[infer_meta]
 pub fn mode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -668,6 +724,7 @@ pub fn mode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TopKInferMeta(x, k, axis, largest, sorted)`: values and int64 indices with `axis` resized
 /// to `k` (-1 when `k` comes from a tensor).
+#[infer_meta]
 pub fn top_k_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let k = scalar_int(ctx, 1)?;
@@ -692,6 +749,7 @@ pub fn top_k_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MultinomialInferMeta(x, num_samples, replacement)`: int64 samples, the last dim
 /// `num_samples` (-1 when it comes from a tensor).
+#[infer_meta]
 pub fn multinomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let n = scalar_int(ctx, 1)?;
@@ -712,6 +770,7 @@ pub fn multinomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `OneHotInferMeta(x, num_classes)`: float32 `x.dims + [num_classes]`.
+#[infer_meta]
 pub fn one_hot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let n = scalar_int(ctx, 1)?.unwrap_or(-1);
@@ -723,6 +782,7 @@ pub fn one_hot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SequenceMaskScalarInferMeta(x, max_len, out_dtype)`: `x.dims + [max_len]` (-1 unless
 /// positive) of `out_dtype`.
+#[infer_meta]
 pub fn sequence_mask_scalar_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let m = scalar_int(ctx, 1)?.unwrap_or(-1);
@@ -734,6 +794,7 @@ pub fn sequence_mask_scalar_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PNormInferMeta(x, porder, axis, epsilon, keepdim, asvector)`: the p-norm over `axis` (or
 /// all of `x` when `asvector`).
+#[infer_meta]
 pub fn p_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(2)?;
@@ -773,6 +834,7 @@ pub fn p_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `NormInferMeta(x, axis, epsilon, is_test)`: `out` like `x`; `norm` like `x` with `axis`
 /// reduced to 1 (training only).
+#[infer_meta]
 pub fn norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -788,6 +850,7 @@ pub fn norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `RepeatInterleaveInferMeta(x, repeats, axis)`: `axis` multiplied by `repeats` (> 0).
+#[infer_meta]
 pub fn repeat_interleave_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let repeats = ctx.int(1)?;
@@ -803,6 +866,7 @@ pub fn repeat_interleave_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FlipInferMeta(x, axis)`: dims, dtype and LoD of `x`; the axes must be in range and not
 /// repeat consecutively.
+#[infer_meta]
 pub fn flip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = ints(ctx, 1)?;
@@ -817,6 +881,7 @@ pub fn flip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RollInferMeta(x, shifts, axis)`: dims, dtype and LoD of `x`; one shift per axis (or a
 /// single shift without axes).
+#[infer_meta]
 pub fn roll_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let shifts = int_array(ctx, 1, "shifts")?;
@@ -839,6 +904,7 @@ pub fn roll_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ReverseInferMeta(x, axis)`: `x`'s metadata; known axes must be non-empty and in range.
+#[infer_meta]
 pub fn reverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = int_array(ctx, 1, "axis")?;
@@ -873,6 +939,7 @@ fn reduce_out(
 }
 
 /// `ReduceInferMeta(x, axis, keepdim)`: reduce over `axis` (all axes when empty).
+#[infer_meta]
 pub fn reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = int_array(ctx, 1, "axis")?;
@@ -883,6 +950,7 @@ pub fn reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ReduceIntArrayAxisInferMeta(x, axis, keepdim)`: reduce over `axis` (all when empty; `-1`
 /// extents when the axes come from a tensor).
+#[infer_meta]
 pub fn reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     reduce_infer_meta(ctx)
 }
@@ -890,6 +958,7 @@ pub fn reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `StrictReduceIntArrayAxisInferMeta(x, axis, keepdim)` (what `max`/`min` use in Paddle
 /// 3.3.1): reduce over `axis`, reducing everything only when `axis` is empty — the rule
 /// [`reduce_infer_meta`] already follows — with every axis required to be in range.
+#[infer_meta]
 pub fn strict_reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let rank = ctx.tensor(0)?.rank() as i64;
     if let Ok(arg) = ctx.int_array(1) {
@@ -910,6 +979,7 @@ pub fn strict_reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R 
 
 /// `ReduceIntArrayAxisInferMetaBase(x, axis, keepdim, reduce_all)`: reduce with an explicit
 /// `reduce_all`.
+#[infer_meta]
 pub fn reduce_int_array_axis_infer_meta_base(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = int_array(ctx, 1, "axis")?;
@@ -920,6 +990,7 @@ pub fn reduce_int_array_axis_infer_meta_base(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SumInferMeta(x, axis, dtype, keepdim)`: a sum over `axis`; the dtype is `dtype`, or int64
 /// for bool/int32 inputs, or `x`'s.
+#[infer_meta]
 pub fn sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = int_array(ctx, 1, "axis")?;
@@ -937,6 +1008,7 @@ pub fn sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LogsumexpInferMeta(x, axis, keepdim, reduce_all)`: a reduction of an x of rank ≤ 4.
+#[infer_meta]
 pub fn logsumexp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ensure_meta!(
@@ -949,6 +1021,7 @@ pub fn logsumexp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `NanmedianInferMeta(x, axis, keepdim, mode)`: the median over `axis` and its int64 index
 /// (with a trailing 2 in `avg` mode).
+#[infer_meta]
 pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = int_array(ctx, 1, "axis")?.values;
@@ -993,6 +1066,7 @@ pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FlattenInferMeta(x, start_axis, stop_axis)`: collapses `start_axis..=stop_axis` into one
 /// extent (-1 when any of them is unknown); a 0-D x becomes `[1]`.
+#[infer_meta]
 pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut start = ctx.int(1)?;
@@ -1137,6 +1211,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
 
 /// `ReshapeInferMeta(x, shape)`: the target shape with `0` copying the input dim and one `-1`
 /// inferred; a shape from a tensor keeps its placeholder `-1`s.
+#[infer_meta]
 pub fn reshape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let shape = int_array(ctx, 1, "shape")?;
@@ -1161,6 +1236,7 @@ pub fn reshape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TransposeInferMeta(x, perm)`: `out[i] = x[perm[i]]`; `perm` entries must be distinct axes.
+#[infer_meta]
 pub fn transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let perm = ints(ctx, 1)?;
@@ -1189,6 +1265,7 @@ pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
 
 /// `UnsqueezeInferMeta(x, axis)`: inserts size-1 dims at `axis` (all `-1` when the axes come
 /// from a tensor).
+#[infer_meta]
 pub fn unsqueeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = int_array(ctx, 1, "axis")?;
@@ -1257,6 +1334,7 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
 
 /// `SqueezeInferMeta(x, axis)`: drops the named size-1 (or unknown) dims, or every size-1 dim
 /// when no axis is given.
+#[infer_meta]
 pub fn squeeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = int_array(ctx, 1, "axis")?;
@@ -1340,6 +1418,7 @@ fn split_outputs(x: &TensorMeta, axis: Option<usize>, dims: Vec<Vec<i64>>) -> Ve
 
 /// `SplitInferMeta(x, sections, axis)`: one output per section along `axis`; one section may be
 /// -1 (the remainder); sections must add up to the axis extent when it is known.
+#[infer_meta]
 pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let sections = int_array(ctx, 1, "sections")?;
@@ -1395,6 +1474,7 @@ pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `SplitWithNumInferMeta(x, num, axis)`: `num` equal parts along `axis`, whose extent must be
 /// divisible by `num` when known.
+#[infer_meta]
 pub fn split_with_num_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let num = ctx.int(1)?;
@@ -1420,6 +1500,7 @@ pub fn split_with_num_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `UnbindInferMeta(input, axis)`: one output per index along `axis`, with that axis removed.
+#[infer_meta]
 pub fn unbind_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -1437,6 +1518,7 @@ pub fn unbind_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UnStackInferMeta(x, axis, num)`: `num` outputs with `axis` removed; `num` must match the
 /// axis extent when known.
+#[infer_meta]
 pub fn un_stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
@@ -1458,6 +1540,7 @@ pub fn un_stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `SliceRawInferMeta(input, axes, starts, ends, infer_flags, decrease_axis)`: slices `axes`
 /// (negative starts/ends count from the end, out-of-range ones clamp), then removes
 /// `decrease_axis`.
+#[infer_meta]
 pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = ints(ctx, 1)?;
@@ -1552,6 +1635,7 @@ fn normalize_interval(st: i64, ed: i64, dim: i64) -> (i64, i64) {
 
 /// `ExpandInferMeta(x, shape)`: broadcasts `x` to `shape`; `-1` keeps the aligned input dim,
 /// `-2` marks an extent read from a tensor.
+#[infer_meta]
 pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut shape = int_array(ctx, 1, "shape")?.values;
@@ -1593,6 +1677,7 @@ pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TileInferMeta(x, repeat_times)`: each dim multiplied by its repeat count (aligned from the
 /// right; unknown stays -1).
+#[infer_meta]
 pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut rep = int_array(ctx, 1, "repeat_times")?.values;
@@ -1639,6 +1724,7 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CropInferMeta(x, shape, offsets)`: the crop `shape` (negative entries stay -1, a 0 input
 /// extent stays 0); `shape` and `offsets` have one entry per dim of `x`.
+#[infer_meta]
 pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let shape = int_array(ctx, 1, "shape")?.values;
@@ -1674,6 +1760,7 @@ pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PadInferMeta(x, paddings, pad_value)`: each dim grows by its two paddings (non-negative,
 /// two per dim); unknown dims stay -1.
+#[infer_meta]
 pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let p = ints(ctx, 1)?;
@@ -1707,6 +1794,7 @@ pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `Pad3dInferMeta(x, paddings, mode, value, data_format)`: a 5-D `x` grows by
 /// `[left, right, top, bottom, front, back]` on its W, H and D dims.
+#[infer_meta]
 pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let p = int_array(ctx, 1, "paddings")?;
@@ -1743,6 +1831,7 @@ pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AsRealInferMeta(x)`: `x.dims + [2]` of the real dtype.
+#[infer_meta]
 pub fn as_real_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut d = x.dims.to_vec();
@@ -1751,6 +1840,7 @@ pub fn as_real_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `AsComplexInferMeta(x)`: drops the trailing `2` of `x` and takes the complex dtype.
+#[infer_meta]
 pub fn as_complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 1, "x")?;
@@ -1774,6 +1864,7 @@ pub fn as_complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `Pool2DInferMeta(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format,
 /// pooling_type, global_pooling, adaptive, padding_algorithm)`: 2-D pooling; a kernel size from
 /// a tensor makes H and W unknown.
+#[infer_meta(name = "Pool2DInferMeta")]
 pub fn pool2d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let kernel = int_array(ctx, 1, "kernel_size")?;
@@ -1799,6 +1890,7 @@ pub fn pool2d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PoolInferMeta(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format,
 /// pooling_type, global_pooling, adaptive, padding_algorithm)`: 2-D or 3-D pooling.
+#[infer_meta]
 pub fn pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let kernel = ints(ctx, 1)?;
@@ -1878,6 +1970,7 @@ fn pool(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, kernel: &[i64]) -> R {
 
 /// `MaxPoolWithIndexInferMeta(x, kernel_size, strides, paddings, global_pooling, adaptive,
 /// ceil_mode)`: max pooling output and its int32 argmax mask.
+#[infer_meta]
 pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut kernel = ints(ctx, 1)?;
@@ -1946,6 +2039,7 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FractionalMaxPoolInferMeta(x, output_size, kernel_size, random_u, return_mask)`:
 /// `[N, C] + output_size` and an int32 mask of the same dims.
+#[infer_meta]
 pub fn fractional_max_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let out_size = ints(ctx, 1)?;
@@ -1968,6 +2062,7 @@ pub fn fractional_max_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UnfoldInferMeta(x, kernel_sizes, strides, paddings, dilations)`: im2col of a 4-D `x` into
 /// `[N, C·kh·kw, L]`.
+#[infer_meta]
 pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let k = ints(ctx, 1)?;
@@ -2015,6 +2110,7 @@ pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FoldInferMeta(x, output_sizes, kernel_sizes, strides, paddings, dilations)`: col2im of
 /// `[N, C·kh·kw, L]` into `[N, C, oh, ow]`.
+#[infer_meta]
 pub fn fold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let os = ints(ctx, 1)?;
@@ -2107,6 +2203,7 @@ fn square_batch(x: &TensorMeta) -> Res {
 }
 
 /// `EigInferMeta(x)`: complex eigenvalues `x.dims[..-1]` and eigenvectors `x.dims`.
+#[infer_meta]
 pub fn eig_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     square_batch(x)?;
@@ -2117,6 +2214,7 @@ pub fn eig_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `EighInferMeta(x, uplo)`: real eigenvalues `x.dims[..-1]` and eigenvectors like `x`.
+#[infer_meta]
 pub fn eigh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     square_batch(x)?;
@@ -2132,12 +2230,14 @@ pub fn eigh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `EigvalshInferMeta(x, uplo, is_test)`: like `EighInferMeta`.
+#[infer_meta]
 pub fn eigvalsh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     eigh_infer_meta(ctx)
 }
 
 /// `EigvalsInferMeta(x)`: complex eigenvalues `x.dims[..-1]`; the last two dims must match
 /// when all dims are known.
+#[infer_meta]
 pub fn eigvals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
@@ -2154,6 +2254,7 @@ pub fn eigvals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `LUInferMeta(x, pivot)`: the LU factors like `x`, int32 `pivots` and `infos`.
+#[infer_meta(name = "LUInferMeta")]
 pub fn lu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pivot = ctx.bool(1)?;
@@ -2176,6 +2277,7 @@ pub fn lu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `QrInferMeta(x, mode)`: `q` and `r` of a batch of `m × n` matrices for mode `reduced`,
 /// `complete` or `r`.
+#[infer_meta]
 pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mode = str_arg(ctx, 1)?;
@@ -2209,6 +2311,7 @@ pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `SvdInferMeta(x, full_matrices)`: `u`, `s` and `vh` of a batch of `m × n` matrices.
+#[infer_meta]
 pub fn svd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let full = ctx.bool(1)?;
@@ -2230,6 +2333,7 @@ pub fn svd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `MatrixRankInferMeta(x, use_default_tol, hermitian)`: the batch dims of `x` (0-D for a single
 /// matrix); the dtype stays float32, as Paddle leaves it unset.
+#[infer_meta]
 pub fn matrix_rank_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let hermitian = ctx.bool(2)?;
@@ -2246,6 +2350,7 @@ pub fn matrix_rank_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `TraceInferMeta(x, offset, axis1, axis2)`: `x` without `axis1` and `axis2`.
+#[infer_meta]
 pub fn trace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let a1 = ctx.int(2)?;
@@ -2266,6 +2371,7 @@ pub fn trace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DiagonalInferMeta(x, offset, axis1, axis2)`: `x` without `axis1`/`axis2` plus the diagonal
 /// length.
+#[infer_meta]
 pub fn diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let offset = ctx.int(1)?;
@@ -2306,6 +2412,7 @@ pub fn diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DiagInferMeta(x, offset, padding_value)`: a square matrix from a vector, or the diagonal
 /// of a matrix.
+#[infer_meta]
 pub fn diag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let offset = ctx.int(1)?;
@@ -2336,6 +2443,7 @@ pub fn diag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `DiagEmbedInferMeta(x, offset, dim1, dim2)`: embeds the last dim of `x` as diagonals in the
 /// `dim1 × dim2` planes.
+#[infer_meta]
 pub fn diag_embed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let offset = ctx.int(1)?;
@@ -2381,6 +2489,7 @@ fn last_fft_axis(x: &TensorMeta, axes: &[i64]) -> Res<usize> {
 
 /// `FFTC2RInferMeta(x, axes, normalization, forward, last_dim_size)`: complex to real; the last
 /// fft axis becomes `last_dim_size` or `2·(n − 1)`.
+#[infer_meta(name = "FFTC2RInferMeta")]
 pub fn fft_c2r_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = ints(ctx, 1)?;
@@ -2409,6 +2518,7 @@ pub fn fft_c2r_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FFTR2CInferMeta(x, axes, normalization, forward, onesided)`: real to complex; one-sided
 /// transforms keep `n/2 + 1` of the last fft axis.
+#[infer_meta(name = "FFTR2CInferMeta")]
 pub fn fft_r2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axes = ints(ctx, 1)?;
@@ -2432,6 +2542,7 @@ pub fn fft_r2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FrameInferMeta(x, frame_length, hop_length, axis)`: slices the signal axis (first or last)
 /// into frames.
+#[infer_meta]
 pub fn frame_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let frame_length = ctx.int(1)?;
@@ -2467,6 +2578,7 @@ pub fn frame_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `OverlapAddInferMeta(x, hop_length, axis)`: reassembles frames into a signal; the dtype
 /// stays float32, as Paddle leaves it unset.
+#[infer_meta]
 pub fn overlap_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let hop = ctx.int(1)?;
@@ -2513,6 +2625,7 @@ fn dyn_dim(d: i64, v: i64) -> i64 {
 
 /// `PixelShuffleInferMeta(x, upscale_factor, data_format)`: moves `r²` channels into an
 /// `r`-times larger H and W.
+#[infer_meta]
 pub fn pixel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let f = ctx.int(1)?;
@@ -2570,6 +2683,7 @@ fn unshuffled_dims(i: &[i64], f: i64, nhwc: bool) -> Vec<i64> {
 
 /// `PixelShuffleGradInferMeta(out_grad, upscale_factor, data_format)`: the inverse of
 /// `PixelShuffleInferMeta`.
+#[infer_meta]
 pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let f = ctx.int(1)?;
@@ -2581,6 +2695,7 @@ pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PixelUnshuffleInferMeta(x, downscale_factor, data_format)`: moves `r × r` blocks of H and W
 /// into channels.
+#[infer_meta]
 pub fn pixel_unshuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let f = ctx.int(1)?;
@@ -2603,6 +2718,7 @@ pub fn pixel_unshuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ChannelShuffleInferMeta(x, groups, data_format)`: dims and dtype of a 4-D `x` whose
 /// channels divide into `groups`.
+#[infer_meta]
 pub fn channel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let groups = ctx.int(1)?;
@@ -2622,6 +2738,7 @@ pub fn channel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `MaxOutInferMeta(x, groups, axis)`: the channel axis (1 or 3 of a 4-D x) divided by `groups`.
+#[infer_meta]
 pub fn max_out_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let groups = ctx.int(1)?;
@@ -2669,6 +2786,7 @@ fn batch_size_like(x: &TensorMeta, shape: &[i64], xb: i64, ob: i64) -> Res<Vec<i
 
 /// `FullBatchSizeLikeInferMeta(input, shape, value, dtype, input_dim_idx, output_dim_idx)`:
 /// `shape` of `dtype` with the batch extent copied from `input`.
+#[infer_meta]
 pub fn full_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let shape = ints(ctx, 1)?;
@@ -2681,6 +2799,7 @@ pub fn full_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UniformRandomBatchSizeLikeInferMeta(input, shape, input_dim_idx, output_dim_idx, ..., dtype)`:
 /// `shape` of `dtype` with the batch extent copied from `input`.
+#[infer_meta]
 pub fn uniform_random_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let shape = ints(ctx, 1)?;
@@ -2693,6 +2812,7 @@ pub fn uniform_random_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> 
 
 /// `AffineGridInferMeta(input, output_shape, align_corners)`: sampling grids `[N, H, W, 2]` (or
 /// `[N, D, H, W, 3]`) from affine matrices `[N, 2|3, 3|4]`.
+#[infer_meta]
 pub fn affine_grid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let t = ctx.tensor(0)?;
     let shape = int_array(ctx, 1, "output_shape")?;
@@ -2726,6 +2846,7 @@ pub fn affine_grid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BipartiteMatchInferMeta(dist_mat, match_type, dist_threshold)`: int32 indices and
 /// distances shaped like the 2-D `dist_mat`.
+#[infer_meta]
 pub fn bipartite_match_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 2, "dist_mat")?;
@@ -2735,6 +2856,7 @@ pub fn bipartite_match_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ClassCenterSampleInferMeta(label, num_classes, num_samples, ...)`: remapped labels like
 /// the 1-D `label`, sampled centers `[-1]`.
+#[infer_meta]
 pub fn class_center_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let l = ctx.tensor(0)?;
     need_rank(l, 1, "label")?;
@@ -2744,6 +2866,7 @@ pub fn class_center_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ShardIndexInferMeta(input, index_num, nshards, shard_id, ignore_value)`: like `input`
 /// (rank ≥ 2, last dim 1).
+#[infer_meta]
 pub fn shard_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "input")?;
@@ -2758,6 +2881,7 @@ pub fn shard_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `UniqueConsecutiveInferMeta(x, return_inverse, return_counts, axis, dtype)`: unique values
 /// (`[-1]` or `axis` unknown), inverse indices and counts.
+#[infer_meta]
 pub fn unique_consecutive_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let ret_inverse = ctx.bool(1)?;
@@ -2802,6 +2926,7 @@ fn fake_quant_bits(bit_length: i64) -> R {
 }
 
 /// `FakeQuantizeAbsMaxInferMeta(x, bit_length, round_type)`: `out` like `x`, `out_scale` `[1]`.
+#[infer_meta]
 pub fn fake_quantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     fake_quant_bits(ctx.int(1)?)?;
@@ -2824,18 +2949,21 @@ fn channel_wise_quant(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FakeChannelWiseQuantizeAbsMaxInferMeta(x, bit_length, round_type, quant_axis, is_test)`:
 /// `out` like `x`, one scale per channel of `quant_axis` (0 or 1).
+#[infer_meta]
 pub fn fake_channel_wise_quantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     channel_wise_quant(ctx)
 }
 
 /// `FakeChannelWiseQuantizeDequantizeAbsMaxInferMeta(x, bit_length, round_type, quant_axis)`:
 /// like `FakeChannelWiseQuantizeAbsMaxInferMeta`.
+#[infer_meta]
 pub fn fake_channel_wise_quantize_dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     channel_wise_quant(ctx)
 }
 
 /// `SequencePoolInferMeta(x, is_test, pooltype, pad_value)`: `out` takes `x`'s dims (dtype
 /// unset, float32), `max_index` too in `MAX` mode.
+#[infer_meta]
 pub fn sequence_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pooltype = str_arg(ctx, 2)?;
@@ -2865,6 +2993,7 @@ fn partial_inputs(xs: &[TensorMeta]) -> Res<(i64, i64)> {
 
 /// `PartialSumInferMeta(x, start_index, length)`: sums `[start, start+length)` columns of 2-D
 /// inputs of equal shape.
+#[infer_meta]
 pub fn partial_sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let start = ctx.int(1)?;
@@ -2886,6 +3015,7 @@ pub fn partial_sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `PartialConcatInferMeta(x, start_index, length)`: concatenates the same column range of
 /// 2-D inputs of equal shape.
+#[infer_meta]
 pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let mut start = ctx.int(1)?;
@@ -2911,6 +3041,7 @@ pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `EmbeddingGradSparseInferMeta(x, weight)`: the weight gradient takes `weight`'s dims and
 /// dtype.
+#[infer_meta]
 pub fn embedding_grad_sparse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(w) = ctx.opt_tensor(1)? {
         ctx.set_output(0, same(w))?;
@@ -2919,6 +3050,7 @@ pub fn embedding_grad_sparse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `WeightQuantizeInferMeta(x, algo, arch, group_size)`: int8 packed weights and their scales.
+#[infer_meta]
 pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let algo = str_arg(ctx, 1)?;
@@ -2961,6 +3093,7 @@ pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `TransLayoutGradInferMeta(x, out_grad, perm)`: `out_grad` transposed back by `perm`, with
 /// `x`'s layout.
+#[infer_meta]
 pub fn trans_layout_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
