@@ -6,7 +6,7 @@ use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError};
 use pir_runtime::phi::{DataLayout, DataType};
 
-use super::common::{add, fd, int_array, ints, mul, scalar_int, str_arg, sub, Out};
+use super::common::{add, fmt_dims, int_array, ints, mul, scalar_int, str_arg, sub, MetaBuilder};
 
 type R = Result<(), InferMetaError>;
 
@@ -22,15 +22,15 @@ pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 v >= 0,
                 "every value of shape must be non-negative, but shape[{i}] = {v} in {}",
-                fd(&shape.values)
+                fmt_dims(&shape.values)
             );
         }
     }
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&shape.values)
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
@@ -42,11 +42,11 @@ pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         .len
         .ok_or_else(|| InferMetaError::new("the number of values is unknown"))?;
     let dtype = ctx.dtype(1)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&[n as i64])
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
@@ -55,7 +55,10 @@ pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let _name = str_arg(ctx, 0)?;
     let shape = int_array(ctx, 1, "shape")?;
     let dtype = ctx.dtype(2)?;
-    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
+    )
 }
 
 /// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
@@ -63,11 +66,11 @@ pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(4)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&shape.values)
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
@@ -75,11 +78,11 @@ pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(1)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&shape.values)
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
@@ -87,11 +90,11 @@ pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = ints(ctx, 0)?;
     let dtype = ctx.dtype(6)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&shape)
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
@@ -99,7 +102,7 @@ pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = ints(ctx, 0)?;
     let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, Out::new().dims(&shape).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&shape).dtype(dtype).build())
 }
 
 /// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
@@ -113,7 +116,10 @@ pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         low < high,
         "randint needs low < high, got low = {low}, high = {high}"
     );
-    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
+    )
 }
 
 /// `RandpermInferMeta(n, dtype)`: `[n]`.
@@ -121,7 +127,7 @@ pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let n = ctx.int(0)?;
     let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, Out::new().dims(&[n]).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[n]).dtype(dtype).build())
 }
 
 /// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
@@ -135,7 +141,10 @@ pub fn eye_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         Some(c) => c,
     };
     let dtype = ctx.dtype(2)?;
-    ctx.set_output(0, Out::new().dims(&[rows, cols]).dtype(dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&[rows, cols]).dtype(dtype).build(),
+    )
 }
 
 /// The number of elements of the lower triangle of a `rows × cols` matrix below diagonal
@@ -165,7 +174,7 @@ pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let offset = ctx.int(2)?;
     let dtype = ctx.dtype(3)?;
     let n = tril_size(rows, cols, offset);
-    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
 }
 
 /// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
@@ -176,12 +185,18 @@ pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let offset = ctx.int(2)?;
     let dtype = ctx.dtype(3)?;
     let n = sub(mul(rows, cols), tril_size(rows, cols, sub(offset, 1)));
-    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
 }
 
 /// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
 #[infer_meta]
 pub fn read_file_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let _ = str_arg(ctx, 0)?;
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::UInt8).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::UInt8)
+            .build(),
+    )
 }

@@ -10,10 +10,11 @@ use pir_runtime::phi::{DataLayout, DataType};
 
 use super::common::Ints;
 use super::common::{
-    add, at, axis_in, axis_in_or_0d, channel_last, dd, ddl, div, err, fd, has_unknown, int_array,
-    ints, mul, need_rank, need_rank_ge, output_count, pool_output_size, product, reduce_dims,
-    reduce_dims_unknown_axis, rem, remove_axis, same, same_lod, scalar_int, set_opt, share,
-    str_arg, sub, update_padding, Out, Res,
+    add, axis_in, axis_in_or_0d, channel_last, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err,
+    fmt_dims, has_unknown, int_array, ints, mul, need_rank, need_rank_ge, output_count,
+    pool_output_size, product, reduce_dims, reduce_dims_unknown_axis, rem, remove_axis, scalar_int,
+    set_opt, share_meta, str_arg, sub, update_padding, with_dtype_lod_of, with_dtype_of,
+    MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -38,14 +39,14 @@ pub fn unchanged_infer_meta_check_axis(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `UnchangedExceptLayoutInferMeta(x)`: dims, dtype and LoD of `x`; the layout stays NCHW.
 #[infer_meta]
 pub fn unchanged_except_layout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `StridedUnChangedInferMeta(x)`: `out` shares `x`'s metadata (strides are not modelled).
@@ -64,18 +65,18 @@ pub fn number_count_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta(name = "FFTC2CInferMeta")]
 pub fn fft_c2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `RealAndImagInferMeta(x)`: dims and layout of `x`, real dtype (complex64 → float32).
 #[infer_meta]
 pub fn real_and_imag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype.to_real())
         .layout(x.layout)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -83,7 +84,7 @@ pub fn real_and_imag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta]
 pub fn all_reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `DistReduceInferMeta(x)`: dims and dtype of `x`.
@@ -105,7 +106,7 @@ pub fn c_identity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let ring_id = ctx.int(1)?;
     ensure_meta!(ring_id >= 0, "ring_id must be non-negative, got {ring_id}");
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `AllGatherInferMeta(x, nranks)`: dim 0 multiplied by `nranks` (unknown stays -1).
@@ -119,7 +120,7 @@ pub fn all_gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[0] < 0 {
         d[0] = -1;
     }
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `CConcatInferMeta(x, nranks)`: the last dim multiplied by `nranks`.
@@ -134,7 +135,14 @@ pub fn c_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[last] < 0 {
         d[last] = -1;
     }
-    ctx.set_output(0, Out::new().dims(&d).layout(x.layout).dtype(x.dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&d)
+            .layout(x.layout)
+            .dtype(x.dtype)
+            .build(),
+    )
 }
 
 /// `CScatterInferMeta(x, ring_id, root, nranks)`: dim 0 divided by `nranks` (≥ 2).
@@ -156,7 +164,7 @@ pub fn c_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[0] < 0 {
         d[0] = -1;
     }
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `ReduceScatterInferMeta(x, nranks)`: dim 0 divided by `nranks` when known.
@@ -171,26 +179,32 @@ pub fn reduce_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             r == 0,
             "dim 0 of x {} ({}) is not divisible by nranks {nranks}",
-            fd(&x.dims),
+            fmt_dims(&x.dims),
             d[0]
         );
         d[0] = div(d[0], nranks, "nranks")?;
     }
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `IsfiniteInferMeta(x)`: dims of `x`, dtype bool.
 #[infer_meta]
 pub fn isfinite_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Bool).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(DataType::Bool)
+            .build(),
+    )
 }
 
 /// `LogicalNotInferMeta(x)`: `x`'s metadata with dtype bool.
 #[infer_meta]
 pub fn logical_not_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::like(x).dtype(DataType::Bool).get())
+    ctx.set_output(0, MetaBuilder::like(x).dtype(DataType::Bool).build())
 }
 
 /// `CastInferMeta(x, dtype)`: dims, layout and LoD of `x`, dtype `dtype`.
@@ -198,12 +212,12 @@ pub fn logical_not_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn cast_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let dtype = ctx.dtype(1)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .layout(x.layout)
         .lod(x)
         .dtype(dtype)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -218,7 +232,14 @@ pub fn create_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         dtype
     };
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(t).layout(x.layout).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(t)
+            .layout(x.layout)
+            .build(),
+    )
 }
 
 /// `ClipByNormInferMeta(x, max_norm)`: dims, dtype and LoD of `x`; `max_norm` must be positive.
@@ -230,21 +251,21 @@ pub fn clip_by_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         max_norm > 0.0,
         "max_norm must be greater than 0, got {max_norm}"
     );
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `AddPositionEncodingInferMeta(x, alpha, beta)`: dims, dtype and LoD of `x`.
 #[infer_meta]
 pub fn add_position_encoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `FillDiagonalInferMeta(x, value, offset, wrap)`: dims and dtype of `x`.
 #[infer_meta]
 pub fn fill_diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `SetValueInferMeta(x)`: dims and dtype of `x`, whose rank must be below 7.
@@ -252,7 +273,7 @@ pub fn fill_diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn set_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ensure_meta!(x.rank() < 7, "x must have rank below 7, got {}", x.rank());
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `DirichletInferMeta(alpha)`: dims and dtype of `alpha` (rank ≥ 1).
@@ -260,7 +281,7 @@ pub fn set_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn dirichlet_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 1, "alpha")?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `ShuffleChannelInferMeta(x, group)`: dims and dtype of a 4-D `x`.
@@ -268,7 +289,7 @@ pub fn dirichlet_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn shuffle_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 4, "x (NCHW)")?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
@@ -276,7 +297,7 @@ pub fn shuffle_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn tril_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank_ge(x, 2, "x")?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `TriuInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
@@ -294,9 +315,9 @@ pub fn cholesky_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "the last two dims of x {} must be equal (square matrices)",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `InverseInferMeta(x)`: dims, dtype and LoD of `x`, a batch of square matrices.
@@ -307,7 +328,7 @@ pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims.iter().all(|&d| d >= -1),
         "each dim of x {} must be -1 or non-negative",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let r = x.rank();
     let (a, b) = (x.dims[r - 2], x.dims[r - 1]);
@@ -315,10 +336,10 @@ pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             a == b,
             "the last two dims of x {} must be equal",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `MatrixPowerInferMeta(x, n)`: dims, dtype and LoD of `x`, a batch of square matrices with
@@ -330,15 +351,15 @@ pub fn matrix_power_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims.iter().all(|&d| d >= 0),
         "all dims of x {} must be known and non-negative",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let r = x.rank();
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "the last two dims of x {} must be equal (square matrices)",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `TemporalShiftInferMeta(x, seg_num, shift_ratio, data_format)`: `x`'s metadata; `x` is 4-D,
@@ -354,7 +375,7 @@ pub fn temporal_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ratio > 0.0 && ratio < 0.5,
         "shift_ratio must lie in (0, 0.5), got {ratio}"
     );
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `GumbelSoftmaxInferMeta(x, temperature, hard, axis)`: `x`'s metadata, `axis` checked.
@@ -363,7 +384,7 @@ pub fn gumbel_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(3)?;
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `SoftmaxInferMeta(x, axis)`: dims, dtype and LoD of `x`, `axis` checked.
@@ -372,7 +393,7 @@ pub fn softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `IncrementInferMeta(x, value)`: `x` must hold one element; dims, LoD, layout and dtype of x.
@@ -383,14 +404,14 @@ pub fn increment_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         n == 0 || n == 1,
         "x must hold exactly one element, but {} holds {n}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .lod(x)
         .layout(x.layout)
         .dtype(x.dtype)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -404,18 +425,18 @@ pub fn r_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(lower >= 0.0, "lower must be ≥ 0, got {lower}");
     ensure_meta!(upper <= 1.0, "upper must be ≤ 1, got {upper}");
     ensure_meta!(upper >= lower, "upper {upper} must be ≥ lower {lower}");
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)?;
-    let noise = Out::new()
+    let noise = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
-        .get();
+        .build();
     set_opt(ctx, 1, noise)
 }
 
@@ -423,7 +444,7 @@ pub fn r_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta]
 pub fn r_relu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(g))
+    ctx.set_output(0, dims_dtype_lod_of(g))
 }
 
 /// `UniformRandomInplaceInferMeta(x, min, max, seed, diag_num, diag_step, diag_val)`: dims and
@@ -438,7 +459,7 @@ pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(min < max, "min {min} must be less than max {max}");
     ensure_meta!(diag_num >= 0, "diag_num must be ≥ 0, got {diag_num}");
     ensure_meta!(diag_step >= 0, "diag_step must be ≥ 0, got {diag_step}");
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,24 +470,24 @@ pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta]
 pub fn is_empty_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(DataType::Bool).get())
+    ctx.set_output(0, MetaBuilder::new().dtype(DataType::Bool).build())
 }
 
 /// `NumelInferMeta(x)`: a 0-D int64.
 #[infer_meta]
 pub fn numel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(DataType::Int64).get())
+    ctx.set_output(0, MetaBuilder::new().dtype(DataType::Int64).build())
 }
 
 /// `ShapeInferMeta(input)`: a 1-D int32 of length rank(input).
 #[infer_meta]
 pub fn shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&[x.rank() as i64])
         .dtype(DataType::Int32)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -474,21 +495,24 @@ pub fn shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta]
 pub fn mean_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(x.dtype).layout(x.layout).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dtype(x.dtype).layout(x.layout).build(),
+    )
 }
 
 /// `L1NormInferMeta(x)`: a 0-D tensor of `x`'s dtype.
 #[infer_meta]
 pub fn l1_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, dd(x, &[]))
+    ctx.set_output(0, with_dtype_of(x, &[]))
 }
 
 /// `SquaredL2NormInferMeta(x)`: a `[1]` tensor of `x`'s dtype.
 #[infer_meta]
 pub fn squared_l2_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, dd(x, &[1]))
+    ctx.set_output(0, with_dtype_of(x, &[1]))
 }
 
 /// `IdentityLossInferMeta(x, reduction)`: `x`'s dims for reduction 2 (none), else 0-D.
@@ -497,15 +521,25 @@ pub fn identity_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let reduction = ctx.int(1)?;
     let d: &[i64] = if reduction == 2 { &x.dims } else { &[] };
-    ctx.set_output(0, dd(x, d))
+    ctx.set_output(0, with_dtype_of(x, d))
 }
 
 /// `CheckNumericsInferMeta(tensor, ...)`: `stats` int64 `[3]`, `values` float32 `[3]`.
 #[infer_meta]
 pub fn check_numerics_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dims(&[3]).dtype(DataType::Int64).get())?;
-    set_opt(ctx, 1, Out::new().dims(&[3]).dtype(DataType::Float32).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&[3]).dtype(DataType::Int64).build(),
+    )?;
+    set_opt(
+        ctx,
+        1,
+        MetaBuilder::new()
+            .dims(&[3])
+            .dtype(DataType::Float32)
+            .build(),
+    )
 }
 
 /// `NMSInferMeta(x, threshold)`: boxes `[N, 4]` give int64 indices `[-1]`.
@@ -513,7 +547,13 @@ pub fn check_numerics_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 2, "boxes ([N, 4])")?;
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::Int64).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::Int64)
+            .build(),
+    )
 }
 
 /// `NonZeroInferMeta(condition)`: int64 `[-1, rank]` (`[0, rank]` for an empty condition).
@@ -522,10 +562,10 @@ pub fn non_zero_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     need_rank_ge(c, 1, "condition")?;
     let rows = if product(&c.dims) == 0 { 0 } else { -1 };
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&[rows, c.rank() as i64])
         .dtype(DataType::Int64)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -542,7 +582,7 @@ pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         // Paddle builds an error object here but does not throw it: the dims stay empty.
         _ => vec![],
     };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -604,11 +644,11 @@ pub fn arg_min_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         }
     };
-    let mut out = Out::new().dims(&d);
+    let mut out = MetaBuilder::new().dims(&d);
     if matches!(dtype, DataType::Int32 | DataType::Int64) {
         out = out.dtype(dtype);
     }
-    ctx.set_output(0, out.get())
+    ctx.set_output(0, out.build())
 }
 
 /// `ArgsortInferMeta(x, axis, descending, stable)`: sorted values like `x`, int64 indices.
@@ -617,17 +657,21 @@ pub fn argsort_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, same_lod(x))?;
-    let idx = Out::new().dims(&x.dims).dtype(DataType::Int64).lod(x).get();
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
+    let idx = MetaBuilder::new()
+        .dims(&x.dims)
+        .dtype(DataType::Int64)
+        .lod(x)
+        .build();
     set_opt(ctx, 1, idx)
 }
 
 fn cum(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, axis: i64, flatten: bool) -> R {
     if flatten {
-        ctx.set_output(0, ddl(x, &[product(&x.dims)]))
+        ctx.set_output(0, with_dtype_lod_of(x, &[product(&x.dims)]))
     } else {
         axis_in_or_0d(axis, x.rank(), "axis")?;
-        ctx.set_output(0, same_lod(x))
+        ctx.set_output(0, dims_dtype_lod_of(x))
     }
 }
 
@@ -671,8 +715,8 @@ pub fn cum_with_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    ctx.set_output(0, same_lod(x))?;
-    let idx = Out::new().dims(&x.dims).dtype(dtype).lod(x).get();
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
+    let idx = MetaBuilder::new().dims(&x.dims).dtype(dtype).lod(x).build();
     set_opt(ctx, 1, idx)
 }
 
@@ -701,8 +745,12 @@ fn values_and_indices(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, a: usize, keep
     for i in (a + 1)..rank {
         d.push(x.dims[i]);
     }
-    ctx.set_output(0, ddl(x, &d))?;
-    let idx = Out::new().dims(&d).lod(x).dtype(DataType::Int64).get();
+    ctx.set_output(0, with_dtype_lod_of(x, &d))?;
+    let idx = MetaBuilder::new()
+        .dims(&d)
+        .lod(x)
+        .dtype(DataType::Int64)
+        .build();
     set_opt(ctx, 1, idx)
 }
 
@@ -742,8 +790,12 @@ pub fn top_k_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if rank > 0 {
         d[a] = k;
     }
-    ctx.set_output(0, ddl(x, &d))?;
-    let idx = Out::new().dims(&d).lod(x).dtype(DataType::Int64).get();
+    ctx.set_output(0, with_dtype_lod_of(x, &d))?;
+    let idx = MetaBuilder::new()
+        .dims(&d)
+        .lod(x)
+        .dtype(DataType::Int64)
+        .build();
     set_opt(ctx, 1, idx)
 }
 
@@ -766,7 +818,10 @@ pub fn multinomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
         None => d.push(-1),
     }
-    ctx.set_output(0, Out::new().dims(&d).dtype(DataType::Int64).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&d).dtype(DataType::Int64).build(),
+    )
 }
 
 /// `OneHotInferMeta(x, num_classes)`: float32 `x.dims + [num_classes]`.
@@ -776,7 +831,11 @@ pub fn one_hot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let n = scalar_int(ctx, 1)?.unwrap_or(-1);
     let mut d = x.dims.to_vec();
     d.push(n);
-    let out = Out::new().dims(&d).lod(x).dtype(DataType::Float32).get();
+    let out = MetaBuilder::new()
+        .dims(&d)
+        .lod(x)
+        .dtype(DataType::Float32)
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -789,7 +848,7 @@ pub fn sequence_mask_scalar_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let dtype = ctx.dtype(2)?;
     let mut d = x.dims.to_vec();
     d.push(if m > 0 { m } else { -1 });
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(dtype).build())
 }
 
 /// `PNormInferMeta(x, porder, axis, epsilon, keepdim, asvector)`: the p-norm over `axis` (or
@@ -829,7 +888,7 @@ pub fn p_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             })
             .collect()
     };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `NormInferMeta(x, axis, epsilon, is_test)`: `out` like `x`; `norm` like `x` with `axis`
@@ -839,12 +898,12 @@ pub fn norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(1)?;
     let is_test = ctx.bool(3)?;
-    ctx.set_output(0, same(x))?;
+    ctx.set_output(0, dims_dtype_of(x))?;
     if !is_test {
         let a = axis_in(axis, x.rank(), "axis")?;
         let mut d = x.dims.to_vec();
         d[a] = 1;
-        set_opt(ctx, 1, dd(x, &d))?;
+        set_opt(ctx, 1, with_dtype_of(x, &d))?;
     }
     Ok(())
 }
@@ -861,7 +920,7 @@ pub fn repeat_interleave_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[a] != -1 {
         d[a] = mul(d[a], repeats);
     }
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `FlipInferMeta(x, axis)`: dims, dtype and LoD of `x`; the axes must be in range and not
@@ -874,9 +933,14 @@ pub fn flip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         axis_in(a, x.rank(), "flip axis")?;
     }
     for w in axes.windows(2) {
-        ensure_meta!(w[0] != w[1], "flip axes {} repeat axis {}", fd(&axes), w[0]);
+        ensure_meta!(
+            w[0] != w[1],
+            "flip axes {} repeat axis {}",
+            fmt_dims(&axes),
+            w[0]
+        );
     }
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `RollInferMeta(x, shifts, axis)`: dims, dtype and LoD of `x`; one shift per axis (or a
@@ -896,11 +960,11 @@ pub fn roll_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             axis.len() == shifts.values.len(),
             "shifts {} and axis {} must have the same length",
-            fd(&shifts.values),
-            fd(&axis)
+            fmt_dims(&shifts.values),
+            fmt_dims(&axis)
         );
     }
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `ReverseInferMeta(x, axis)`: `x`'s metadata; known axes must be non-empty and in range.
@@ -914,7 +978,7 @@ pub fn reverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             axis_in(a, x.rank(), "reverse axis")?;
         }
     }
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -934,7 +998,11 @@ fn reduce_out(
     } else {
         reduce_dims(&x.dims, &axis.values, keep, reduce_all)?
     };
-    let out = Out::new().dims(&d).dtype(dtype).layout(x.layout).get();
+    let out = MetaBuilder::new()
+        .dims(&d)
+        .dtype(dtype)
+        .layout(x.layout)
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -1040,7 +1108,7 @@ pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 !formatted.contains(&f),
                 "median axes {} repeat dimension {f}",
-                fd(&axes)
+                fmt_dims(&axes)
             );
             formatted.push(f);
         }
@@ -1052,12 +1120,16 @@ pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         }
     }
-    ctx.set_output(0, Out::new().dtype(x.dtype).dims(&d).get())?;
+    ctx.set_output(0, MetaBuilder::new().dtype(x.dtype).dims(&d).build())?;
     let mut md = d.clone();
     if mode == "avg" {
         md.push(2);
     }
-    set_opt(ctx, 1, Out::new().dtype(DataType::Int64).dims(&md).get())
+    set_opt(
+        ctx,
+        1,
+        MetaBuilder::new().dtype(DataType::Int64).dims(&md).build(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1095,7 +1167,7 @@ pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             (0..rank).contains(&start) && (0..rank).contains(&stop),
             "start_axis and stop_axis must lie in [{}, {rank}) for x {}",
             -rank,
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
         ensure_meta!(
             stop >= start,
@@ -1117,12 +1189,12 @@ pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         d.extend_from_slice(&x.dims[(stop + 1) as usize..]);
     }
     let keep_lod = rank > 0 && x.dims[0] == d[0];
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod_if(keep_lod, x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -1137,7 +1209,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 return Err(err(format!(
                     "only one dimension of the target shape {} may be -1, but dims {prev} and {i} \
                      both are",
-                    fd(shape)
+                    fmt_dims(shape)
                 )));
             }
             unk = Some(i);
@@ -1149,7 +1221,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 ensure_meta!(
                     in_size == 0,
                     "shape[{i}] is 0 (copy the input dim), but x {} has only {} dims",
-                    fd(in_dims),
+                    fmt_dims(in_dims),
                     in_dims.len()
                 );
             }
@@ -1158,7 +1230,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
             ensure_meta!(
                 s > 0,
                 "shape[{i}] = {s} in target shape {} is negative; only one -1 is allowed",
-                fd(shape)
+                fmt_dims(shape)
             );
             out[i] = s;
             capacity = mul(capacity, s);
@@ -1168,14 +1240,14 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
         ensure_meta!(
             in_size == 0,
             "target shape {} has zero elements but x {} does not",
-            fd(shape),
-            fd(in_dims)
+            fmt_dims(shape),
+            fmt_dims(in_dims)
         );
         ensure_meta!(
             unk.is_none(),
             "cannot reshape {} to {}: the -1 dimension is ambiguous",
-            fd(in_dims),
-            fd(shape)
+            fmt_dims(in_dims),
+            fmt_dims(shape)
         );
     }
     let known = in_dims.iter().all(|&d| d >= 0);
@@ -1187,8 +1259,8 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                     mul(q, capacity) == in_size,
                     "cannot reshape x {} ({in_size} elements) to {}: {in_size} is not divisible by \
                      the known extents' product {capacity}",
-                    fd(in_dims),
-                    fd(shape)
+                    fmt_dims(in_dims),
+                    fmt_dims(shape)
                 );
                 out[u] = q;
             } else {
@@ -1200,8 +1272,8 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 ensure_meta!(
                     capacity == in_size,
                     "cannot reshape x {} ({in_size} elements) to {} ({capacity} elements)",
-                    fd(in_dims),
-                    fd(shape)
+                    fmt_dims(in_dims),
+                    fmt_dims(shape)
                 );
             }
         }
@@ -1219,19 +1291,19 @@ pub fn reshape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         let mut d = shape.values.clone();
         for (i, v) in d.iter_mut().enumerate() {
             if *v == 0 {
-                *v = at(&x.dims, i, "x (shape[i] = 0 copies dim i)")?;
+                *v = dim_at(&x.dims, i, "x (shape[i] = 0 copies dim i)")?;
             }
         }
-        return ctx.set_output(0, ddl(x, &d));
+        return ctx.set_output(0, with_dtype_lod_of(x, &d));
     }
     let d = validate_shape(&shape.values, &x.dims)?;
     let keep_lod = x.rank() > 0 && !d.is_empty() && x.dims[0] == d[0];
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod_if(keep_lod, x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -1241,7 +1313,7 @@ pub fn transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let perm = ints(ctx, 1)?;
     let d = transpose_dims(&x.dims, &perm)?;
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
@@ -1249,14 +1321,14 @@ pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
     ensure_meta!(
         rank >= perm.len(),
         "perm {} has more entries than x {} has dims",
-        fd(perm),
-        fd(x)
+        fmt_dims(perm),
+        fmt_dims(x)
     );
     let mut seen = vec![false; rank];
     let mut out = x.to_vec();
     for (i, &p) in perm.iter().enumerate() {
         let a = axis_in(p, rank, "perm entry")?;
-        ensure_meta!(!seen[a], "perm {} repeats axis {p}", fd(perm));
+        ensure_meta!(!seen[a], "perm {} repeats axis {p}", fmt_dims(perm));
         seen[a] = true;
         out[i] = x[a];
     }
@@ -1276,13 +1348,17 @@ pub fn unsqueeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     if axes.from_tensor {
         let d = vec![-1; x.rank() + axes.values.len()];
-        return ctx.set_output(0, dd(x, &d));
+        return ctx.set_output(0, with_dtype_of(x, &d));
     }
     let d = unsqueeze_dims(&axes.values, &x.dims)?;
     let keep_lod = x.rank() > 0 && x.dims[0] == d[0];
     ctx.set_output(
         0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1291,8 +1367,8 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
     ensure_meta!(
         out_rank <= 8,
         "unsqueezing {} at {} gives rank {out_rank}, above the limit of 8",
-        fd(in_dims),
-        fd(axes)
+        fmt_dims(in_dims),
+        fmt_dims(axes)
     );
     let mut shape = vec![0i64; out_rank + 1];
     for (cur_rank, &a) in (in_dims.len() as i64..).zip(axes) {
@@ -1322,8 +1398,8 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
             *v = *in_dims.get(in_idx).ok_or_else(|| {
                 err(format!(
                     "unsqueeze axes {} do not fit {}",
-                    fd(axes),
-                    fd(in_dims)
+                    fmt_dims(axes),
+                    fmt_dims(in_dims)
                 ))
             })?;
             in_idx += 1;
@@ -1349,13 +1425,17 @@ pub fn squeeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             axes.values.len(),
             x.rank()
         );
-        return ctx.set_output(0, dd(x, &vec![-1; n as usize]));
+        return ctx.set_output(0, with_dtype_of(x, &vec![-1; n as usize]));
     }
     let d = squeeze_dims(&axes.values, &x.dims)?;
     let keep_lod = x.rank() > 0 && !d.is_empty() && x.dims[0] == d[0];
     ctx.set_output(
         0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1406,12 +1486,12 @@ fn split_axis(ctx: &InferMetaCtx<'_>, i: usize, x: &TensorMeta) -> Res<Option<us
 fn split_outputs(x: &TensorMeta, axis: Option<usize>, dims: Vec<Vec<i64>>) -> Vec<TensorMeta> {
     dims.into_iter()
         .map(|d| {
-            Out::new()
+            MetaBuilder::new()
                 .dtype(x.dtype)
                 .dims(&d)
                 .layout(x.layout)
                 .lod_if(axis != Some(0), x)
-                .get()
+                .build()
         })
         .collect()
 }
@@ -1436,7 +1516,7 @@ pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             unknown.len() <= 1,
             "only one of the sections {} may be -1",
-            fd(&sections.values)
+            fmt_dims(&sections.values)
         );
         let known_sum = sections
             .values
@@ -1449,16 +1529,16 @@ pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 known_sum < total,
                 "the known sections {} add up to {known_sum}, leaving nothing for the -1 \
                  section of axis {a} (extent {total}) of x {}",
-                fd(&sections.values),
-                fd(&x.dims)
+                fmt_dims(&sections.values),
+                fmt_dims(&x.dims)
             );
             secs[u] = sub(total, known_sum);
         } else {
             ensure_meta!(
                 known_sum == total,
                 "sections {} add up to {known_sum}, but axis {a} of x {} has extent {total}",
-                fd(&sections.values),
-                fd(&x.dims)
+                fmt_dims(&sections.values),
+                fmt_dims(&x.dims)
             );
         }
         secs.iter()
@@ -1489,7 +1569,7 @@ pub fn split_with_num_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 rem(total, num, "num")? == 0,
                 "axis {a} of x {} (extent {total}) cannot be split into {num} equal parts",
-                fd(&x.dims)
+                fmt_dims(&x.dims)
             );
             let mut d = x.dims.to_vec();
             d[a] = total / num;
@@ -1507,12 +1587,12 @@ pub fn unbind_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let a = axis_in(axis, x.rank(), "unbind axis")?;
     let n = output_count(x.dims[a], &format!("the extent of unbind axis {a}"))?;
     let d = remove_axis(&x.dims, a);
-    let o = Out::new()
+    let o = MetaBuilder::new()
         .dtype(x.dtype)
         .dims(&d)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_outputs(0, vec![o; n])
 }
 
@@ -1529,12 +1609,12 @@ pub fn un_stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             num == x.dims[a],
             "num {num} must equal the extent {} of axis {a} of x {}",
             x.dims[a],
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     let n = output_count(num, "num")?;
     let d = remove_axis(&x.dims, a);
-    ctx.set_outputs(0, vec![dd(x, &d); n])
+    ctx.set_outputs(0, vec![with_dtype_of(x, &d); n])
 }
 
 /// `SliceRawInferMeta(input, axes, starts, ends, infer_flags, decrease_axis)`: slices `axes`
@@ -1556,9 +1636,9 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         axes.len() == starts.len() && axes.len() == ends.len(),
         "axes {}, starts {} and ends {} must have the same length",
-        fd(&axes),
-        fd(&starts),
-        fd(&ends)
+        fmt_dims(&axes),
+        fmt_dims(&starts),
+        fmt_dims(&ends)
     );
     let r = rank as i64;
     let new_axes: Vec<i64> = axes
@@ -1602,11 +1682,11 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let keep_lod = !new_axes.is_empty() && new_axes[0] != 0;
     ctx.set_output(
         0,
-        Out::new()
+        MetaBuilder::new()
             .dims(&out)
             .lod_if(keep_lod, x)
             .dtype(x.dtype)
-            .get(),
+            .build(),
     )
 }
 
@@ -1645,13 +1725,13 @@ pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         shape.len() >= x.rank(),
         "the target shape {} must have at least as many dims as x {}",
-        fd(&shape),
-        fd(&x.dims)
+        fmt_dims(&shape),
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         shape.len() <= 8,
         "the target shape {} has more than 8 dims",
-        fd(&shape)
+        fmt_dims(&shape)
     );
     let off = shape.len() - x.rank();
     for (i, &e) in x.dims.iter().enumerate() {
@@ -1667,11 +1747,11 @@ pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let keep_lod = !shape.is_empty() && x.rank() > 0 && shape[0] == x.dims[0];
     ctx.set_output(
         0,
-        Out::new()
+        MetaBuilder::new()
             .dims(&shape)
             .dtype(x.dtype)
             .lod_if(keep_lod, x)
-            .get(),
+            .build(),
     )
 }
 
@@ -1692,7 +1772,7 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rep.len() <= 6,
         "repeat_times {} has more than 6 entries",
-        fd(&rep)
+        fmt_dims(&rep)
     );
     let n = rep.len().max(x.rank());
     let mut xd = x.dims.to_vec();
@@ -1710,7 +1790,7 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 rep[i] > 0,
                 "every repeat count must be positive, got {}",
-                fd(&rep)
+                fmt_dims(&rep)
             );
             d.push(mul(xd[i], rep[i]));
         }
@@ -1718,7 +1798,11 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let keep_lod = n > 0 && x.rank() > 0 && d[0] == x.dims[0];
     ctx.set_output(
         0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1732,14 +1816,14 @@ pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         shape.len() == x.rank(),
         "crop shape {} must have one entry per dim of x {}",
-        fd(&shape),
-        fd(&x.dims)
+        fmt_dims(&shape),
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         offsets.len() == x.rank(),
         "crop offsets {} must have one entry per dim of x {}",
-        fd(&offsets),
-        fd(&x.dims)
+        fmt_dims(&offsets),
+        fmt_dims(&x.dims)
     );
     let d: Vec<i64> = x
         .dims
@@ -1755,7 +1839,7 @@ pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         })
         .collect();
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `PadInferMeta(x, paddings, pad_value)`: each dim grows by its two paddings (non-negative,
@@ -1767,8 +1851,8 @@ pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         p.len() == 2 * x.rank(),
         "paddings {} must have two values per dim of x {}",
-        fd(&p),
-        fd(&x.dims)
+        fmt_dims(&p),
+        fmt_dims(&x.dims)
     );
     for (i, &v) in p.iter().enumerate() {
         ensure_meta!(v >= 0, "paddings[{i}] = {v} must be ≥ 0");
@@ -1788,7 +1872,11 @@ pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let keep_lod = x.rank() > 0 && d[0] == x.dims[0];
     ctx.set_output(
         0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1814,7 +1902,7 @@ pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             v.len() == 6,
             "paddings {} must have 6 values (left, right, top, bottom, front, back)",
-            fd(v)
+            fmt_dims(v)
         );
         let grow = |e: i64, a: i64, b: i64| if e < 0 { e } else { add(add(e, a), b) };
         if ncdhw {
@@ -1827,7 +1915,7 @@ pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             d[3] = grow(xd[3], v[0], v[1]);
         }
     }
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `AsRealInferMeta(x)`: `x.dims + [2]` of the real dtype.
@@ -1836,7 +1924,14 @@ pub fn as_real_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mut d = x.dims.to_vec();
     d.push(2);
-    ctx.set_output(0, Out::new().dims(&d).lod(x).dtype(x.dtype.to_real()).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&d)
+            .lod(x)
+            .dtype(x.dtype.to_real())
+            .build(),
+    )
 }
 
 /// `AsComplexInferMeta(x)`: drops the trailing `2` of `x` and takes the complex dtype.
@@ -1848,12 +1943,16 @@ pub fn as_complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         last == 2,
         "the last dim of x {} must be 2 (real, imaginary), got {last}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let d = &x.dims[..x.rank() - 1];
     ctx.set_output(
         0,
-        Out::new().dims(d).lod(x).dtype(x.dtype.to_complex()).get(),
+        MetaBuilder::new()
+            .dims(d)
+            .lod(x)
+            .dtype(x.dtype.to_complex())
+            .build(),
     )
 }
 
@@ -1883,7 +1982,7 @@ pub fn pool2d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         } else {
             d[r - 1] = -1;
         }
-        return ctx.set_output(0, ddl(x, &d));
+        return ctx.set_output(0, with_dtype_lod_of(x, &d));
     }
     pool(ctx, x, &kernel.values)
 }
@@ -1909,19 +2008,19 @@ fn pool(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, kernel: &[i64]) -> R {
     ensure_meta!(
         rank == 4 || rank == 5,
         "pooling input must be 4-D or 5-D, got rank {rank} {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         rank - 2 == kernel.len(),
         "kernel_size {} must have {} values for a {rank}-D input",
-        fd(kernel),
+        fmt_dims(kernel),
         rank - 2
     );
     ensure_meta!(
         kernel.len() == strides.len(),
         "kernel_size {} and strides {} must have the same length",
-        fd(kernel),
-        fd(&strides)
+        fmt_dims(kernel),
+        fmt_dims(&strides)
     );
     let cl = channel_last(&fmt);
     let data: Vec<i64> = if cl {
@@ -1965,7 +2064,7 @@ fn pool(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, kernel: &[i64]) -> R {
         d.push(x.dims[1]);
         d.extend(spatial);
     }
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `MaxPoolWithIndexInferMeta(x, kernel_size, strides, paddings, global_pooling, adaptive,
@@ -1989,7 +2088,7 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             paddings.len() >= kernel.len(),
             "paddings {} must have one value per spatial dim",
-            fd(&paddings)
+            fmt_dims(&paddings)
         );
         for p in paddings.iter_mut().take(kernel.len()) {
             *p = 0;
@@ -1998,20 +2097,20 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rank - 2 == kernel.len(),
         "kernel_size {} must have {} values for a {rank}-D input",
-        fd(&kernel),
+        fmt_dims(&kernel),
         rank - 2
     );
     ensure_meta!(
         kernel.len() == strides.len(),
         "strides {} and kernel_size {} must have the same length",
-        fd(&strides),
-        fd(&kernel)
+        fmt_dims(&strides),
+        fmt_dims(&kernel)
     );
     ensure_meta!(
         kernel.len() == paddings.len(),
         "paddings {} and kernel_size {} must have the same length",
-        fd(&paddings),
-        fd(&kernel)
+        fmt_dims(&paddings),
+        fmt_dims(&kernel)
     );
     let mut d = vec![x.dims[0], x.dims[1]];
     if adaptive {
@@ -2033,8 +2132,12 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         }
     }
-    ctx.set_output(0, dd(x, &d))?;
-    set_opt(ctx, 1, Out::new().dims(&d).dtype(DataType::Int32).get())
+    ctx.set_output(0, with_dtype_of(x, &d))?;
+    set_opt(
+        ctx,
+        1,
+        MetaBuilder::new().dims(&d).dtype(DataType::Int32).build(),
+    )
 }
 
 /// `FractionalMaxPoolInferMeta(x, output_size, kernel_size, random_u, return_mask)`:
@@ -2051,13 +2154,17 @@ pub fn fractional_max_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rank - 2 == out_size.len(),
         "output_size {} must have {} values for a {rank}-D input",
-        fd(&out_size),
+        fmt_dims(&out_size),
         rank - 2
     );
     let mut d = vec![x.dims[0], x.dims[1]];
     d.extend_from_slice(&out_size);
-    ctx.set_output(0, dd(x, &d))?;
-    set_opt(ctx, 1, Out::new().dims(&d).dtype(DataType::Int32).get())
+    ctx.set_output(0, with_dtype_of(x, &d))?;
+    set_opt(
+        ctx,
+        1,
+        MetaBuilder::new().dims(&d).dtype(DataType::Int32).build(),
+    )
 }
 
 /// `UnfoldInferMeta(x, kernel_sizes, strides, paddings, dilations)`: im2col of a 4-D `x` into
@@ -2070,24 +2177,32 @@ pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let p = ints(ctx, 3)?;
     let dl = ints(ctx, 4)?;
     need_rank(x, 4, "x ([N, C, H, W])")?;
-    ensure_meta!(k.len() == 2, "kernel_sizes {} must have 2 values", fd(&k));
-    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fd(&s));
-    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fd(&p));
-    ensure_meta!(dl.len() == 2, "dilations {} must have 2 values", fd(&dl));
+    ensure_meta!(
+        k.len() == 2,
+        "kernel_sizes {} must have 2 values",
+        fmt_dims(&k)
+    );
+    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fmt_dims(&s));
+    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fmt_dims(&p));
+    ensure_meta!(
+        dl.len() == 2,
+        "dilations {} must have 2 values",
+        fmt_dims(&dl)
+    );
     ensure_meta!(
         k.iter().all(|&v| v > 0),
         "kernel_sizes {} must be positive",
-        fd(&k)
+        fmt_dims(&k)
     );
     ensure_meta!(
         s.iter().all(|&v| v > 0),
         "strides {} must be positive",
-        fd(&s)
+        fmt_dims(&s)
     );
     ensure_meta!(
         dl.iter().all(|&v| v > 0),
         "dilations {} must be positive",
-        fd(&dl)
+        fmt_dims(&dl)
     );
     let xd = &x.dims;
     let channels = if xd[1] < 0 {
@@ -2105,7 +2220,7 @@ pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let h = calc(xd[2], k[0], dl[0], p[0], p[2], s[0]);
     let w = calc(xd[3], k[1], dl[1], p[1], p[3], s[1]);
     let l = if h == -1 || w == -1 { -1 } else { mul(h, w) };
-    ctx.set_output(0, dd(x, &[xd[0], channels, l]))
+    ctx.set_output(0, with_dtype_of(x, &[xd[0], channels, l]))
 }
 
 /// `FoldInferMeta(x, output_sizes, kernel_sizes, strides, paddings, dilations)`: col2im of
@@ -2118,30 +2233,42 @@ pub fn fold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let s = ints(ctx, 3)?;
     let p = ints(ctx, 4)?;
     let dl = ints(ctx, 5)?;
-    ensure_meta!(os.len() == 2, "output_sizes {} must have 2 values", fd(&os));
-    ensure_meta!(k.len() == 2, "kernel_sizes {} must have 2 values", fd(&k));
-    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fd(&s));
-    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fd(&p));
-    ensure_meta!(dl.len() == 2, "dilations {} must have 2 values", fd(&dl));
+    ensure_meta!(
+        os.len() == 2,
+        "output_sizes {} must have 2 values",
+        fmt_dims(&os)
+    );
+    ensure_meta!(
+        k.len() == 2,
+        "kernel_sizes {} must have 2 values",
+        fmt_dims(&k)
+    );
+    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fmt_dims(&s));
+    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fmt_dims(&p));
+    ensure_meta!(
+        dl.len() == 2,
+        "dilations {} must have 2 values",
+        fmt_dims(&dl)
+    );
     ensure_meta!(
         k.iter().all(|&v| v > 0),
         "kernel_sizes {} must be positive",
-        fd(&k)
+        fmt_dims(&k)
     );
     ensure_meta!(
         s.iter().all(|&v| v > 0),
         "strides {} must be positive",
-        fd(&s)
+        fmt_dims(&s)
     );
     ensure_meta!(
         os.iter().all(|&v| v > 0),
         "output_sizes {} must be positive",
-        fd(&os)
+        fmt_dims(&os)
     );
     ensure_meta!(
         dl.iter().all(|&v| v > 0),
         "dilations {} must be positive",
-        fd(&dl)
+        fmt_dims(&dl)
     );
     need_rank_ge(x, 3, "x ([N, C*kh*kw, L])")?;
     let xd = &x.dims;
@@ -2153,25 +2280,25 @@ pub fn fold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         bh > 0 && bw > 0,
         "the sliding blocks computed from output_sizes {}, kernel_sizes {}, strides {} and \
          dilations {} are ({bh}, {bw}); they must be positive",
-        fd(&os),
-        fd(&k),
-        fd(&s),
-        fd(&dl)
+        fmt_dims(&os),
+        fmt_dims(&k),
+        fmt_dims(&s),
+        fmt_dims(&dl)
     );
     ensure_meta!(
         mul(bh, bw) == xd[2],
         "dim 2 of x {} must equal the number of sliding blocks {bh} × {bw} = {}",
-        fd(xd),
+        fmt_dims(xd),
         mul(bh, bw)
     );
     let kk = mul(k[0], k[1]);
     ensure_meta!(
         rem(xd[1], kk, "kernel area")? == 0,
         "dim 1 of x {} must be divisible by the kernel area {kk}",
-        fd(xd)
+        fmt_dims(xd)
     );
     let c = div(xd[1], kk, "kernel area")?;
-    ctx.set_output(0, dd(x, &[xd[0], c, os[0], os[1]]))
+    ctx.set_output(0, with_dtype_of(x, &[xd[0], c, os[0], os[1]]))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2197,7 +2324,7 @@ fn square_batch(x: &TensorMeta) -> Res {
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "x {} must be a batch of square matrices: its last two dims differ",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     Ok(())
 }
@@ -2209,8 +2336,11 @@ pub fn eig_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     square_batch(x)?;
     let t = complex_of(x.dtype)?;
     let r = x.rank();
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 1]).dtype(t).get())?;
-    set_opt(ctx, 1, Out::new().dims(&x.dims).dtype(t).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&x.dims[..r - 1]).dtype(t).build(),
+    )?;
+    set_opt(ctx, 1, MetaBuilder::new().dims(&x.dims).dtype(t).build())
 }
 
 /// `EighInferMeta(x, uplo)`: real eigenvalues `x.dims[..-1]` and eigenvectors like `x`.
@@ -2221,12 +2351,12 @@ pub fn eigh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let r = x.rank();
     ctx.set_output(
         0,
-        Out::new()
+        MetaBuilder::new()
             .dims(&x.dims[..r - 1])
             .dtype(x.dtype.to_real())
-            .get(),
+            .build(),
     )?;
-    set_opt(ctx, 1, same(x))
+    set_opt(ctx, 1, dims_dtype_of(x))
 }
 
 /// `EigvalshInferMeta(x, uplo, is_test)`: like `EighInferMeta`.
@@ -2246,11 +2376,14 @@ pub fn eigvals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims[r - 1] == x.dims[r - 2],
             "the last two dims of x {} must be equal",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     let t = complex_of(x.dtype)?;
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 1]).dtype(t).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&x.dims[..r - 1]).dtype(t).build(),
+    )
 }
 
 /// `LUInferMeta(x, pivot)`: the LU factors like `x`, int32 `pivots` and `infos`.
@@ -2260,17 +2393,21 @@ pub fn lu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let pivot = ctx.bool(1)?;
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
-    ctx.set_output(0, same(x))?;
+    ctx.set_output(0, dims_dtype_of(x))?;
     let m = x.dims[r - 1];
     let n = x.dims[r - 2];
-    let infos = Out::new()
+    let infos = MetaBuilder::new()
         .dims(&x.dims[..r - 2])
         .dtype(DataType::Int32)
-        .get();
+        .build();
     if pivot {
         let mut pd = x.dims[..r - 1].to_vec();
         pd[r - 2] = m.min(n);
-        set_opt(ctx, 1, Out::new().dims(&pd).dtype(DataType::Int32).get())?;
+        set_opt(
+            ctx,
+            1,
+            MetaBuilder::new().dims(&pd).dtype(DataType::Int32).build(),
+        )?;
     }
     set_opt(ctx, 2, infos)
 }
@@ -2306,8 +2443,8 @@ pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mut rd = x.dims.to_vec();
     rd[r - 2] = k;
     rd[r - 1] = n;
-    ctx.set_output(0, ddl(x, &q))?;
-    set_opt(ctx, 1, ddl(x, &rd))
+    ctx.set_output(0, with_dtype_lod_of(x, &q))?;
+    set_opt(ctx, 1, with_dtype_lod_of(x, &rd))
 }
 
 /// `SvdInferMeta(x, full_matrices)`: `u`, `s` and `vh` of a batch of `m × n` matrices.
@@ -2326,9 +2463,9 @@ pub fn svd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     vh[r - 2] = if full { n } else { k };
     let mut s = x.dims[..r - 1].to_vec();
     s[r - 2] = k;
-    ctx.set_output(0, ddl(x, &u))?;
-    set_opt(ctx, 1, ddl(x, &s))?;
-    set_opt(ctx, 2, ddl(x, &vh))
+    ctx.set_output(0, with_dtype_lod_of(x, &u))?;
+    set_opt(ctx, 1, with_dtype_lod_of(x, &s))?;
+    set_opt(ctx, 2, with_dtype_lod_of(x, &vh))
 }
 
 /// `MatrixRankInferMeta(x, use_default_tol, hermitian)`: the batch dims of `x` (0-D for a single
@@ -2343,10 +2480,10 @@ pub fn matrix_rank_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims[r - 2] == x.dims[r - 1],
             "with hermitian = true, x {} must hold square matrices",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 2]).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&x.dims[..r - 2]).lod(x).build())
 }
 
 /// `TraceInferMeta(x, offset, axis1, axis2)`: `x` without `axis1` and `axis2`.
@@ -2366,7 +2503,7 @@ pub fn trace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         .filter(|(i, _)| *i != a && *i != b)
         .map(|(_, v)| *v)
         .collect();
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `DiagonalInferMeta(x, offset, axis1, axis2)`: `x` without `axis1`/`axis2` plus the diagonal
@@ -2407,7 +2544,7 @@ pub fn diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         -1
     };
     d.push(len);
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `DiagInferMeta(x, offset, padding_value)`: a square matrix from a vector, or the diagonal
@@ -2434,11 +2571,11 @@ pub fn diag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         n => {
             return Err(err(format!(
                 "diag input must be 1-D or 2-D, got rank {n} {}",
-                fd(&x.dims)
+                fmt_dims(&x.dims)
             )))
         }
     };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `DiagEmbedInferMeta(x, offset, dim1, dim2)`: embeds the last dim of `x` as diagonals in the
@@ -2473,7 +2610,7 @@ pub fn diag_embed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mut d = x.dims[..x.rank() - 1].to_vec();
     d.insert(d1.min(d2) as usize, n);
     d.insert(d1.max(d2) as usize, n);
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2508,11 +2645,11 @@ pub fn fft_c2r_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         mul(sub(d[a], 1), 2)
     };
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .layout(x.layout)
         .dtype(x.dtype.to_real())
         .dims(&d)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
@@ -2537,7 +2674,14 @@ pub fn fft_r2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         let a = last_fft_axis(x, &axes)?;
         d[a] = d[a] / 2 + 1;
     }
-    ctx.set_output(0, Out::new().layout(x.layout).dtype(t).dims(&d).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .layout(x.layout)
+            .dtype(t)
+            .dims(&d)
+            .build(),
+    )
 }
 
 /// `FrameInferMeta(x, frame_length, hop_length, axis)`: slices the signal axis (first or last)
@@ -2573,7 +2717,7 @@ pub fn frame_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         [rest, vec![frame_length, n_frames]].concat()
     };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `OverlapAddInferMeta(x, hop_length, axis)`: reassembles frames into a signal; the dtype
@@ -2608,7 +2752,7 @@ pub fn overlap_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         [rest, vec![seq]].concat()
     };
-    ctx.set_output(0, Out::new().dims(&d).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).build())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2638,7 +2782,7 @@ pub fn pixel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rem(c, ff, "upscale_factor²")? == 0,
         "the channel count {c} of x {} must be divisible by upscale_factor² = {ff}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let i = &x.dims;
     let d = if nhwc {
@@ -2656,7 +2800,7 @@ pub fn pixel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             dyn_dim(i[3], mul(i[3], f)),
         ]
     };
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `dims` (4-D, NCHW or NHWC) with H and W divided by `f` (non-zero) and the channels
@@ -2690,7 +2834,10 @@ pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let fmt = str_arg(ctx, 2)?;
     need_rank(g, 4, "out_grad (NCHW or NHWC)")?;
     ensure_meta!(f != 0, "upscale_factor must not be 0");
-    ctx.set_output(0, dd(g, &unshuffled_dims(&g.dims, f, fmt == "NHWC")))
+    ctx.set_output(
+        0,
+        with_dtype_of(g, &unshuffled_dims(&g.dims, f, fmt == "NHWC")),
+    )
 }
 
 /// `PixelUnshuffleInferMeta(x, downscale_factor, data_format)`: moves `r × r` blocks of H and W
@@ -2713,7 +2860,7 @@ pub fn pixel_unshuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         h % f == 0 && w % f == 0,
         "downscale_factor {f} must divide both height {h} and width {w}"
     );
-    ctx.set_output(0, dd(x, &unshuffled_dims(i, f, nhwc)))
+    ctx.set_output(0, with_dtype_of(x, &unshuffled_dims(i, f, nhwc)))
 }
 
 /// `ChannelShuffleInferMeta(x, groups, data_format)`: dims and dtype of a 4-D `x` whose
@@ -2734,7 +2881,7 @@ pub fn channel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         c % groups == 0,
         "the channel count {c} must be divisible by groups {groups}"
     );
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `MaxOutInferMeta(x, groups, axis)`: the channel axis (1 or 3 of a 4-D x) divided by `groups`.
@@ -2754,11 +2901,11 @@ pub fn max_out_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         x.dims[a] % groups == 0,
         "the channel count {} on axis {a} of x {} must be divisible by groups {groups}",
         x.dims[a],
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let mut d = x.dims.to_vec();
     d[a] = x.dims[a] / groups;
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2771,13 +2918,13 @@ fn batch_size_like(x: &TensorMeta, shape: &[i64], xb: i64, ob: i64) -> Res<Vec<i
     ensure_meta!(
         (xb as usize) < x.rank(),
         "input_dim_idx {xb} is out of range for input {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(ob >= 0, "output_dim_idx must be ≥ 0, got {ob}");
     ensure_meta!(
         (ob as usize) < shape.len(),
         "output_dim_idx {ob} is out of range for shape {}",
-        fd(shape)
+        fmt_dims(shape)
     );
     let mut d = shape.to_vec();
     d[ob as usize] = x.dims[xb as usize];
@@ -2794,7 +2941,7 @@ pub fn full_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xb = ctx.int(4)?;
     let ob = ctx.int(5)?;
     let d = batch_size_like(x, &shape, xb, ob)?;
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(dtype).build())
 }
 
 /// `UniformRandomBatchSizeLikeInferMeta(input, shape, input_dim_idx, output_dim_idx, ..., dtype)`:
@@ -2807,7 +2954,7 @@ pub fn uniform_random_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> 
     let ob = ctx.int(3)?;
     let dtype = ctx.dtype(10)?;
     let d = batch_size_like(x, &shape, xb, ob)?;
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(dtype).build())
 }
 
 /// `AffineGridInferMeta(input, output_shape, align_corners)`: sampling grids `[N, H, W, 2]` (or
@@ -2822,26 +2969,26 @@ pub fn affine_grid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             (4..=5).contains(&n),
             "output_shape must have 4 or 5 values, got {}",
-            fd(&shape.values)
+            fmt_dims(&shape.values)
         );
     }
     need_rank_ge(t, 3, "theta")?;
     ensure_meta!(
         (2..=3).contains(&t.dims[1]),
         "dim 1 of theta {} must be 2 or 3",
-        fd(&t.dims)
+        fmt_dims(&t.dims)
     );
     ensure_meta!(
         (3..=4).contains(&t.dims[2]),
         "dim 2 of theta {} must be 3 or 4",
-        fd(&t.dims)
+        fmt_dims(&t.dims)
     );
     let d = if shape.values.len() == 4 && !shape.from_tensor {
         vec![t.dims[0], -1, -1, 2]
     } else {
         vec![t.dims[0], -1, -1, -1, 3]
     };
-    ctx.set_output(0, ddl(t, &d))
+    ctx.set_output(0, with_dtype_lod_of(t, &d))
 }
 
 /// `BipartiteMatchInferMeta(dist_mat, match_type, dist_threshold)`: int32 indices and
@@ -2850,8 +2997,14 @@ pub fn affine_grid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn bipartite_match_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     need_rank(x, 2, "dist_mat")?;
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Int32).get())?;
-    set_opt(ctx, 1, same(x))
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(DataType::Int32)
+            .build(),
+    )?;
+    set_opt(ctx, 1, dims_dtype_of(x))
 }
 
 /// `ClassCenterSampleInferMeta(label, num_classes, num_samples, ...)`: remapped labels like
@@ -2860,8 +3013,8 @@ pub fn bipartite_match_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 pub fn class_center_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let l = ctx.tensor(0)?;
     need_rank(l, 1, "label")?;
-    ctx.set_output(0, same(l))?;
-    set_opt(ctx, 1, dd(l, &[-1]))
+    ctx.set_output(0, dims_dtype_of(l))?;
+    set_opt(ctx, 1, with_dtype_of(l, &[-1]))
 }
 
 /// `ShardIndexInferMeta(input, index_num, nshards, shard_id, ignore_value)`: like `input`
@@ -2874,9 +3027,9 @@ pub fn shard_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         last <= 0 || last == 1,
         "the last dim of input {} must be 1",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `UniqueConsecutiveInferMeta(x, return_inverse, return_counts, axis, dtype)`: unique values
@@ -2891,9 +3044,9 @@ pub fn unique_consecutive_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(axis.is_empty(), "axis must be empty for a 0-D x");
     }
     if axis.is_empty() {
-        ctx.set_output(0, dd(x, &[-1]))?;
+        ctx.set_output(0, with_dtype_of(x, &[-1]))?;
         if ret_inverse {
-            set_opt(ctx, 1, Out::new().dims(&[product(&x.dims)]).get())?;
+            set_opt(ctx, 1, MetaBuilder::new().dims(&[product(&x.dims)]).build())?;
         }
     } else {
         let a = axis[0];
@@ -2906,13 +3059,17 @@ pub fn unique_consecutive_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
         let mut d = x.dims.to_vec();
         d[a as usize] = -1;
-        ctx.set_output(0, dd(x, &d))?;
+        ctx.set_output(0, with_dtype_of(x, &d))?;
         if ret_inverse {
-            set_opt(ctx, 1, Out::new().dims(&[x.dims[a as usize]]).get())?;
+            set_opt(
+                ctx,
+                1,
+                MetaBuilder::new().dims(&[x.dims[a as usize]]).build(),
+            )?;
         }
     }
     if ret_counts {
-        set_opt(ctx, 2, Out::new().dims(&[-1]).get())?;
+        set_opt(ctx, 2, MetaBuilder::new().dims(&[-1]).build())?;
     }
     Ok(())
 }
@@ -2930,8 +3087,8 @@ fn fake_quant_bits(bit_length: i64) -> R {
 pub fn fake_quantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     fake_quant_bits(ctx.int(1)?)?;
-    ctx.set_output(0, same_lod(x))?;
-    set_opt(ctx, 1, Out::new().dims(&[1]).get())
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
+    set_opt(ctx, 1, MetaBuilder::new().dims(&[1]).build())
 }
 
 fn channel_wise_quant(ctx: &mut InferMetaCtx<'_>) -> R {
@@ -2942,9 +3099,9 @@ fn channel_wise_quant(ctx: &mut InferMetaCtx<'_>) -> R {
         axis == 0 || axis == 1,
         "quant_axis must be 0 or 1, got {axis}"
     );
-    let c = at(&x.dims, axis as usize, "x")?;
-    ctx.set_output(0, same_lod(x))?;
-    set_opt(ctx, 1, Out::new().dims(&[c]).get())
+    let c = dim_at(&x.dims, axis as usize, "x")?;
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
+    set_opt(ctx, 1, MetaBuilder::new().dims(&[c]).build())
 }
 
 /// `FakeChannelWiseQuantizeAbsMaxInferMeta(x, bit_length, round_type, quant_axis, is_test)`:
@@ -2967,9 +3124,9 @@ pub fn fake_channel_wise_quantize_dequantize_abs_max_infer_meta(ctx: &mut InferM
 pub fn sequence_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pooltype = str_arg(ctx, 2)?;
-    ctx.set_output(0, Out::new().dims(&x.dims).get())?;
+    ctx.set_output(0, MetaBuilder::new().dims(&x.dims).build())?;
     if pooltype == "MAX" {
-        set_opt(ctx, 1, Out::new().dims(&x.dims).get())?;
+        set_opt(ctx, 1, MetaBuilder::new().dims(&x.dims).build())?;
     }
     Ok(())
 }
@@ -2977,15 +3134,15 @@ pub fn sequence_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 fn partial_inputs(xs: &[TensorMeta]) -> Res<(i64, i64)> {
     ensure_meta!(!xs.is_empty(), "the input list must not be empty");
     let (b, l) = (
-        at(&xs[0].dims, 0, "each input")?,
-        at(&xs[0].dims, 1, "each input")?,
+        dim_at(&xs[0].dims, 0, "each input")?,
+        dim_at(&xs[0].dims, 1, "each input")?,
     );
     for (i, x) in xs.iter().enumerate() {
         need_rank(x, 2, &format!("input {i}"))?;
         ensure_meta!(
             x.dims[0] == b && x.dims[1] == l,
             "input {i} {} must have the shape of input 0 [{b}, {l}]",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     Ok((b, l))
@@ -3010,7 +3167,7 @@ pub fn partial_sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     let w = if length == -1 { sub(l, start) } else { length };
-    ctx.set_output(0, dd(&xs[0], &[b, w]))
+    ctx.set_output(0, with_dtype_of(&xs[0], &[b, w]))
 }
 
 /// `PartialConcatInferMeta(x, start_index, length)`: concatenates the same column range of
@@ -3036,7 +3193,7 @@ pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     let w = if length < 0 { sub(l, start) } else { length };
-    ctx.set_output(0, dd(&xs[0], &[b, mul(w, xs.len() as i64)]))
+    ctx.set_output(0, with_dtype_of(&xs[0], &[b, mul(w, xs.len() as i64)]))
 }
 
 /// `EmbeddingGradSparseInferMeta(x, weight)`: the weight gradient takes `weight`'s dims and
@@ -3044,7 +3201,7 @@ pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 #[infer_meta]
 pub fn embedding_grad_sparse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(w) = ctx.opt_tensor(1)? {
-        ctx.set_output(0, same(w))?;
+        ctx.set_output(0, dims_dtype_of(w))?;
     }
     Ok(())
 }
@@ -3061,12 +3218,12 @@ pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         r % m == 0,
         "dim 0 of x {} must be divisible by {m}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         c % 16 == 0,
         "dim 1 of x {} must be divisible by 16",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         group == -1 || group == 64 || group == 128,
@@ -3087,8 +3244,11 @@ pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     };
-    ctx.set_output(0, Out::new().dims(&out).dtype(DataType::Int8).get())?;
-    set_opt(ctx, 1, dd(x, &scale))
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&out).dtype(DataType::Int8).build(),
+    )?;
+    set_opt(ctx, 1, with_dtype_of(x, &scale))
 }
 
 /// `TransLayoutGradInferMeta(x, out_grad, perm)`: `out_grad` transposed back by `perm`, with
@@ -3100,7 +3260,7 @@ pub fn trans_layout_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let perm = ints(ctx, 2)?;
     let rev = reverse_perm(&perm, g.rank())?;
     let d = transpose_dims(&g.dims, &rev)?;
-    ctx.set_output(0, dd(g, &d).with_layout(x.layout))
+    ctx.set_output(0, with_dtype_of(g, &d).with_layout(x.layout))
 }
 
 /// The inverse of a permutation (`TransposeGradInferMeta`'s reversed axis).
@@ -3108,7 +3268,11 @@ pub(crate) fn reverse_perm(perm: &[i64], rank: usize) -> Res<Vec<i64>> {
     let mut rev = perm.to_vec();
     for (i, &p) in perm.iter().enumerate() {
         let a = axis_in(p, rank, "perm entry")?;
-        ensure_meta!(a < rev.len(), "perm {} does not cover axis {a}", fd(perm));
+        ensure_meta!(
+            a < rev.len(),
+            "perm {} does not cover axis {a}",
+            fmt_dims(perm)
+        );
         rev[a] = i as i64;
     }
     Ok(rev)
