@@ -367,7 +367,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_inner(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args: Args = syn::parse2(args)?;
-    let f: ItemFn = syn::parse2(item).map_err(|e| {
+    let mut f: ItemFn = syn::parse2(item).map_err(|e| {
         syn::Error::new(
             e.span(),
             "`#[infer_meta]` goes on a function such as \
@@ -375,6 +375,9 @@ fn expand_inner(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream
         )
     })?;
     check_shape(&f)?;
+    // Paddle's signatures take as many parameters as the op has arguments.
+    f.attrs
+        .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
     let rust_name = f.sig.ident.to_string();
     let paddle = match &args.name {
         Some(l) if l.value().is_empty() => {

@@ -215,8 +215,8 @@ impl InferMetaRegistry {
     /// assert_eq!(e.mismatch, FitMismatch::Kind { position: 0 });
     /// assert_eq!(e.to_string(), "op `pd_op.cast` (ops.yaml:1): its infer_meta.param list does \
     ///     not fit CastInferMeta: argument 0 `dtype` is DataType but parameter `x: &TensorMeta` \
-    ///     takes a tensor\n  yaml infer_meta.param: (DataType dtype, Tensor x)\
-    ///     \n  Rust: cast_infer_meta(x: &TensorMeta, dtype: DataType) at unary.rs:7");
+    ///     takes a tensor\n  infer_meta.param: (DataType dtype, Tensor x)\
+    ///     \n  function: cast_infer_meta(x: &TensorMeta, dtype: DataType) at unary.rs:7");
     /// ```
     pub fn check_schema(&self, s: &OpSchema) -> Result<(), InferMetaFitError> {
         let func = &*s.runtime.infer_meta_func;

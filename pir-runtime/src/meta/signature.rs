@@ -528,7 +528,7 @@ pub const fn fit_message(op: &str, entry: &InferMetaEntry, args: &[(&str, ArgKin
             m.push(p.kind.describe());
         }
         _ => {
-            m.push("the yaml passes ");
+            m.push("the op passes ");
             m.push_usize(args.len());
             m.push(" argument");
             if args.len() != 1 {
@@ -545,11 +545,11 @@ pub const fn fit_message(op: &str, entry: &InferMetaEntry, args: &[(&str, ArgKin
             }
         }
     }
-    m.push("\n  yaml infer_meta.param: ");
+    m.push("\n  infer_meta.param: ");
     push_args(&mut m, args);
     let mut s = 0;
     while s < entry.signatures.len() {
-        m.push("\n  Rust: ");
+        m.push("\n  function: ");
         push_signature(&mut m, &entry.signatures[s]);
         s += 1;
     }
@@ -688,14 +688,14 @@ mod tests {
             m.as_str(),
             "op `t.foo`: its infer_meta.param list does not fit FooInferMeta: argument 0 `x` is \
              Tensor[] but parameter `x: &TensorMeta` takes a tensor\
-             \n  yaml infer_meta.param: (Tensor[] x)\
-             \n  Rust: one(x: &TensorMeta) at a.rs:1\
-             \n  Rust: two(x: &TensorMeta, axis: i64) at a.rs:2"
+             \n  infer_meta.param: (Tensor[] x)\
+             \n  function: one(x: &TensorMeta) at a.rs:1\
+             \n  function: two(x: &TensorMeta, axis: i64) at a.rs:2"
         );
         let m = fit_message("op `t.foo`", &e, &[]);
         assert!(
             m.as_str().contains(
-                "the yaml passes 0 arguments but the function takes 1 or 2\n  yaml infer_meta.param: ()"
+                "the op passes 0 arguments but the function takes 1 or 2\n  infer_meta.param: ()"
             ),
             "{m:?}"
         );
