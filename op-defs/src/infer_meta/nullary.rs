@@ -3,10 +3,10 @@
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError};
+use pir_runtime::meta::{InferMetaError, IntArray, IntArrayArg, Output, Scalar};
 use pir_runtime::phi::{DataLayout, DataType};
 
-use super::common::{add, fmt_dims, int_array, ints, mul, scalar_int, str_arg, sub, MetaBuilder};
+use super::common::{add, fmt_dims, mul, sub, MetaBuilder};
 
 type R = Result<(), InferMetaError>;
 
@@ -14,137 +14,133 @@ type R = Result<(), InferMetaError>;
 /// `dtype`, layout NCHW. Known shape values must be non-negative; a shape from a tensor gives
 /// `-1`s.
 #[infer_meta]
-pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(1)?;
-    if !shape.from_tensor {
-        for (i, &v) in shape.values.iter().enumerate() {
+pub fn create_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    if !shape.from_tensor() {
+        for (i, &v) in shape.values().iter().enumerate() {
             ensure_meta!(
                 v >= 0,
                 "every value of shape must be non-negative, but shape[{i}] = {v} in {}",
-                fmt_dims(&shape.values)
+                fmt_dims(shape.values())
             );
         }
     }
-    let out = MetaBuilder::new()
-        .dims(&shape.values)
+    let meta = MetaBuilder::new()
+        .dims(shape.values())
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
 /// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
 /// elements.
 #[infer_meta]
-pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let n = ctx
-        .int_array(0)?
+pub fn create_vec_shape_infer_meta(value: IntArrayArg, dtype: DataType, out: Output<'_>) -> R {
+    let n = value
         .len
         .ok_or_else(|| InferMetaError::new("the number of values is unknown"))?;
-    let dtype = ctx.dtype(1)?;
-    let out = MetaBuilder::new()
+    let meta = MetaBuilder::new()
         .dims(&[n as i64])
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
 /// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
 #[infer_meta]
-pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let _name = str_arg(ctx, 0)?;
-    let shape = int_array(ctx, 1, "shape")?;
-    let dtype = ctx.dtype(2)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
-    )
+pub fn data_infer_meta(_name: &str, shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dims(shape.values()).dtype(dtype).build())
 }
 
 /// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
 #[infer_meta]
-pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(4)?;
-    let out = MetaBuilder::new()
-        .dims(&shape.values)
+pub fn gaussian_infer_meta(
+    shape: IntArray<'_>,
+    _mean: f64,
+    _std: f64,
+    _seed: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let meta = MetaBuilder::new()
+        .dims(shape.values())
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
 /// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
 #[infer_meta]
-pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(1)?;
-    let out = MetaBuilder::new()
-        .dims(&shape.values)
+pub fn uniform_random_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    let meta = MetaBuilder::new()
+        .dims(shape.values())
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
 /// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
 #[infer_meta]
-pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = ints(ctx, 0)?;
-    let dtype = ctx.dtype(6)?;
-    let out = MetaBuilder::new()
-        .dims(&shape)
+pub fn truncated_gaussian_random_infer_meta(
+    shape: &[i64],
+    _mean: f64,
+    _std: f64,
+    _seed: i64,
+    _a: f64,
+    _b: f64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let meta = MetaBuilder::new()
+        .dims(shape)
         .dtype(dtype)
         .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
 /// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
 #[infer_meta]
-pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = ints(ctx, 0)?;
-    let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&shape).dtype(dtype).build())
+pub fn assign_value_infer_meta(shape: &[i64], dtype: DataType, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dims(shape).dtype(dtype).build())
 }
 
 /// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
 #[infer_meta]
-pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let low = ctx.int(0)?;
-    let high = ctx.int(1)?;
-    let shape = int_array(ctx, 2, "shape")?;
-    let dtype = ctx.dtype(3)?;
+pub fn randint_infer_meta(
+    low: i64,
+    high: i64,
+    shape: IntArray<'_>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         low < high,
         "randint needs low < high, got low = {low}, high = {high}"
     );
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
-    )
+    out.set(MetaBuilder::new().dims(shape.values()).dtype(dtype).build())
 }
 
 /// `RandpermInferMeta(n, dtype)`: `[n]`.
 #[infer_meta]
-pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let n = ctx.int(0)?;
-    let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&[n]).dtype(dtype).build())
+pub fn randperm_infer_meta(n: i64, dtype: DataType, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dims(&[n]).dtype(dtype).build())
 }
 
 /// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
 /// `num_columns == -1` copies the rows.
 #[infer_meta]
-pub fn eye_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = scalar_int(ctx, 0)?.unwrap_or(-1);
-    let cols = match scalar_int(ctx, 1)? {
+pub fn eye_infer_meta(
+    num_rows: Option<Scalar>,
+    num_columns: Option<Scalar>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let rows = num_rows.map_or(-1, Scalar::to_i64);
+    let cols = match num_columns.map(Scalar::to_i64) {
         None => -1,
         Some(-1) => rows,
         Some(c) => c,
     };
-    let dtype = ctx.dtype(2)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&[rows, cols]).dtype(dtype).build(),
-    )
+    out.set(MetaBuilder::new().dims(&[rows, cols]).dtype(dtype).build())
 }
 
 /// The number of elements of the lower triangle of a `rows × cols` matrix below diagonal
@@ -168,32 +164,34 @@ fn tril_size(rows: i64, cols: i64, offset: i64) -> i64 {
 
 /// `TrilIndicesInferMeta(rows, cols, offset, dtype)`: `[2, number of lower-triangle entries]`.
 #[infer_meta]
-pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = ctx.int(0)?;
-    let cols = ctx.int(1)?;
-    let offset = ctx.int(2)?;
-    let dtype = ctx.dtype(3)?;
+pub fn tril_indices_infer_meta(
+    rows: i64,
+    cols: i64,
+    offset: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
     let n = tril_size(rows, cols, offset);
-    ctx.set_output(0, MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
+    out.set(MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
 }
 
 /// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
 #[infer_meta]
-pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = ctx.int(0)?;
-    let cols = ctx.int(1)?;
-    let offset = ctx.int(2)?;
-    let dtype = ctx.dtype(3)?;
-    let n = sub(mul(rows, cols), tril_size(rows, cols, sub(offset, 1)));
-    ctx.set_output(0, MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
+pub fn triu_indices_infer_meta(
+    row: i64,
+    col: i64,
+    offset: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let n = sub(mul(row, col), tril_size(row, col, sub(offset, 1)));
+    out.set(MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
 }
 
 /// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
 #[infer_meta]
-pub fn read_file_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let _ = str_arg(ctx, 0)?;
-    ctx.set_output(
-        0,
+pub fn read_file_infer_meta(_filename: &str, out: Output<'_>) -> R {
+    out.set(
         MetaBuilder::new()
             .dims(&[-1])
             .dtype(DataType::UInt8)
