@@ -6,7 +6,7 @@
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{InferMetaCtx, InferMetaError, Output, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
 use super::common::Ints;
@@ -217,27 +217,27 @@ pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // Convolutions
 // ---------------------------------------------------------------------------------------------
 
+/// The attributes of a convolution (borrowed from the call).
 struct ConvArgs<'a> {
-    strides: Ints,
-    paddings: Ints,
-    algorithm: std::borrow::Cow<'a, str>,
-    dilations: Ints,
+    strides: &'a [i64],
+    paddings: &'a [i64],
+    algorithm: &'a str,
+    dilations: &'a [i64],
     groups: i64,
-    data_format: std::borrow::Cow<'a, str>,
+    data_format: &'a str,
 }
 
-fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let filter = ctx.tensor(1)?;
+/// The convolution of `input` by `filter` (2-D or 3-D, any data format).
+fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_>) -> R {
     let (ind, fil) = (&input.dims, &filter.dims);
-    for &d in &a.dilations {
+    for &d in a.dilations {
         ensure_meta!(
             d > 0,
             "dilations {} must be positive",
-            fmt_dims(&a.dilations)
+            fmt_dims(a.dilations)
         );
     }
-    let cl = channel_last(&a.data_format);
+    let cl = channel_last(a.data_format);
     let rank = ind.len();
     ensure_meta!(
         rank == 4 || rank == 5,
@@ -255,13 +255,13 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
         fmt_dims(ind),
         fmt_dims(fil)
     );
-    for &s in &a.strides {
-        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(&a.strides));
+    for &s in a.strides {
+        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(a.strides));
     }
     ensure_meta!(
         a.strides.len() + 2 == rank,
         "strides {} must have {} values for a {rank}-D input {}",
-        fmt_dims(&a.strides),
+        fmt_dims(a.strides),
         rank - 2,
         fmt_dims(ind)
     );
@@ -287,73 +287,113 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
     }
     let data = Ints::from_slice(if cl { &ind[1..rank - 1] } else { &ind[2..] });
     let ksize = Ints::from_slice(&fil[2..]);
-    let (pads, same_algo) = update_padding(&a.paddings, &data, &a.strides, &ksize, &a.algorithm)?;
-    let mut dil = a.dilations.clone();
+    let (pads, same_algo) = update_padding(a.paddings, &data, a.strides, &ksize, a.algorithm)?;
+    let mut dil = Ints::from_slice(a.dilations);
     if same_algo {
         dil = Ints::from_elem(1, data.len());
     }
     ensure_meta!(
         dil.len() >= data.len(),
         "dilations {} must have one value per spatial dim of {}",
-        fmt_dims(&a.dilations),
+        fmt_dims(a.dilations),
         fmt_dims(ind)
     );
-    let mut out = Ints::new();
-    out.push(ind[0]);
+    let mut d = Ints::new();
+    d.push(ind[0]);
     if !cl {
-        out.push(fil[0]);
+        d.push(fil[0]);
     }
     for i in 0..data.len() {
         if data[i] <= 0 || fil[i + 2] <= 0 {
-            out.push(-1);
+            d.push(-1);
         } else {
             let dk = add(mul(dil[i], ksize[i] - 1), 1);
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);
-            out.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
+            d.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
         }
     }
     if cl {
-        out.push(fil[0]);
+        d.push(fil[0]);
     }
-    ctx.set_output(0, with_dtype_of(input, &out))
+    out.set(with_dtype_of(input, &d))
 }
 
 /// `ConvInferMeta(input, filter, strides, paddings, padding_algorithm, dilations, groups,
 /// data_format)`: 2-D/3-D convolution output `[N, C_out, H', W']` (NCHW) or `[N, H', W', C_out]`
 /// (NHWC); unknown spatial extents stay -1.
 #[infer_meta]
-pub fn conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+pub fn conv_infer_meta(
+    input: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    padding_algorithm: &str,
+    dilations: &[i64],
+    groups: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     let a = ConvArgs {
-        strides: ints(ctx, 2)?,
-        paddings: ints(ctx, 3)?,
-        algorithm: str_arg(ctx, 4)?,
-        dilations: ints(ctx, 5)?,
-        groups: ctx.int(6)?,
-        data_format: str_arg(ctx, 7)?,
+        strides,
+        paddings,
+        algorithm: padding_algorithm,
+        dilations,
+        groups,
+        data_format,
     };
-    conv(ctx, a)
+    conv(input, filter, a, out)
 }
 
 /// `Conv3DInferMeta(input, filter, strides, paddings, padding_algorithm, groups, dilations,
 /// data_format)`: `ConvInferMeta` with `groups` before `dilations`.
 #[infer_meta(name = "Conv3DInferMeta")]
-pub fn conv3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+pub fn conv3d_infer_meta(
+    input: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    padding_algorithm: &str,
+    groups: i64,
+    dilations: &[i64],
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     let a = ConvArgs {
-        strides: ints(ctx, 2)?,
-        paddings: ints(ctx, 3)?,
-        algorithm: str_arg(ctx, 4)?,
-        groups: ctx.int(5)?,
-        dilations: ints(ctx, 6)?,
-        data_format: str_arg(ctx, 7)?,
+        strides,
+        paddings,
+        algorithm: padding_algorithm,
+        dilations,
+        groups,
+        data_format,
     };
-    conv(ctx, a)
+    conv(input, filter, a, out)
 }
 
 /// `DepthwiseConvInferMeta(input, filter, strides, paddings, padding_algorithm, groups,
 /// dilations, data_format)`: like `Conv3DInferMeta`.
 #[infer_meta]
-pub fn depthwise_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    conv3d_infer_meta(ctx)
+pub fn depthwise_conv_infer_meta(
+    input: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    padding_algorithm: &str,
+    groups: i64,
+    dilations: &[i64],
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
+    conv3d_infer_meta(
+        input,
+        filter,
+        strides,
+        paddings,
+        padding_algorithm,
+        groups,
+        dilations,
+        data_format,
+        out,
+    )
 }
 
 fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
