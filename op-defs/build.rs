@@ -13,8 +13,10 @@ use std::path::Path;
 
 const DIR: &str = "src/infer_meta";
 
-/// One `#[infer_meta]` function.
+/// One `#[infer_meta]` function under one of its names.
 struct Found {
+    /// Whether the name is one of its `also` names.
+    alias: bool,
     module: String,
     rust: String,
     /// `file:line`.
@@ -56,22 +58,38 @@ fn paddle_name(rust: &str) -> String {
         .collect()
 }
 
-/// The Paddle name given to `#[infer_meta(name = "...")]`, or derived; `None` if `attr` is not
-/// `#[infer_meta]`.
-fn infer_meta_name(attr: &syn::Attribute, rust: &str) -> Option<String> {
+/// The Paddle names of `#[infer_meta(name = "...", also = [...])]`: the name given or derived,
+/// then the `also` names; `None` if `attr` is not `#[infer_meta]`.
+fn infer_meta_names(attr: &syn::Attribute, rust: &str) -> Option<Vec<String>> {
     if attr.path().segments.last()?.ident != "infer_meta" {
         return None;
     }
     let mut name = None;
+    let mut also = Vec::new();
     // A malformed attribute is left to the macro, which reports it at the token.
-    let _ = attr.parse_nested_meta(|m| {
-        if m.path.is_ident("name") {
-            let lit: syn::LitStr = m.value()?.parse()?;
-            name = Some(lit.value());
-        }
-        Ok(())
-    });
-    Some(name.unwrap_or_else(|| paddle_name(rust)))
+    if let syn::Meta::List(_) = &attr.meta {
+        let _ = attr.parse_nested_meta(|m| {
+            if m.path.is_ident("name") {
+                let lit: syn::LitStr = m.value()?.parse()?;
+                name = Some(lit.value());
+            } else if m.path.is_ident("also") {
+                let list: syn::ExprArray = m.value()?.parse()?;
+                for e in list.elems {
+                    if let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(l),
+                        ..
+                    }) = e
+                    {
+                        also.push(l.value());
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut names = vec![name.unwrap_or_else(|| paddle_name(rust))];
+    names.extend(also);
+    Some(names)
 }
 
 fn last_segment_is(ty: &syn::Type, names: &[&str]) -> bool {
@@ -98,7 +116,7 @@ fn scan(path: &Path, by_name: &mut BTreeMap<String, Vec<Found>>, errors: &mut Ve
     for item in &file.items {
         let syn::Item::Fn(f) = item else { continue };
         let rust = f.sig.ident.to_string();
-        let Some(name) = f.attrs.iter().find_map(|a| infer_meta_name(a, &rust)) else {
+        let Some(names) = f.attrs.iter().find_map(|a| infer_meta_names(a, &rust)) else {
             continue;
         };
         let at = format!("{shown}:{}", line_of(&text, &rust));
@@ -124,12 +142,15 @@ fn scan(path: &Path, by_name: &mut BTreeMap<String, Vec<Found>>, errors: &mut Ve
                 .filter(|t| !last_segment_is(t, &["Output", "OutputList"]))
                 .count()
         });
-        by_name.entry(name).or_default().push(Found {
-            module: module.clone(),
-            rust,
-            at,
-            arity,
-        });
+        for (k, name) in names.into_iter().enumerate() {
+            by_name.entry(name).or_default().push(Found {
+                alias: k > 0,
+                module: module.clone(),
+                rust: rust.clone(),
+                at: at.clone(),
+                arity,
+            });
+        }
     }
 }
 
@@ -155,7 +176,17 @@ fn generate(by_name: &BTreeMap<String, Vec<Found>>, errors: &mut Vec<String>) ->
     let mut dispatchers = String::new();
     for (name, fs) in by_name {
         if let [f] = &fs[..] {
-            writeln!(entries, "    {},", konst(f)).unwrap();
+            if f.alias {
+                writeln!(
+                    entries,
+                    "    ::pir_runtime::meta::InferMetaEntry {{\n        name: {name:?},\n        \
+                     ..{}\n    }},",
+                    konst(f)
+                )
+                .unwrap();
+            } else {
+                writeln!(entries, "    {},", konst(f)).unwrap();
+            }
             continue;
         }
         // Overloads: typed, of different arities.

@@ -29,35 +29,51 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericParam, Ident, ItemFn, LitStr, Pat, ReturnType, Token, Type};
 
-/// The attribute's arguments: `name = "..."` or nothing.
+/// The attribute's arguments: `name = "..."`, `also = ["...", ...]`, or nothing.
 struct Args {
     name: Option<LitStr>,
+    also: Vec<LitStr>,
 }
 
 impl Parse for Args {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut name = None;
+        let mut also = None;
         while !input.is_empty() {
             let key: Ident = input.parse()?;
-            if key != "name" {
+            let twice = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+            input.parse::<Token![=]>()?;
+            if key == "name" {
+                if name.is_some() {
+                    return Err(twice());
+                }
+                name = Some(input.parse()?);
+            } else if key == "also" {
+                if also.is_some() {
+                    return Err(twice());
+                }
+                let content;
+                syn::bracketed!(content in input);
+                let names = content.parse_terminated(|p| p.parse::<LitStr>(), Token![,])?;
+                also = Some(names.into_iter().collect());
+            } else {
                 return Err(syn::Error::new(
                     key.span(),
                     format!(
                         "unknown key `{key}`; `#[infer_meta]` takes `name = \"PaddleInferMeta\"` \
-                         (Paddle's function name, derived from the Rust name when left out)"
+                         (Paddle's function name, derived from the Rust name when left out) and \
+                         `also = [\"OtherInferMeta\"]` (more Paddle names of the same function)"
                     ),
                 ));
             }
-            if name.is_some() {
-                return Err(syn::Error::new(key.span(), "`name` is given twice"));
-            }
-            input.parse::<Token![=]>()?;
-            name = Some(input.parse()?);
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
             }
         }
-        Ok(Args { name })
+        Ok(Args {
+            name,
+            also: also.unwrap_or_default(),
+        })
     }
 }
 
@@ -386,6 +402,16 @@ fn expand_inner(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream
         Some(l) => l.value(),
         None => paddle_name(&rust_name),
     };
+    if let Some(l) = args
+        .also
+        .iter()
+        .find(|l| l.value().is_empty() || l.value() == paddle)
+    {
+        return Err(syn::Error::new(
+            l.span(),
+            "an `also` name must be another, non-empty Paddle name",
+        ));
+    }
     let vis = &f.vis;
     let fn_ident = &f.sig.ident;
     let konst = format_ident!("__{}", rust_name.to_uppercase(), span = fn_ident.span());

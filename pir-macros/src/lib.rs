@@ -158,6 +158,9 @@ pub fn pir_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
+/// `also = ["TriuInferMeta"]` registers the same function under more Paddle names (Paddle has
+/// identical functions under several names).
+///
 /// Parameters come in Paddle's order, inputs and attributes (the op's `infer_meta.param`
 /// list), then outputs (the op's outputs); `MetaConfig` is left out (the functions follow
 /// Paddle's compile-time branch). Each C++ type has one Rust type:
