@@ -345,8 +345,9 @@ pub fn conv_infer_meta(
 }
 
 /// `Conv3DInferMeta(input, filter, strides, paddings, padding_algorithm, groups, dilations,
-/// data_format)`: `ConvInferMeta` with `groups` before `dilations`.
-#[infer_meta(name = "Conv3DInferMeta")]
+/// data_format)`: `ConvInferMeta` with `groups` before `dilations`. Also
+/// `DepthwiseConvInferMeta`.
+#[infer_meta(name = "Conv3DInferMeta", also = ["DepthwiseConvInferMeta"])]
 pub fn conv3d_infer_meta(
     input: &TensorMeta,
     filter: &TensorMeta,
@@ -367,33 +368,6 @@ pub fn conv3d_infer_meta(
         data_format,
     };
     conv(input, filter, a, out)
-}
-
-/// `DepthwiseConvInferMeta(input, filter, strides, paddings, padding_algorithm, groups,
-/// dilations, data_format)`: like `Conv3DInferMeta`.
-#[infer_meta]
-pub fn depthwise_conv_infer_meta(
-    input: &TensorMeta,
-    filter: &TensorMeta,
-    strides: &[i64],
-    paddings: &[i64],
-    padding_algorithm: &str,
-    groups: i64,
-    dilations: &[i64],
-    data_format: &str,
-    out: Output<'_>,
-) -> R {
-    conv3d_infer_meta(
-        input,
-        filter,
-        strides,
-        paddings,
-        padding_algorithm,
-        groups,
-        dilations,
-        data_format,
-        out,
-    )
 }
 
 fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {

@@ -242,6 +242,29 @@ pub(crate) fn need_rank_ge(t: &TensorMeta, rank: usize, what: &str) -> Res {
     Ok(())
 }
 
+/// Checks the number of values of integer-list attributes, each given as `(values, n, name)`.
+pub(crate) fn need_lens(lists: &[(&[i64], usize, &str)]) -> Res {
+    for &(values, n, name) in lists {
+        if values.len() != n {
+            return Err(err(format!(
+                "{name} {} must have {n} values",
+                fmt_dims(values)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that integer-list attributes, each given as `(values, name)`, hold positive values.
+pub(crate) fn need_positive(lists: &[(&[i64], &str)]) -> Res {
+    for &(values, name) in lists {
+        if values.iter().any(|&v| v <= 0) {
+            return Err(err(format!("{name} {} must be positive", fmt_dims(values))));
+        }
+    }
+    Ok(())
+}
+
 /// An `IntArray` argument decoded the way Paddle's generated `Build` decodes it: values of a
 /// mutable attribute fed by a computed tensor become `-1`s with `from_tensor` set.
 #[derive(Clone, Debug, PartialEq)]

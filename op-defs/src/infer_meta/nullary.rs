@@ -1,12 +1,13 @@
 //! Infer-meta functions without tensor inputs (creation ops), after Paddle's
-//! `paddle/phi/infermeta/nullary.cc`.
+//! `paddle/phi/infermeta/nullary.cc`. Outputs are fresh tensors (`TensorMeta::new`: layout NCHW,
+//! no LoD), which is also the layout the functions that set one set.
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaError, IntArray, IntArrayArg, Output, Scalar};
-use pir_runtime::phi::{DataLayout, DataType};
+use pir_runtime::meta::{InferMetaError, IntArray, IntArrayArg, Output, Scalar, TensorMeta};
+use pir_runtime::phi::DataType;
 
-use super::common::{add, fmt_dims, mul, sub, MetaBuilder};
+use super::common::{add, fmt_dims, mul, sub};
 
 type R = Result<(), InferMetaError>;
 
@@ -24,11 +25,7 @@ pub fn create_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) 
             );
         }
     }
-    let meta = MetaBuilder::new()
-        .dims(shape.values())
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    out.set(meta.build())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
@@ -38,17 +35,13 @@ pub fn create_vec_shape_infer_meta(value: IntArrayArg, dtype: DataType, out: Out
     let n = value
         .len
         .ok_or_else(|| InferMetaError::new("the number of values is unknown"))?;
-    let meta = MetaBuilder::new()
-        .dims(&[n as i64])
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    out.set(meta.build())
+    out.set(TensorMeta::new(dtype, &[n as i64]))
 }
 
 /// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
 #[infer_meta]
 pub fn data_infer_meta(_name: &str, shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
-    out.set(MetaBuilder::new().dims(shape.values()).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
@@ -61,21 +54,13 @@ pub fn gaussian_infer_meta(
     dtype: DataType,
     out: Output<'_>,
 ) -> R {
-    let meta = MetaBuilder::new()
-        .dims(shape.values())
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    out.set(meta.build())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
 #[infer_meta]
 pub fn uniform_random_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
-    let meta = MetaBuilder::new()
-        .dims(shape.values())
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    out.set(meta.build())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
@@ -90,17 +75,13 @@ pub fn truncated_gaussian_random_infer_meta(
     dtype: DataType,
     out: Output<'_>,
 ) -> R {
-    let meta = MetaBuilder::new()
-        .dims(shape)
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    out.set(meta.build())
+    out.set(TensorMeta::new(dtype, shape))
 }
 
 /// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
 #[infer_meta]
 pub fn assign_value_infer_meta(shape: &[i64], dtype: DataType, out: Output<'_>) -> R {
-    out.set(MetaBuilder::new().dims(shape).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, shape))
 }
 
 /// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
@@ -116,13 +97,13 @@ pub fn randint_infer_meta(
         low < high,
         "randint needs low < high, got low = {low}, high = {high}"
     );
-    out.set(MetaBuilder::new().dims(shape.values()).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `RandpermInferMeta(n, dtype)`: `[n]`.
 #[infer_meta]
 pub fn randperm_infer_meta(n: i64, dtype: DataType, out: Output<'_>) -> R {
-    out.set(MetaBuilder::new().dims(&[n]).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &[n]))
 }
 
 /// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
@@ -140,7 +121,7 @@ pub fn eye_infer_meta(
         Some(-1) => rows,
         Some(c) => c,
     };
-    out.set(MetaBuilder::new().dims(&[rows, cols]).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &[rows, cols]))
 }
 
 /// The number of elements of the lower triangle of a `rows × cols` matrix below diagonal
@@ -172,7 +153,7 @@ pub fn tril_indices_infer_meta(
     out: Output<'_>,
 ) -> R {
     let n = tril_size(rows, cols, offset);
-    out.set(MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &[2, n]))
 }
 
 /// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
@@ -185,16 +166,11 @@ pub fn triu_indices_infer_meta(
     out: Output<'_>,
 ) -> R {
     let n = sub(mul(row, col), tril_size(row, col, sub(offset, 1)));
-    out.set(MetaBuilder::new().dims(&[2, n]).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &[2, n]))
 }
 
 /// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
 #[infer_meta]
 pub fn read_file_infer_meta(_filename: &str, out: Output<'_>) -> R {
-    out.set(
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::UInt8)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::UInt8, &[-1]))
 }

@@ -11,9 +11,9 @@ use pir_runtime::phi::{DataLayout, DataType};
 use super::common::Ints;
 use super::common::{
     add, axis_in, axis_in_or_0d, channel_last, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err,
-    fmt_dims, has_unknown, mul, need_rank, need_rank_ge, output_count, pool_output_size, product,
-    reduce_dims, reduce_dims_unknown_axis, rem, remove_axis, share_meta, sub, update_padding,
-    with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
+    fmt_dims, has_unknown, mul, need_lens, need_positive, need_rank, need_rank_ge, output_count,
+    pool_output_size, product, reduce_dims, reduce_dims_unknown_axis, rem, remove_axis, share_meta,
+    sub, update_padding, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -22,8 +22,9 @@ type R = Result<(), InferMetaError>;
 // Pass-through families
 // ---------------------------------------------------------------------------------------------
 
-/// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD).
-#[infer_meta]
+/// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD). Also
+/// `StridedUnChangedInferMeta` (strides are not modelled).
+#[infer_meta(also = ["StridedUnChangedInferMeta"])]
 pub fn unchanged_infer_meta(x: Option<&TensorMeta>, out: Output<'_>) -> R {
     match x {
         Some(x) => out.share(x),
@@ -43,12 +44,6 @@ pub fn unchanged_infer_meta_check_axis(x: &TensorMeta, axis: i64, out: Output<'_
 #[infer_meta]
 pub fn unchanged_except_layout_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     out.set(dims_dtype_lod_of(x))
-}
-
-/// `StridedUnChangedInferMeta(x)`: `out` shares `x`'s metadata (strides are not modelled).
-#[infer_meta(name = "StridedUnChangedInferMeta")]
-pub fn strided_unchanged_infer_meta(x: Option<&TensorMeta>, out: Output<'_>) -> R {
-    unchanged_infer_meta(x, out)
 }
 
 /// `NumberCountInferMeta(numbers, upper_range)`: `out` shares `numbers`' metadata.
@@ -84,22 +79,11 @@ pub fn real_and_imag_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     out.set(meta)
 }
 
-/// `AllReduceInferMeta(x)`: dims and dtype of `x`.
-#[infer_meta]
+/// `AllReduceInferMeta(x)`: dims and dtype of `x`. Also `DistReduceInferMeta` and
+/// `ShareDataInferMeta`.
+#[infer_meta(also = ["DistReduceInferMeta", "ShareDataInferMeta"])]
 pub fn all_reduce_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     out.set(dims_dtype_of(x))
-}
-
-/// `DistReduceInferMeta(x)`: dims and dtype of `x`.
-#[infer_meta]
-pub fn dist_reduce_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
-    all_reduce_infer_meta(x, out)
-}
-
-/// `ShareDataInferMeta(x)`: dims and dtype of `x`.
-#[infer_meta]
-pub fn share_data_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
-    all_reduce_infer_meta(x, out)
 }
 
 /// `CIdentityInferMeta(x, ring_id, use_calc_stream, use_model_parallel)`: dims and dtype of
@@ -192,12 +176,7 @@ pub fn reduce_scatter_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -
 /// `IsfiniteInferMeta(x)`: dims of `x`, dtype bool.
 #[infer_meta]
 pub fn isfinite_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
-    out.set(
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(DataType::Bool)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::Bool, &x.dims))
 }
 
 /// `LogicalNotInferMeta(x)`: `x`'s metadata with dtype bool.
@@ -290,17 +269,11 @@ pub fn shuffle_channel_infer_meta(x: &TensorMeta, _group: i64, out: Output<'_>) 
     out.set(dims_dtype_of(x))
 }
 
-/// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
-#[infer_meta]
+/// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2). Also `TriuInferMeta`.
+#[infer_meta(also = ["TriuInferMeta"])]
 pub fn tril_infer_meta(x: &TensorMeta, _diagonal: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
     out.set(dims_dtype_lod_of(x))
-}
-
-/// `TriuInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
-#[infer_meta]
-pub fn triu_infer_meta(x: &TensorMeta, diagonal: i64, out: Output<'_>) -> R {
-    tril_infer_meta(x, diagonal, out)
 }
 
 /// `CholeskyInferMeta(x, upper)`: dims and dtype of `x`, a batch of square matrices.
@@ -475,22 +448,19 @@ pub fn uniform_random_inplace_infer_meta(
 /// `IsEmptyInferMeta(x)`: a 0-D bool.
 #[infer_meta]
 pub fn is_empty_infer_meta(_x: &TensorMeta, out: Output<'_>) -> R {
-    out.set(MetaBuilder::new().dtype(DataType::Bool).build())
+    out.set(TensorMeta::new(DataType::Bool, &[]))
 }
 
 /// `NumelInferMeta(x)`: a 0-D int64.
 #[infer_meta]
 pub fn numel_infer_meta(_x: &TensorMeta, out: Output<'_>) -> R {
-    out.set(MetaBuilder::new().dtype(DataType::Int64).build())
+    out.set(TensorMeta::new(DataType::Int64, &[]))
 }
 
 /// `ShapeInferMeta(input)`: a 1-D int32 of length rank(input).
 #[infer_meta]
 pub fn shape_infer_meta(input: &TensorMeta, out: Output<'_>) -> R {
-    let meta = MetaBuilder::new()
-        .dims(&[input.rank() as i64])
-        .dtype(DataType::Int32)
-        .build();
+    let meta = TensorMeta::new(DataType::Int32, &[input.rank() as i64]);
     out.set(meta)
 }
 
@@ -531,13 +501,8 @@ pub fn check_numerics_infer_meta(
     stats: Output<'_>,
     values: Output<'_>,
 ) -> R {
-    stats.set(MetaBuilder::new().dims(&[3]).dtype(DataType::Int64).build())?;
-    values.set_if_present(
-        MetaBuilder::new()
-            .dims(&[3])
-            .dtype(DataType::Float32)
-            .build(),
-    );
+    stats.set(TensorMeta::new(DataType::Int64, &[3]))?;
+    values.set_if_present(TensorMeta::new(DataType::Float32, &[3]));
     Ok(())
 }
 
@@ -545,12 +510,7 @@ pub fn check_numerics_infer_meta(
 #[infer_meta(name = "NMSInferMeta")]
 pub fn nms_infer_meta(x: &TensorMeta, _threshold: f64, out: Output<'_>) -> R {
     need_rank(x, 2, "boxes ([N, 4])")?;
-    out.set(
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int64)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::Int64, &[-1]))
 }
 
 /// `NonZeroInferMeta(condition)`: int64 `[-1, rank]` (`[0, rank]` for an empty condition).
@@ -558,10 +518,7 @@ pub fn nms_infer_meta(x: &TensorMeta, _threshold: f64, out: Output<'_>) -> R {
 pub fn non_zero_infer_meta(condition: &TensorMeta, out: Output<'_>) -> R {
     need_rank_ge(condition, 1, "condition")?;
     let rows = if product(&condition.dims) == 0 { 0 } else { -1 };
-    let meta = MetaBuilder::new()
-        .dims(&[rows, condition.rank() as i64])
-        .dtype(DataType::Int64)
-        .build();
+    let meta = TensorMeta::new(DataType::Int64, &[rows, condition.rank() as i64]);
     out.set(meta)
 }
 
@@ -659,14 +616,7 @@ pub fn argsort_infer_meta(
     indices: Output<'_>,
 ) -> R {
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    out.set(dims_dtype_lod_of(x))?;
-    let idx = MetaBuilder::new()
-        .dims(&x.dims)
-        .dtype(DataType::Int64)
-        .lod(x)
-        .build();
-    indices.set_if_present(idx);
-    Ok(())
+    values_and_indices(x, &x.dims, DataType::Int64, out, indices)
 }
 
 fn cum(x: &TensorMeta, axis: i64, flatten: bool, out: Output<'_>) -> R {
@@ -729,10 +679,7 @@ pub fn cum_with_indices_infer_meta(
             );
         }
     }
-    out.set(dims_dtype_lod_of(x))?;
-    let idx = MetaBuilder::new().dims(&x.dims).dtype(dtype).lod(x).build();
-    indices.set_if_present(idx);
-    Ok(())
+    values_and_indices(x, &x.dims, dtype, out, indices)
 }
 
 /// `KthvalueInferMeta(x, k, axis, keepdim)`: the k-th value along `axis` and its int64 index.
@@ -748,17 +695,11 @@ pub fn kthvalue_infer_meta(
     let rank = x.rank();
     let a = axis_in_or_0d(axis, rank, "axis")?;
     ensure_meta!(k >= 1, "k must be ≥ 1, got {k}");
-    values_and_indices(x, a, keepdim, out, indices)
+    values_and_indices(x, &dims_along(x, a, keepdim), DataType::Int64, out, indices)
 }
 
-/// `x` reduced along axis `a` (kept as 1 with `keepdim`), and int64 indices of those dims.
-fn values_and_indices(
-    x: &TensorMeta,
-    a: usize,
-    keepdim: bool,
-    out: Output<'_>,
-    indices: Output<'_>,
-) -> R {
+/// The dims of `x` without axis `a` (kept as 1 with `keepdim`).
+fn dims_along(x: &TensorMeta, a: usize, keepdim: bool) -> Vec<i64> {
     let rank = x.rank();
     let mut d = Vec::new();
     for i in 0..a.min(rank) {
@@ -770,12 +711,20 @@ fn values_and_indices(
     for i in (a + 1)..rank {
         d.push(x.dims[i]);
     }
-    out.set(with_dtype_lod_of(x, &d))?;
-    let idx = MetaBuilder::new()
-        .dims(&d)
-        .lod(x)
-        .dtype(DataType::Int64)
-        .build();
+    d
+}
+
+/// Values of dims `d` with `x`'s dtype and LoD, and, when the op has that output, their
+/// indices: dims `d`, `index_dtype`, `x`'s LoD.
+fn values_and_indices(
+    x: &TensorMeta,
+    d: &[i64],
+    index_dtype: DataType,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
+    out.set(with_dtype_lod_of(x, d))?;
+    let idx = MetaBuilder::new().dims(d).dtype(index_dtype).lod(x).build();
     indices.set_if_present(idx);
     Ok(())
 }
@@ -796,7 +745,7 @@ pub fn mode_infer_meta(
     } else {
         axis_in(axis, rank, "axis")?
     };
-    values_and_indices(x, a, keepdim, out, indices)
+    values_and_indices(x, &dims_along(x, a, keepdim), DataType::Int64, out, indices)
 }
 
 /// `TopKInferMeta(x, k, axis, largest, sorted)`: values and int64 indices with `axis` resized
@@ -825,14 +774,7 @@ pub fn top_k_infer_meta(
     if rank > 0 {
         d[a] = k;
     }
-    out.set(with_dtype_lod_of(x, &d))?;
-    let idx = MetaBuilder::new()
-        .dims(&d)
-        .lod(x)
-        .dtype(DataType::Int64)
-        .build();
-    indices.set_if_present(idx);
-    Ok(())
+    values_and_indices(x, &d, DataType::Int64, out, indices)
 }
 
 /// `MultinomialInferMeta(x, num_samples, replacement)`: int64 samples, the last dim
@@ -858,7 +800,7 @@ pub fn multinomial_infer_meta(
         }
         None => d.push(-1),
     }
-    out.set(MetaBuilder::new().dims(&d).dtype(DataType::Int64).build())
+    out.set(TensorMeta::new(DataType::Int64, &d))
 }
 
 /// `OneHotInferMeta(x, num_classes)`: float32 `x.dims + [num_classes]`.
@@ -887,7 +829,7 @@ pub fn sequence_mask_scalar_infer_meta(
     let m = max_len.map_or(-1, Scalar::to_i64);
     let mut d = x.dims.to_vec();
     d.push(if m > 0 { m } else { -1 });
-    out.set(MetaBuilder::new().dims(&d).dtype(out_dtype).build())
+    out.set(TensorMeta::new(out_dtype, &d))
 }
 
 /// `PNormInferMeta(x, porder, axis, epsilon, keepdim, asvector)`: the p-norm over `axis` (or
@@ -1044,23 +986,12 @@ fn reduce_out(
     out.set(meta)
 }
 
-/// `ReduceInferMeta(x, axis, keepdim)`: reduce over `axis` (all axes when empty).
-#[infer_meta]
+/// `ReduceInferMeta(x, axis, keepdim)`: reduce over `axis` (all axes when empty; `-1` extents
+/// when the axes come from a tensor). Also `ReduceIntArrayAxisInferMeta`.
+#[infer_meta(also = ["ReduceIntArrayAxisInferMeta"])]
 pub fn reduce_infer_meta(x: &TensorMeta, axis: IntArray<'_>, keepdim: bool, out: Output<'_>) -> R {
     let all = axis.is_empty();
     reduce_out(x, &axis, keepdim, all, x.dtype, out)
-}
-
-/// `ReduceIntArrayAxisInferMeta(x, axis, keepdim)`: reduce over `axis` (all when empty; `-1`
-/// extents when the axes come from a tensor).
-#[infer_meta]
-pub fn reduce_int_array_axis_infer_meta(
-    x: &TensorMeta,
-    axis: IntArray<'_>,
-    keepdim: bool,
-    out: Output<'_>,
-) -> R {
-    reduce_infer_meta(x, axis, keepdim, out)
 }
 
 /// `StrictReduceIntArrayAxisInferMeta(x, axis, keepdim)` (what `max`/`min` use in Paddle
@@ -1176,12 +1107,12 @@ pub fn nanmedian_infer_meta(
             }
         }
     }
-    out.set(MetaBuilder::new().dtype(x.dtype).dims(&d).build())?;
+    out.set(TensorMeta::new(x.dtype, &d))?;
     let mut md = d.clone();
     if mode == "avg" {
         md.push(2);
     }
-    medians.set_if_present(MetaBuilder::new().dtype(DataType::Int64).dims(&md).build());
+    medians.set_if_present(TensorMeta::new(DataType::Int64, &md));
     Ok(())
 }
 
@@ -2239,7 +2170,7 @@ pub fn max_pool_with_index_infer_meta(
         }
     }
     out.set(with_dtype_of(x, &d))?;
-    mask.set_if_present(MetaBuilder::new().dims(&d).dtype(DataType::Int32).build());
+    mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
     Ok(())
 }
 
@@ -2269,7 +2200,7 @@ pub fn fractional_max_pool_infer_meta(
     let mut d = vec![x.dims[0], x.dims[1]];
     d.extend_from_slice(output_size);
     out.set(with_dtype_of(x, &d))?;
-    mask.set_if_present(MetaBuilder::new().dims(&d).dtype(DataType::Int32).build());
+    mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
     Ok(())
 }
 
@@ -2285,41 +2216,17 @@ pub fn unfold_infer_meta(
     out: Output<'_>,
 ) -> R {
     need_rank(x, 4, "x ([N, C, H, W])")?;
-    ensure_meta!(
-        kernel_sizes.len() == 2,
-        "kernel_sizes {} must have 2 values",
-        fmt_dims(kernel_sizes)
-    );
-    ensure_meta!(
-        strides.len() == 2,
-        "strides {} must have 2 values",
-        fmt_dims(strides)
-    );
-    ensure_meta!(
-        paddings.len() == 4,
-        "paddings {} must have 4 values",
-        fmt_dims(paddings)
-    );
-    ensure_meta!(
-        dilations.len() == 2,
-        "dilations {} must have 2 values",
-        fmt_dims(dilations)
-    );
-    ensure_meta!(
-        kernel_sizes.iter().all(|&v| v > 0),
-        "kernel_sizes {} must be positive",
-        fmt_dims(kernel_sizes)
-    );
-    ensure_meta!(
-        strides.iter().all(|&v| v > 0),
-        "strides {} must be positive",
-        fmt_dims(strides)
-    );
-    ensure_meta!(
-        dilations.iter().all(|&v| v > 0),
-        "dilations {} must be positive",
-        fmt_dims(dilations)
-    );
+    need_lens(&[
+        (kernel_sizes, 2, "kernel_sizes"),
+        (strides, 2, "strides"),
+        (paddings, 4, "paddings"),
+        (dilations, 2, "dilations"),
+    ])?;
+    need_positive(&[
+        (kernel_sizes, "kernel_sizes"),
+        (strides, "strides"),
+        (dilations, "dilations"),
+    ])?;
     let xd = &x.dims;
     let channels = if xd[1] < 0 {
         -1
@@ -2365,51 +2272,19 @@ pub fn fold_infer_meta(
     dilations: &[i64],
     out: Output<'_>,
 ) -> R {
-    ensure_meta!(
-        output_sizes.len() == 2,
-        "output_sizes {} must have 2 values",
-        fmt_dims(output_sizes)
-    );
-    ensure_meta!(
-        kernel_sizes.len() == 2,
-        "kernel_sizes {} must have 2 values",
-        fmt_dims(kernel_sizes)
-    );
-    ensure_meta!(
-        strides.len() == 2,
-        "strides {} must have 2 values",
-        fmt_dims(strides)
-    );
-    ensure_meta!(
-        paddings.len() == 4,
-        "paddings {} must have 4 values",
-        fmt_dims(paddings)
-    );
-    ensure_meta!(
-        dilations.len() == 2,
-        "dilations {} must have 2 values",
-        fmt_dims(dilations)
-    );
-    ensure_meta!(
-        kernel_sizes.iter().all(|&v| v > 0),
-        "kernel_sizes {} must be positive",
-        fmt_dims(kernel_sizes)
-    );
-    ensure_meta!(
-        strides.iter().all(|&v| v > 0),
-        "strides {} must be positive",
-        fmt_dims(strides)
-    );
-    ensure_meta!(
-        output_sizes.iter().all(|&v| v > 0),
-        "output_sizes {} must be positive",
-        fmt_dims(output_sizes)
-    );
-    ensure_meta!(
-        dilations.iter().all(|&v| v > 0),
-        "dilations {} must be positive",
-        fmt_dims(dilations)
-    );
+    need_lens(&[
+        (output_sizes, 2, "output_sizes"),
+        (kernel_sizes, 2, "kernel_sizes"),
+        (strides, 2, "strides"),
+        (paddings, 4, "paddings"),
+        (dilations, 2, "dilations"),
+    ])?;
+    need_positive(&[
+        (kernel_sizes, "kernel_sizes"),
+        (strides, "strides"),
+        (output_sizes, "output_sizes"),
+        (dilations, "dilations"),
+    ])?;
     need_rank_ge(x, 3, "x ([N, C*kh*kw, L])")?;
     let xd = &x.dims;
     let blocks = |i: usize| -> i64 {
@@ -2483,8 +2358,8 @@ pub fn eig_infer_meta(x: &TensorMeta, out_w: Output<'_>, out_v: Output<'_>) -> R
     square_batch(x)?;
     let t = complex_of(x.dtype)?;
     let r = x.rank();
-    out_w.set(MetaBuilder::new().dims(&x.dims[..r - 1]).dtype(t).build())?;
-    out_v.set_if_present(MetaBuilder::new().dims(&x.dims).dtype(t).build());
+    out_w.set(TensorMeta::new(t, &x.dims[..r - 1]))?;
+    out_v.set_if_present(TensorMeta::new(t, &x.dims));
     Ok(())
 }
 
@@ -2493,12 +2368,7 @@ pub fn eig_infer_meta(x: &TensorMeta, out_w: Output<'_>, out_v: Output<'_>) -> R
 pub fn eigh_infer_meta(x: &TensorMeta, _uplo: &str, out_w: Output<'_>, out_v: Output<'_>) -> R {
     square_batch(x)?;
     let r = x.rank();
-    out_w.set(
-        MetaBuilder::new()
-            .dims(&x.dims[..r - 1])
-            .dtype(x.dtype.to_real())
-            .build(),
-    )?;
+    out_w.set(TensorMeta::new(x.dtype.to_real(), &x.dims[..r - 1]))?;
     out_v.set_if_present(dims_dtype_of(x));
     Ok(())
 }
@@ -2529,7 +2399,7 @@ pub fn eigvals_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
         );
     }
     let t = complex_of(x.dtype)?;
-    out.set(MetaBuilder::new().dims(&x.dims[..r - 1]).dtype(t).build())
+    out.set(TensorMeta::new(t, &x.dims[..r - 1]))
 }
 
 /// `LUInferMeta(x, pivot)`: the LU factors like `x`, int32 `pivots` and `infos`.
@@ -2546,14 +2416,11 @@ pub fn lu_infer_meta(
     out.set(dims_dtype_of(x))?;
     let m = x.dims[r - 1];
     let n = x.dims[r - 2];
-    let meta = MetaBuilder::new()
-        .dims(&x.dims[..r - 2])
-        .dtype(DataType::Int32)
-        .build();
+    let meta = TensorMeta::new(DataType::Int32, &x.dims[..r - 2]);
     if pivot {
         let mut pd = x.dims[..r - 1].to_vec();
         pd[r - 2] = m.min(n);
-        pivots.set_if_present(MetaBuilder::new().dims(&pd).dtype(DataType::Int32).build());
+        pivots.set_if_present(TensorMeta::new(DataType::Int32, &pd));
     }
     infos.set_if_present(meta);
     Ok(())
@@ -2640,6 +2507,18 @@ pub fn matrix_rank_infer_meta(
     out.set(MetaBuilder::new().dims(&x.dims[..r - 2]).lod(x).build())
 }
 
+/// `axis1` and `axis2` of an `x` of rank ≥ 2, normalised; they must name different dims.
+fn two_axes(x: &TensorMeta, axis1: i64, axis2: i64) -> Res<(usize, usize)> {
+    need_rank_ge(x, 2, "x")?;
+    let a = axis_in(axis1, x.rank(), "axis1")?;
+    let b = axis_in(axis2, x.rank(), "axis2")?;
+    ensure_meta!(
+        a != b,
+        "axis1 {axis1} and axis2 {axis2} must name different dims"
+    );
+    Ok((a, b))
+}
+
 /// `TraceInferMeta(x, offset, axis1, axis2)`: `x` without `axis1` and `axis2`.
 #[infer_meta]
 pub fn trace_infer_meta(
@@ -2649,13 +2528,7 @@ pub fn trace_infer_meta(
     axis2: i64,
     out: Output<'_>,
 ) -> R {
-    need_rank_ge(x, 2, "x")?;
-    let a = axis_in(axis1, x.rank(), "axis1")?;
-    let b = axis_in(axis2, x.rank(), "axis2")?;
-    ensure_meta!(
-        a != b,
-        "axis1 {axis1} and axis2 {axis2} must name different dims"
-    );
+    let (a, b) = two_axes(x, axis1, axis2)?;
     let d: Vec<i64> = x
         .dims
         .iter()
@@ -2676,13 +2549,7 @@ pub fn diagonal_infer_meta(
     axis2: i64,
     out: Output<'_>,
 ) -> R {
-    need_rank_ge(x, 2, "x")?;
-    let a = axis_in(axis1, x.rank(), "axis1")?;
-    let b = axis_in(axis2, x.rank(), "axis2")?;
-    ensure_meta!(
-        a != b,
-        "axis1 {axis1} and axis2 {axis2} must name different dims"
-    );
+    let (a, b) = two_axes(x, axis1, axis2)?;
     let (s1, s2) = (x.dims[a], x.dims[b]);
     let mut d: Vec<i64> = x
         .dims
@@ -2929,7 +2796,7 @@ pub fn overlap_add_infer_meta(x: &TensorMeta, hop_length: i64, axis: i64, out: O
     } else {
         [rest, vec![seq]].concat()
     };
-    out.set(MetaBuilder::new().dims(&d).build())
+    out.set(TensorMeta::new(DataType::Float32, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3136,7 +3003,7 @@ pub fn full_batch_size_like_infer_meta(
     out: Output<'_>,
 ) -> R {
     let d = batch_size_like(input, shape, input_dim_idx, output_dim_idx)?;
-    out.set(MetaBuilder::new().dims(&d).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &d))
 }
 
 /// `UniformRandomBatchSizeLikeInferMeta(input, shape, input_dim_idx, output_dim_idx, ..., dtype)`:
@@ -3157,7 +3024,7 @@ pub fn uniform_random_batch_size_like_infer_meta(
     out: Output<'_>,
 ) -> R {
     let d = batch_size_like(input, shape, input_dim_idx, output_dim_idx)?;
-    out.set(MetaBuilder::new().dims(&d).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &d))
 }
 
 /// `AffineGridInferMeta(input, output_shape, align_corners)`: sampling grids `[N, H, W, 2]` (or
@@ -3208,12 +3075,7 @@ pub fn bipartite_match_infer_meta(
     col_to_row_match_dist: Output<'_>,
 ) -> R {
     need_rank(dist_mat, 2, "dist_mat")?;
-    col_to_row_match_indices.set(
-        MetaBuilder::new()
-            .dims(&dist_mat.dims)
-            .dtype(DataType::Int32)
-            .build(),
-    )?;
+    col_to_row_match_indices.set(TensorMeta::new(DataType::Int32, &dist_mat.dims))?;
     col_to_row_match_dist.set_if_present(dims_dtype_of(dist_mat));
     Ok(())
 }
@@ -3279,7 +3141,7 @@ pub fn unique_consecutive_infer_meta(
     if axis.is_empty() {
         out.set(with_dtype_of(x, &[-1]))?;
         if return_inverse {
-            index.set_if_present(MetaBuilder::new().dims(&[product(&x.dims)]).build());
+            index.set_if_present(TensorMeta::new(DataType::Float32, &[product(&x.dims)]));
         }
     } else {
         let a = axis[0];
@@ -3294,11 +3156,11 @@ pub fn unique_consecutive_infer_meta(
         d[a as usize] = -1;
         out.set(with_dtype_of(x, &d))?;
         if return_inverse {
-            index.set_if_present(MetaBuilder::new().dims(&[x.dims[a as usize]]).build());
+            index.set_if_present(TensorMeta::new(DataType::Float32, &[x.dims[a as usize]]));
         }
     }
     if return_counts {
-        counts.set_if_present(MetaBuilder::new().dims(&[-1]).build());
+        counts.set_if_present(TensorMeta::new(DataType::Float32, &[-1]));
     }
     Ok(())
 }
@@ -3322,7 +3184,7 @@ pub fn fake_quantize_abs_max_infer_meta(
 ) -> R {
     fake_quant_bits(bit_length)?;
     out.set(dims_dtype_lod_of(x))?;
-    out_scale.set_if_present(MetaBuilder::new().dims(&[1]).build());
+    out_scale.set_if_present(TensorMeta::new(DataType::Float32, &[1]));
     Ok(())
 }
 
@@ -3341,7 +3203,7 @@ fn channel_wise_quant(
     );
     let c = dim_at(&x.dims, quant_axis as usize, "x")?;
     out.set(dims_dtype_lod_of(x))?;
-    out_scale.set_if_present(MetaBuilder::new().dims(&[c]).build());
+    out_scale.set_if_present(TensorMeta::new(DataType::Float32, &[c]));
     Ok(())
 }
 
@@ -3385,9 +3247,9 @@ pub fn sequence_pool_infer_meta(
     out: Output<'_>,
     max_index: Output<'_>,
 ) -> R {
-    out.set(MetaBuilder::new().dims(&x.dims).build())?;
+    out.set(TensorMeta::new(DataType::Float32, &x.dims))?;
     if pooltype == "MAX" {
-        max_index.set_if_present(MetaBuilder::new().dims(&x.dims).build());
+        max_index.set_if_present(TensorMeta::new(DataType::Float32, &x.dims));
     }
     Ok(())
 }
@@ -3522,12 +3384,7 @@ pub fn weight_quantize_infer_meta(
             )))
         }
     };
-    out.set(
-        MetaBuilder::new()
-            .dims(&out_dims)
-            .dtype(DataType::Int8)
-            .build(),
-    )?;
+    out.set(TensorMeta::new(DataType::Int8, &out_dims))?;
     scale.set_if_present(with_dtype_of(x, &scale_dims));
     Ok(())
 }
