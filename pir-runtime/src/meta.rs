@@ -6,6 +6,14 @@
 //! benchmarked without building IR. Arguments arrive in the order of the op's
 //! `infer_meta.param` list, outputs are set in the order of the op's outputs.
 //!
+//! Builds call every function through one entry point, [`InferMetaFn`], over an
+//! [`InferMetaCtx`]. Functions are written with `#[pir_macros::infer_meta]` as plain Rust with
+//! typed, named parameters after Paddle's C++ signatures (`&TensorMeta`, `&[i64]`,
+//! [`IntArray`], ..., [`Output`]); the macro generates the entry point and an
+//! [`InferMetaEntry`] with the function's [`InferMetaSignature`], which an
+//! [`InferMetaRegistry`] keeps so that op definitions can be checked against it. The entry point
+//! of the example below is written by hand:
+//!
 //! ```
 //! use pir_runtime::meta::{InferMetaCtx, InferMetaError, MetaArg, MetaOut, TensorMeta};
 //! use pir_runtime::phi::DataType;
