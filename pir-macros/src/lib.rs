@@ -2,6 +2,8 @@
 //!
 //! - `#[pir_op(...)]` declares an op by annotating a struct.
 //! - `define_ops_from_yaml! { ... }` generates a whole dialect from Paddle-schema yaml.
+//! - `#[infer_meta]` turns a function with typed parameters into a registered infer-meta
+//!   function.
 //!
 //! Both lower into `pir_spec::OpSchema` and share one code generator, so an op declared either
 //! way has the same API: a 4-byte `Copy` handle implementing `pir_runtime::Op`, accessors named
@@ -9,6 +11,7 @@
 //! `build_with_types`, the GetOpInfo tuple, and registration in its dialect.
 
 mod codegen;
+mod infer_meta_fn;
 mod known;
 mod pir_op;
 mod yaml_front;
@@ -138,4 +141,64 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn pir_op(args: TokenStream, item: TokenStream) -> TokenStream {
     pir_op::expand_or_errors(args.into(), item.into()).into()
+}
+
+/// Turns a function with typed, named parameters into a registered infer-meta function, after
+/// Paddle's C++ signatures (`void ConvInferMeta(const MetaTensor& input, ..., MetaTensor* out,
+/// MetaConfig config)`).
+///
+/// ```ignore
+/// use pir_macros::infer_meta;
+/// use pir_runtime::meta::{InferMetaError, Output, TensorMeta};
+///
+/// /// `CastInferMeta(x, dtype)`: x's dims, layout and LoD; dtype `dtype`.
+/// #[infer_meta(name = "CastInferMeta")] // Paddle's name; derived (`CastInferMeta`) if left out
+/// pub fn cast_infer_meta(x: &TensorMeta, dtype: DataType, out: Output<'_>) -> Result<(), InferMetaError> {
+///     out.set(TensorMeta { dtype, offset: 0, ..x.clone() })
+/// }
+/// ```
+///
+/// `also = ["TriuInferMeta"]` registers the same function under more Paddle names (Paddle has
+/// identical functions under several names).
+///
+/// Parameters come in Paddle's order, inputs and attributes (the op's `infer_meta.param`
+/// list), then outputs (the op's outputs); `MetaConfig` is left out (the functions follow
+/// Paddle's compile-time branch). Each C++ type has one Rust type:
+///
+/// | Paddle | Rust | accepts |
+/// |---|---|---|
+/// | `const MetaTensor&` | `&TensorMeta` | a tensor input (an error if an optional one is absent) |
+/// | `const paddle::optional<MetaTensor>&` | `Option<&TensorMeta>` | a tensor input |
+/// | `const std::vector<const MetaTensor*>&` | `&[TensorMeta]`, `Option<&[TensorMeta]>` | a `Tensor[]` input |
+/// | `bool` | `bool` | `bool` |
+/// | `int`, `int64_t` | `i32` (range-checked), `i64` | `int`, `int64_t`, `long`, `size_t`, a known `Scalar` |
+/// | `float`, `double` | `f32`, `f64` | any number |
+/// | `const std::string&` | `&str` | `str`, `DataLayout` (by name) |
+/// | `const std::vector<int64_t>&` | `&[i64]` | `int[]`, `int64_t[]`, an `IntArray` of known values |
+/// | `const std::vector<float>&`, `<bool>` | `&[f64]`, `&[bool]` | `float[]`/`double[]`, `bool[]` |
+/// | `const IntArray&` | `IntArray<'_>` (Paddle's decoding: `-1`s from a tensor), `IntArrayArg` (raw) | `IntArray`, `int[]`, `int64_t[]` |
+/// | `const Scalar&` | `Option<Scalar>` (`None` from a tensor) | `Scalar` or any number or bool |
+/// | `const std::vector<Scalar>&` | `&[Scalar]` | `Scalar[]` |
+/// | `DataType`, `DataLayout`, `Place` | the same | the same (`DataLayout` also from a `str`) |
+/// | `MetaTensor* out` | `Output<'_>` | the next output |
+/// | `std::vector<MetaTensor*> out` | `OutputList<'_>` | the next output, a tensor list |
+///
+/// Lists and strings are borrowed from the call (no copy). Beside the function the macro emits
+/// a hidden `__<NAME>` constant, a `pir_runtime::meta::InferMetaEntry`: the uniform entry point
+/// builds call (it reads each argument by position with the accessor its type names and hands
+/// the output slots to the output parameters), Paddle's name, and the signature: parameter names
+/// (a leading `_` dropped), kinds, Rust types, outputs, `file:line`. A registry lists these
+/// entries (op-defs' `build.rs` generates its registry from every `#[infer_meta]` function);
+/// ops generated with that registry check at compile time that their `infer_meta.param` list
+/// fits the parameters in count and kind.
+///
+/// A function still written against the positional context (its one parameter is
+/// `ctx: &mut InferMetaCtx<'_>`) gets an entry without a signature: registered, not checked.
+///
+/// Misuse (an unsupported parameter type, an argument after an output, no `Result` return, a
+/// generic, `async` or method function, an unknown key) is a compile error at the offending
+/// token.
+#[proc_macro_attribute]
+pub fn infer_meta(args: TokenStream, item: TokenStream) -> TokenStream {
+    infer_meta_fn::expand(args.into(), item.into()).into()
 }

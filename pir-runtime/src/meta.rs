@@ -6,6 +6,14 @@
 //! benchmarked without building IR. Arguments arrive in the order of the op's
 //! `infer_meta.param` list, outputs are set in the order of the op's outputs.
 //!
+//! Builds call every function through one entry point, [`InferMetaFn`], over an
+//! [`InferMetaCtx`]. Functions are written with `#[pir_macros::infer_meta]` as plain Rust with
+//! typed, named parameters after Paddle's C++ signatures (`&TensorMeta`, `&[i64]`,
+//! [`IntArray`], ..., [`Output`]); the macro generates the entry point and an
+//! [`InferMetaEntry`] with the function's [`InferMetaSignature`], which an
+//! [`InferMetaRegistry`] keeps so that op definitions can be checked against it. The entry point
+//! of the example below is written by hand:
+//!
 //! ```
 //! use pir_runtime::meta::{InferMetaCtx, InferMetaError, MetaArg, MetaOut, TensorMeta};
 //! use pir_runtime::phi::DataType;
@@ -24,11 +32,23 @@
 //! ```
 
 use std::borrow::Cow;
-use std::fmt;
 
 use smallvec::SmallVec;
 
 use crate::phi::{DataLayout, DataType, Place};
+
+mod int_array;
+mod output;
+mod registry;
+mod signature;
+
+pub use int_array::IntArray;
+pub use output::{Output, OutputList, OutputSlots};
+pub use registry::{InferMetaRegistry, EMPTY_REGISTRY};
+pub use signature::{
+    fit_message, ArgKind, Fit, FitMessage, FitMismatch, InferMetaEntry, InferMetaFitError,
+    InferMetaSignature, OutputKind, OutputSpec, ParamKind, ParamSpec,
+};
 
 /// Dimensions of a tensor; `-1` is a dynamic (unknown) extent.
 ///
@@ -632,6 +652,58 @@ impl<'a> InferMetaCtx<'a> {
         }
     }
 
+    /// String attribute `i`; a `DataLayout` attribute gives its name (`"NCHW"`), as the
+    /// `data_format` / `data_layout` strings of Paddle's functions accept either.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg};
+    /// use pir_runtime::phi::DataLayout;
+    /// let (s, l) = (AttrValue::Str("SAME".into()), AttrValue::DataLayout(DataLayout::Nhwc));
+    /// let args = [MetaArg::Attr(&s), MetaArg::Attr(&l)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!((ctx.str_or_layout(0).unwrap(), ctx.str_or_layout(1).unwrap()), ("SAME", "NHWC"));
+    /// ```
+    pub fn str_or_layout(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        match self.attr(i)? {
+            AttrValue::Str(v) => Ok(v),
+            AttrValue::DataLayout(l) => Ok(l.name()),
+            other => Err(attr_mismatch(i, "str", other)),
+        }
+    }
+
+    /// 32-bit integer attribute `i` (as [`InferMetaCtx::int`]); a value out of `i32`'s range is
+    /// an error.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg};
+    /// let (a, big) = (AttrValue::I32(-3), AttrValue::I64(1 << 40));
+    /// let args = [MetaArg::Attr(&a), MetaArg::Attr(&big)];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.int32(0).unwrap(), -3);
+    /// assert_eq!(ctx.int32(1).unwrap_err().0, "argument 1: 1099511627776 does not fit in a 32-bit int");
+    /// ```
+    pub fn int32(&self, i: usize) -> Result<i32, InferMetaError> {
+        let v = self.int(i)?;
+        i32::try_from(v)
+            .map_err(|_| InferMetaError(format!("argument {i}: {v} does not fit in a 32-bit int")))
+    }
+
+    /// Bool-list attribute `i`.
+    pub fn bools(&self, i: usize) -> Result<&'a [bool], InferMetaError> {
+        match self.attr(i)? {
+            AttrValue::Bools(v) => Ok(v),
+            other => Err(attr_mismatch(i, "a bool list", other)),
+        }
+    }
+
+    /// Scalar-list attribute `i`.
+    pub fn scalars(&self, i: usize) -> Result<&'a [Scalar], InferMetaError> {
+        match self.attr(i)? {
+            AttrValue::Scalars(v) => Ok(v),
+            other => Err(attr_mismatch(i, "a Scalar list", other)),
+        }
+    }
+
     /// Integer-list attribute `i` (int[] or int64_t[], or an IntArray of known values).
     ///
     /// ```
@@ -808,91 +880,6 @@ fn attr_mismatch(i: usize, expected: &str, found: &AttrValue<'_>) -> InferMetaEr
 /// # let _ = f;
 /// ```
 pub type InferMetaFn = fn(&mut InferMetaCtx<'_>) -> Result<(), InferMetaError>;
-
-/// A table of infer-meta functions by Paddle's name (`"UnchangedInferMeta"`), sorted by name so
-/// lookup is a binary search. A dialect crate defines one as a `static` and names it to the
-/// yaml macro.
-///
-/// ```
-/// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaRegistry};
-/// fn unchanged(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { ctx.share_output(0, 0) }
-/// static REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[
-///     ("RealAndImagInferMeta", unchanged),
-///     ("UnchangedInferMeta", unchanged),
-/// ]);
-/// REGISTRY.check_sorted().unwrap();
-/// assert!(REGISTRY.get("UnchangedInferMeta").is_some());
-/// assert!(REGISTRY.get("ConvInferMeta").is_none());
-/// assert_eq!(REGISTRY.names().collect::<Vec<_>>(), ["RealAndImagInferMeta", "UnchangedInferMeta"]);
-/// ```
-#[derive(Clone, Copy)]
-pub struct InferMetaRegistry {
-    entries: &'static [(&'static str, InferMetaFn)],
-}
-
-impl InferMetaRegistry {
-    /// A registry over `entries`, which must be sorted by name with no duplicates; this is
-    /// checked by [`InferMetaRegistry::check_sorted`] (call it from a test).
-    pub const fn new(entries: &'static [(&'static str, InferMetaFn)]) -> InferMetaRegistry {
-        InferMetaRegistry { entries }
-    }
-
-    /// The function named `name`.
-    pub fn get(&self, name: &str) -> Option<InferMetaFn> {
-        self.entries
-            .binary_search_by(|(n, _)| (*n).cmp(name))
-            .ok()
-            .map(|i| self.entries[i].1)
-    }
-
-    /// Every registered name, sorted.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.entries.iter().map(|(n, _)| *n)
-    }
-
-    /// Number of functions.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Err with the first out-of-order or duplicate name.
-    ///
-    /// ```
-    /// use pir_runtime::meta::{InferMetaCtx, InferMetaError, InferMetaRegistry};
-    /// fn f(_: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> { Ok(()) }
-    /// static BAD: InferMetaRegistry = InferMetaRegistry::new(&[("B", f), ("A", f)]);
-    /// assert_eq!(BAD.check_sorted().unwrap_err(), "\"B\" must sort before \"A\"");
-    /// ```
-    pub fn check_sorted(&self) -> Result<(), String> {
-        for w in self.entries.windows(2) {
-            if w[0].0 >= w[1].0 {
-                return Err(format!("{:?} must sort before {:?}", w[0].0, w[1].0));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A registry with no functions: ops generated without one report every infer-meta function as
-/// not implemented.
-///
-/// ```
-/// use pir_runtime::meta::EMPTY_REGISTRY;
-/// assert!(EMPTY_REGISTRY.is_empty());
-/// assert!(EMPTY_REGISTRY.get("UnchangedInferMeta").is_none());
-/// ```
-pub static EMPTY_REGISTRY: InferMetaRegistry = InferMetaRegistry::new(&[]);
-
-impl fmt::Debug for InferMetaRegistry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
-}
 
 #[cfg(test)]
 mod tests {

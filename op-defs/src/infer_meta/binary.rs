@@ -4,15 +4,17 @@
 //! checks Paddle performs when the generated `Build` calls them with the default (runtime)
 //! config are kept where both extents are known.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{InferMetaCtx, InferMetaError, Output, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
 use super::common::Ints;
 use super::common::{
-    add, axis_in, batch_broadcast, broadcast, channel_last, dd, ddl, err, fd, has_unknown,
-    int_array, ints, mul, need_rank, need_rank_ge, product, remove_axis, same, same_lod,
-    scalar_int, set_opt, share, str_arg, sub, update_padding, Out, Res,
+    add, axis_in, batch_broadcast, broadcast, channel_last, dims_dtype_lod_of, dims_dtype_of, err,
+    fmt_dims, has_unknown, int_array, ints, mul, need_rank, need_rank_ge, product, remove_axis,
+    scalar_int, set_opt, share_meta, str_arg, sub, update_padding, with_dtype_lod_of,
+    with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -48,16 +50,17 @@ pub(crate) fn elementwise(x: &TensorMeta, y: &TensorMeta, axis: i64) -> Res<Tens
     } else {
         x.layout
     };
-    Ok(Out::new()
+    Ok(MetaBuilder::new()
         .dims(&d)
         .dtype(promote(x.dtype, y.dtype))
         .layout(layout)
         .lod(x)
-        .get())
+        .build())
 }
 
 /// `ElementwiseInferMeta(x, y)`: the broadcast of `x` and `y` (trailing dims aligned; equal
 /// extents, 1 or -1 combine), `x`'s dtype (complex promotion aside), NHWC if either is NHWC.
+#[infer_meta]
 pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -66,11 +69,13 @@ pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `BitwiseShiftInferMeta(x, y, is_arithmetic)`: like `ElementwiseInferMeta`.
+#[infer_meta]
 pub fn bitwise_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     elementwise_infer_meta(ctx)
 }
 
 /// `LogicalBinaryInferMeta(x, y)`: the elementwise broadcast with dtype bool.
+#[infer_meta]
 pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -81,17 +86,18 @@ pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `CompareInferMeta(x, y)`: `x`'s metadata when the dims agree, else their broadcast; dtype
 /// bool.
+#[infer_meta]
 pub fn compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     let out = if x.dims == y.dims {
-        Out::like(x)
+        MetaBuilder::like(x)
     } else {
         let axis = (x.rank() as i64 - y.rank() as i64).abs();
         let d = broadcast_abs_axis(&x.dims, &y.dims, axis)?;
-        Out::new().dims(&d).lod(x)
+        MetaBuilder::new().dims(&d).lod(x)
     };
-    ctx.set_output(0, out.dtype(DataType::Bool).get())
+    ctx.set_output(0, out.dtype(DataType::Bool).build())
 }
 
 /// `GetBroadcastDimsArrays` called with `axis = |rank(x) - rank(y)|` (compare, complex,
@@ -104,16 +110,16 @@ fn same_input_dims(x: &TensorMeta, y: &TensorMeta) -> R {
     ensure_meta!(
         x.rank() == y.rank(),
         "input {} and other {} must have the same rank",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     for (i, (&a, &b)) in x.dims.iter().zip(&y.dims).enumerate() {
         if a >= 0 && b >= 0 {
             ensure_meta!(
                 a == b,
                 "dim {i} of input {} and other {} differ: {a} vs {b}",
-                fd(&x.dims),
-                fd(&y.dims)
+                fmt_dims(&x.dims),
+                fmt_dims(&y.dims)
             );
         }
     }
@@ -122,63 +128,74 @@ fn same_input_dims(x: &TensorMeta, y: &TensorMeta) -> R {
 
 /// `ValueCompareInferMeta(x, y)`: bool with `x`'s dims; `x` and `y` must have the same dims
 /// where known.
+#[infer_meta]
 pub fn value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     same_input_dims(x, y)?;
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Bool).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(DataType::Bool)
+            .build(),
+    )
 }
 
 /// `AllValueCompareInferMeta(x, y)`: a 0-D bool; `x` and `y` must have the same dims where
 /// known.
+#[infer_meta]
 pub fn all_value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     same_input_dims(x, y)?;
-    ctx.set_output(0, Out::new().dtype(DataType::Bool).get())
+    ctx.set_output(0, MetaBuilder::new().dtype(DataType::Bool).build())
 }
 
 /// `CompareAllInferMeta(x, y)`: a 0-D tensor (dtype unset: float32) with `x`'s LoD; `y` may not
 /// have more dims than `x`.
+#[infer_meta]
 pub fn compare_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     ensure_meta!(
         x.rank() >= y.rank(),
         "y {} must not have more dims than x {}",
-        fd(&y.dims),
-        fd(&x.dims)
+        fmt_dims(&y.dims),
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, Out::new().lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().lod(x).build())
 }
 
 /// `Atan2InferMeta(x, y)`: `x`'s metadata (float64 for integer inputs); same ranks, `x`'s
 /// first dim not larger than `y`'s.
+#[infer_meta]
 pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     ensure_meta!(
         x.rank() == y.rank(),
         "x {} and y {} must have the same rank",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     if x.rank() > 0 {
         ensure_meta!(
             x.dims[0] <= y.dims[0],
             "dim 0 of x {} must not exceed dim 0 of y {}",
-            fd(&x.dims),
-            fd(&y.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&y.dims)
         );
     }
     let ints_in = [x.dtype, y.dtype]
         .iter()
         .any(|t| matches!(t, DataType::Int32 | DataType::Int64));
     let t = if ints_in { DataType::Float64 } else { x.dtype };
-    ctx.set_output(0, Out::like(x).dtype(t).get())
+    ctx.set_output(0, MetaBuilder::like(x).dtype(t).build())
 }
 
 /// `ComplexInferMeta(real, imag)`: the broadcast of the two, complex dtype.
+#[infer_meta]
 pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -187,56 +204,66 @@ pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         broadcast(&x.dims, &y.dims, -1)?
     };
-    ctx.set_output(0, Out::new().dims(&d).dtype(x.dtype.to_complex()).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&d)
+            .dtype(x.dtype.to_complex())
+            .build(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
 // Convolutions
 // ---------------------------------------------------------------------------------------------
 
+/// The attributes of a convolution (borrowed from the call).
 struct ConvArgs<'a> {
-    strides: Ints,
-    paddings: Ints,
-    algorithm: std::borrow::Cow<'a, str>,
-    dilations: Ints,
+    strides: &'a [i64],
+    paddings: &'a [i64],
+    algorithm: &'a str,
+    dilations: &'a [i64],
     groups: i64,
-    data_format: std::borrow::Cow<'a, str>,
+    data_format: &'a str,
 }
 
-fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let filter = ctx.tensor(1)?;
+/// The convolution of `input` by `filter` (2-D or 3-D, any data format).
+fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_>) -> R {
     let (ind, fil) = (&input.dims, &filter.dims);
-    for &d in &a.dilations {
-        ensure_meta!(d > 0, "dilations {} must be positive", fd(&a.dilations));
+    for &d in a.dilations {
+        ensure_meta!(
+            d > 0,
+            "dilations {} must be positive",
+            fmt_dims(a.dilations)
+        );
     }
-    let cl = channel_last(&a.data_format);
+    let cl = channel_last(a.data_format);
     let rank = ind.len();
     ensure_meta!(
         rank == 4 || rank == 5,
         "conv input must be 4-D or 5-D, got rank {rank} {}",
-        fd(ind)
+        fmt_dims(ind)
     );
     ensure_meta!(
         ind[0] != 0 && ind[1] != 0,
         "conv input {} must not have a 0 batch or channel dim",
-        fd(ind)
+        fmt_dims(ind)
     );
     ensure_meta!(
         fil.len() == rank,
         "conv input {} and filter {} must have the same rank",
-        fd(ind),
-        fd(fil)
+        fmt_dims(ind),
+        fmt_dims(fil)
     );
-    for &s in &a.strides {
-        ensure_meta!(s > 0, "strides {} must be positive", fd(&a.strides));
+    for &s in a.strides {
+        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(a.strides));
     }
     ensure_meta!(
         a.strides.len() + 2 == rank,
         "strides {} must have {} values for a {rank}-D input {}",
-        fd(&a.strides),
+        fmt_dims(a.strides),
         rank - 2,
-        fd(ind)
+        fmt_dims(ind)
     );
     let in_c = if cl { ind[rank - 1] } else { ind[1] };
     let f_c = fil[1];
@@ -246,8 +273,8 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
             in_c == mul(f_c, groups),
             "input channels {in_c} do not match filter's {f_c} × groups {groups} (input {}, \
              filter {}, data_format {}); check data_format",
-            fd(ind),
-            fd(fil),
+            fmt_dims(ind),
+            fmt_dims(fil),
             a.data_format
         );
     }
@@ -260,70 +287,87 @@ fn conv(ctx: &mut InferMetaCtx<'_>, a: ConvArgs<'_>) -> R {
     }
     let data = Ints::from_slice(if cl { &ind[1..rank - 1] } else { &ind[2..] });
     let ksize = Ints::from_slice(&fil[2..]);
-    let (pads, same_algo) = update_padding(&a.paddings, &data, &a.strides, &ksize, &a.algorithm)?;
-    let mut dil = a.dilations.clone();
+    let (pads, same_algo) = update_padding(a.paddings, &data, a.strides, &ksize, a.algorithm)?;
+    let mut dil = Ints::from_slice(a.dilations);
     if same_algo {
         dil = Ints::from_elem(1, data.len());
     }
     ensure_meta!(
         dil.len() >= data.len(),
         "dilations {} must have one value per spatial dim of {}",
-        fd(&a.dilations),
-        fd(ind)
+        fmt_dims(a.dilations),
+        fmt_dims(ind)
     );
-    let mut out = Ints::new();
-    out.push(ind[0]);
+    let mut d = Ints::new();
+    d.push(ind[0]);
     if !cl {
-        out.push(fil[0]);
+        d.push(fil[0]);
     }
     for i in 0..data.len() {
         if data[i] <= 0 || fil[i + 2] <= 0 {
-            out.push(-1);
+            d.push(-1);
         } else {
             let dk = add(mul(dil[i], ksize[i] - 1), 1);
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);
-            out.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
+            d.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
         }
     }
     if cl {
-        out.push(fil[0]);
+        d.push(fil[0]);
     }
-    ctx.set_output(0, dd(input, &out))
+    out.set(with_dtype_of(input, &d))
 }
 
 /// `ConvInferMeta(input, filter, strides, paddings, padding_algorithm, dilations, groups,
 /// data_format)`: 2-D/3-D convolution output `[N, C_out, H', W']` (NCHW) or `[N, H', W', C_out]`
 /// (NHWC); unknown spatial extents stay -1.
-pub fn conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+#[infer_meta]
+pub fn conv_infer_meta(
+    input: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    padding_algorithm: &str,
+    dilations: &[i64],
+    groups: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     let a = ConvArgs {
-        strides: ints(ctx, 2)?,
-        paddings: ints(ctx, 3)?,
-        algorithm: str_arg(ctx, 4)?,
-        dilations: ints(ctx, 5)?,
-        groups: ctx.int(6)?,
-        data_format: str_arg(ctx, 7)?,
+        strides,
+        paddings,
+        algorithm: padding_algorithm,
+        dilations,
+        groups,
+        data_format,
     };
-    conv(ctx, a)
+    conv(input, filter, a, out)
 }
 
 /// `Conv3DInferMeta(input, filter, strides, paddings, padding_algorithm, groups, dilations,
-/// data_format)`: `ConvInferMeta` with `groups` before `dilations`.
-pub fn conv3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
+/// data_format)`: `ConvInferMeta` with `groups` before `dilations`. Also
+/// `DepthwiseConvInferMeta`.
+#[infer_meta(name = "Conv3DInferMeta", also = ["DepthwiseConvInferMeta"])]
+pub fn conv3d_infer_meta(
+    input: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    padding_algorithm: &str,
+    groups: i64,
+    dilations: &[i64],
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     let a = ConvArgs {
-        strides: ints(ctx, 2)?,
-        paddings: ints(ctx, 3)?,
-        algorithm: str_arg(ctx, 4)?,
-        groups: ctx.int(5)?,
-        dilations: ints(ctx, 6)?,
-        data_format: str_arg(ctx, 7)?,
+        strides,
+        paddings,
+        algorithm: padding_algorithm,
+        dilations,
+        groups,
+        data_format,
     };
-    conv(ctx, a)
-}
-
-/// `DepthwiseConvInferMeta(input, filter, strides, paddings, padding_algorithm, groups,
-/// dilations, data_format)`: like `Conv3DInferMeta`.
-pub fn depthwise_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    conv3d_infer_meta(ctx)
+    conv(input, filter, a, out)
 }
 
 fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
@@ -342,37 +386,37 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
     ensure_meta!(
         rank == 4 || rank == 5,
         "conv_transpose input must be 4-D or 5-D, got rank {rank} {}",
-        fd(xd)
+        fmt_dims(xd)
     );
     ensure_meta!(
         fil.len() == rank,
         "conv_transpose input {} and filter {} must have the same rank",
-        fd(xd),
-        fd(fil)
+        fmt_dims(xd),
+        fmt_dims(fil)
     );
     for &s in &strides {
-        ensure_meta!(s > 0, "strides {} must be positive", fd(&strides));
+        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(&strides));
     }
     ensure_meta!(
         strides.len() + 2 == rank,
         "strides {} must have {} values for a {rank}-D input",
-        fd(&strides),
+        fmt_dims(&strides),
         rank - 2
     );
     if !output_size.is_empty() {
         ensure_meta!(
             output_size.len() == strides.len(),
             "output_size {} and strides {} must have the same length",
-            fd(&output_size),
-            fd(&strides)
+            fmt_dims(&output_size),
+            fmt_dims(&strides)
         );
     }
     if !output_padding.is_empty() {
         ensure_meta!(
             output_padding.len() == strides.len(),
             "output_padding {} and strides {} must have the same length",
-            fd(&output_padding),
-            fd(&strides)
+            fmt_dims(&output_padding),
+            fmt_dims(&strides)
         );
     }
     let c = if nhwc { xd[rank - 1] } else { xd[1] };
@@ -381,8 +425,8 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
         "input channels {c} must equal the filter's first dim {} (input {}, filter {}, \
          data_format {data_format}); check data_format",
         fil[0],
-        fd(xd),
-        fd(fil)
+        fmt_dims(xd),
+        fmt_dims(fil)
     );
     let data: Vec<i64> = if nhwc {
         xd[1..rank - 1].to_vec()
@@ -399,7 +443,7 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
     ensure_meta!(
         dil.len() >= data.len(),
         "dilations {} must have one value per spatial dim",
-        fd(&dilations)
+        fmt_dims(&dilations)
     );
     let c_out = mul(fil[1], groups);
     let mut out = vec![xd[0]];
@@ -430,11 +474,12 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
     if nhwc {
         out.push(c_out);
     }
-    ctx.set_output(0, dd(x, &out))
+    ctx.set_output(0, with_dtype_of(x, &out))
 }
 
 /// `ConvTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: transposed convolution output.
+#[infer_meta]
 pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let output_size = ints(ctx, 5)?;
     conv_transpose(ctx, output_size.to_vec())
@@ -443,6 +488,7 @@ pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `Conv2dTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: like `ConvTransposeInferMeta` with an
 /// `IntArray` output size (unknown sizes give -1).
+#[infer_meta]
 pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let output_size = int_array(ctx, 5, "output_size")?.values;
     conv_transpose(ctx, output_size)
@@ -455,6 +501,7 @@ pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `MatmulInferMeta(x, y, transpose_x, transpose_y)`: batched matrix product; 1-D operands are
 /// promoted and their unit dim dropped; batch dims take the larger extent. Like Paddle, the
 /// inner dims are not compared here (the kernel checks them).
+#[infer_meta]
 pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -493,13 +540,19 @@ pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         DataType::Float8E4M3FN | DataType::Float8E5M2 => DataType::Float16,
         other => other,
     };
-    let out = Out::new().dims(&d).dtype(t).layout(x.layout).lod(x).get();
+    let out = MetaBuilder::new()
+        .dims(&d)
+        .dtype(t)
+        .layout(x.layout)
+        .lod(x)
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `MatmulWithFlattenInferMeta(x, y, x_num_col_dims, y_num_col_dims)`: both operands are
 /// flattened to matrices at their `num_col_dims`; the product keeps x's leading and y's
 /// trailing dims.
+#[infer_meta]
 pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -508,17 +561,17 @@ pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         product(&y.dims) != 0,
         "y {} has no elements (is the parameter initialised?)",
-        fd(&y.dims)
+        fmt_dims(&y.dims)
     );
     ensure_meta!(
         xn >= 0 && (x.rank() as i64) > xn,
         "x {} must have more than x_num_col_dims = {xn} dims",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         yn >= 0 && (y.rank() as i64) > yn,
         "y {} must have more than y_num_col_dims = {yn} dims",
-        fd(&y.dims)
+        fmt_dims(&y.dims)
     );
     let (xn, yn) = (xn as usize, yn as usize);
     let xw = product(&x.dims[xn..]);
@@ -526,8 +579,8 @@ pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         xw == yh,
         "x {} flattened at {xn} has width {xw}, but y {} flattened at {yn} has height {yh}",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     let mut d = x.dims[..xn].to_vec();
     d.extend_from_slice(&y.dims[yn..]);
@@ -536,10 +589,11 @@ pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         x.dtype
     };
-    ctx.set_output(0, Out::new().dims(&d).dtype(t).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(t).lod(x).build())
 }
 
 /// `BmmInferMeta(x, y)`: `[B, M, K] × [B, K, N] → [B, M, N]` (unknown extents are lenient).
+#[infer_meta]
 pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -553,8 +607,8 @@ pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         } else {
             Err(err(format!(
                 "{what}: {a} vs {b} (x {}, y {})",
-                fd(&x.dims),
-                fd(&y.dims)
+                fmt_dims(&x.dims),
+                fmt_dims(&y.dims)
             )))
         }
     };
@@ -569,16 +623,17 @@ pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "x and y must have the same batch size",
     )?;
     let d = [b, x.dims[1], y.dims[2]];
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .lod(x)
         .dtype(x.dtype)
         .layout(x.layout)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `MvInferMeta(x, vec)`: `[M, N] × [N] → [M]`.
+#[infer_meta]
 pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let v = ctx.tensor(1)?;
@@ -587,38 +642,47 @@ pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[1] == v.dims[0],
         "dim 1 of x {} must equal the length of vec {}",
-        fd(&x.dims),
-        fd(&v.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&v.dims)
     );
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&[x.dims[0]])
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `DotInferMeta(x, y)`: the dot product over the last dim of equal-shaped 1-D or 2-D inputs.
+#[infer_meta]
 pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
     ensure_meta!(
         x.rank() == 1 || x.rank() == 2,
         "dot inputs must be 1-D or 2-D, got x {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         x.dims == y.dims,
         "dot inputs must have the same shape, got x {} and y {}",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     let d = &x.dims[..x.rank() - 1];
-    ctx.set_output(0, Out::new().dims(d).dtype(x.dtype).layout(x.layout).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(d)
+            .dtype(x.dtype)
+            .layout(x.layout)
+            .build(),
+    )
 }
 
 /// `KronInferMeta(x, y)`: the Kronecker product (right-aligned extents multiplied).
+#[infer_meta]
 pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -635,7 +699,7 @@ pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         })
         .collect();
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
@@ -645,6 +709,7 @@ fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
 }
 
 /// `CholeskySolveInferMeta(x, y, upper)`: `x` broadcast over the batch dims of square `y`.
+#[infer_meta]
 pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -653,27 +718,28 @@ pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         y.dims[yr - 1] == y.dims[yr - 2],
         "y {} must hold square matrices",
-        fd(&y.dims)
+        fmt_dims(&y.dims)
     );
     ensure_meta!(
         x.dims[xr - 2] == y.dims[yr - 2],
         "dim -2 of x {} must equal dim -2 of y {}",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
     d.extend_from_slice(&x.dims[xr - 2..]);
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `TriangularSolveInferMeta(x, y, upper, transpose, unitriangular)`: `y` broadcast over the
 /// batch dims of square `x`.
+#[infer_meta]
 pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -682,30 +748,35 @@ pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[xr - 2] == x.dims[xr - 1],
         "x {} must hold square matrices",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
     d.extend_from_slice(&y.dims[yr - 2..]);
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(y.dtype)
         .layout(y.layout)
         .lod(y)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `SolveInferMeta(x, y)`: the solution of square `x` against `y` (a vector or matrices).
+#[infer_meta]
 pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
-    ensure_meta!(x.rank() > 1, "x {} must have at least 2 dims", fd(&x.dims));
+    ensure_meta!(
+        x.rank() > 1,
+        "x {} must have at least 2 dims",
+        fmt_dims(&x.dims)
+    );
     need_rank_ge(y, 1, "y")?;
     let xr = x.rank();
     ensure_meta!(
         x.dims[xr - 2] == x.dims[xr - 1],
         "x {} must hold square matrices",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let mut dy = y.dims.to_vec();
     let yb = dy.len() == 1;
@@ -723,17 +794,18 @@ pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if !yb {
         d.push(n);
     }
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `LstsqInferMeta(x, y, rcond, driver)`: least-squares `solution`, `residuals`, `rank` and
 /// `singular_values`.
+#[infer_meta]
 pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -742,8 +814,8 @@ pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         r == y.rank(),
         "x {} and y {} must have the same rank",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     let (m, n, nrhs) = (x.dims[r - 2], x.dims[r - 1], y.dims[r - 1]);
     let mut batch = Vec::new();
@@ -751,16 +823,16 @@ pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims[i] == y.dims[i],
             "x {} and y {} must have the same batch dims",
-            fd(&x.dims),
-            fd(&y.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&y.dims)
         );
         batch.push(x.dims[i]);
     }
     ensure_meta!(
         m == y.dims[r - 2],
         "x {} and y {} must have the same number of rows",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     let residuals = if m > n {
         [batch.clone(), vec![nrhs]].concat()
@@ -769,14 +841,15 @@ pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     };
     let singular = [batch.clone(), vec![m.min(n)]].concat();
     let solution = [batch.clone(), vec![n, nrhs]].concat();
-    ctx.set_output(0, dd(y, &solution))?;
-    set_opt(ctx, 1, dd(y, &residuals))?;
-    set_opt(ctx, 2, Out::new().dims(&batch).get())?;
-    set_opt(ctx, 3, dd(y, &singular))
+    ctx.set_output(0, with_dtype_of(y, &solution))?;
+    set_opt(ctx, 1, with_dtype_of(y, &residuals))?;
+    set_opt(ctx, 2, MetaBuilder::new().dims(&batch).build())?;
+    set_opt(ctx, 3, with_dtype_of(y, &singular))
 }
 
 /// `MatrixRankTolInferMeta(x, atol_tensor, use_default_tol, hermitian)`: the batch dims of `x`
 /// broadcast with the tolerance's dims (dtype unset: float32).
+#[infer_meta]
 pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let tol = ctx.tensor(1)?;
@@ -787,7 +860,7 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims[r - 2] == x.dims[r - 1],
             "with hermitian = true, x {} must hold square matrices",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     let batch = &x.dims[..r - 2];
@@ -796,7 +869,7 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         broadcast_abs_axis(batch, &tol.dims, 0)?
     };
-    ctx.set_output(0, Out::new().dims(&d).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).lod(x).build())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -805,6 +878,7 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GatherInferMeta(x, index, axis)`: gathers `index` (0-D, 1-D or `[N, 1]`) along `axis`; a 0-D
 /// index removes the axis.
+#[infer_meta]
 pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -814,14 +888,14 @@ pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             id[1] == 1,
             "a 2-D gather index must have shape [N, 1], got {}",
-            fd(id)
+            fmt_dims(id)
         );
     } else {
         ensure_meta!(
             id.len() <= 1,
             "the gather index must be 0-D, 1-D or [N, 1], got rank {} {}",
             id.len(),
-            fd(id)
+            fmt_dims(id)
         );
     }
     let xd = &x.dims;
@@ -844,10 +918,11 @@ pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         d[a] = id[0];
         d
     };
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `GatherNdInferMeta(x, index)`: `index.shape[:-1] + x.shape[index.shape[-1]:]`.
+#[infer_meta]
 pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -857,20 +932,21 @@ pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         last >= 0,
         "the last dim of index {} must be known (it counts the indexed dims)",
-        fd(&index.dims)
+        fmt_dims(&index.dims)
     );
     ensure_meta!(
         last as usize <= x.rank(),
         "the last dim of index {} must not exceed the rank of x {}",
-        fd(&index.dims),
-        fd(&x.dims)
+        fmt_dims(&index.dims),
+        fmt_dims(&x.dims)
     );
     let mut d = index.dims[..ir - 1].to_vec();
     d.extend_from_slice(&x.dims[last as usize..]);
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `IndexSelectInferMeta(x, index, axis)`: `axis` resized to the length of the 1-D index.
+#[infer_meta]
 pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
@@ -880,63 +956,72 @@ pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         id.len() == 1 || (id.len() == 2 && id[1] == 1),
         "index must be 1-D (or [N, 1]), got {}",
-        fd(id)
+        fmt_dims(id)
     );
     if x.dims[a] != 0 {
         ensure_meta!(id[0] != 0, "index must not be empty");
     }
     let mut d = x.dims.to_vec();
     d[a] = id[0];
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `IndexSelectStridedInferMeta(x, index, axis)`: `x` without `axis`.
+#[infer_meta]
 pub fn index_select_strided_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let dim = ctx.int(2)?;
     let a = axis_in(dim, x.rank(), "axis")?;
     let d = remove_axis(&x.dims, a);
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `IndexSampleInferMeta(x, index)`: `index`'s dims (both 2-D), `x`'s dtype.
+#[infer_meta]
 pub fn index_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
     need_rank(x, 2, "x")?;
     need_rank(index, 2, "index")?;
-    let out = Out::new().dtype(x.dtype).dims(&index.dims).lod(index).get();
+    let out = MetaBuilder::new()
+        .dtype(x.dtype)
+        .dims(&index.dims)
+        .lod(index)
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `TakeAlongAxisInferMeta(arr, indices, axis)`: `indices`' dims, `arr`'s dtype.
+#[infer_meta]
 pub fn take_along_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let index = ctx.tensor(1)?;
     need_rank_ge(x, 1, "arr")?;
     need_rank_ge(index, 1, "indices")?;
-    ctx.set_output(0, dd(x, &index.dims))
+    ctx.set_output(0, with_dtype_of(x, &index.dims))
 }
 
 /// `MaskedSelectInferMeta(x, mask)`: a 1-D `[-1]` of `x`'s dtype.
+#[infer_meta]
 pub fn masked_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, dd(x, &[-1]))
+    ctx.set_output(0, with_dtype_of(x, &[-1]))
 }
 
 /// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, axis)`: `axis` becomes unknown.
+#[infer_meta]
 pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let repeats = ctx.tensor(1)?;
@@ -946,7 +1031,7 @@ pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>
     ensure_meta!(
         rd.len() == 1 || (rd.len() == 2 && rd[1] == 1),
         "repeats must be 1-D, got {}",
-        fd(rd)
+        fmt_dims(rd)
     );
     let mut d = x.dims.to_vec();
     if x.rank() == 1 && x.dims[0] == 0 {
@@ -955,11 +1040,12 @@ pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>
         ensure_meta!(rd[0] != 0, "repeats must not be empty");
         d[a] = -1;
     }
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `SearchsortedInferMeta(sorted_sequence, values, out_int32, right)`: `values`' dims, int32 or
 /// int64.
+#[infer_meta]
 pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let s = ctx.tensor(0)?;
     let v = ctx.tensor(1)?;
@@ -970,8 +1056,8 @@ pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             ok,
             "sorted_sequence {} must be 1-D or share all but its last dim with values {}",
-            fd(&s.dims),
-            fd(&v.dims)
+            fmt_dims(&s.dims),
+            fmt_dims(&v.dims)
         );
     }
     let t = if out_int32 {
@@ -979,22 +1065,24 @@ pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         DataType::Int64
     };
-    ctx.set_output(0, Out::new().dims(&v.dims).dtype(t).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&v.dims).dtype(t).build())
 }
 
 /// `EmbeddingInferMeta(x, weight, padding_idx)`: `x.dims + [weight.dims[1]]` of the 2-D
 /// table's dtype.
+#[infer_meta]
 pub fn embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
     need_rank(w, 2, "the lookup table (weight)")?;
     let mut d = x.dims.to_vec();
     d.push(w.dims[1]);
-    ctx.set_output(0, Out::new().dims(&d).dtype(w.dtype).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(w.dtype).lod(x).build())
 }
 
 /// `CEmbeddingInferMeta(weight, x, start_index)`: like `EmbeddingInferMeta` with the table
 /// first; the table must have known extents and `start_index ≥ 0`.
+#[infer_meta]
 pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let x = ctx.tensor(1)?;
@@ -1005,12 +1093,13 @@ pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         w.dims[0] > 0 && w.dims[1] > 0 && start >= 0,
         "the table {} must have known extents and start_index {start} must be ≥ 0",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
-    ctx.set_output(0, Out::new().dims(&d).dtype(w.dtype).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(w.dtype).lod(x).build())
 }
 
 /// `LookupTableDequantInferMeta(w, ids, padding_idx)`: `ids[:-1] + [(w.dims[1] − 2)·4]`.
+#[infer_meta]
 pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let w = ctx.tensor(0)?;
     let ids = ctx.tensor(1)?;
@@ -1020,12 +1109,19 @@ pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         ids.dims[ir - 1] == 1,
         "the last dim of ids {} must be 1",
-        fd(&ids.dims)
+        fmt_dims(&ids.dims)
     );
-    ensure_meta!(w.dims[1] >= 2, "dim 1 of w {} must be ≥ 2", fd(&w.dims));
+    ensure_meta!(
+        w.dims[1] >= 2,
+        "dim 1 of w {} must be ≥ 2",
+        fmt_dims(&w.dims)
+    );
     let mut d = ids.dims[..ir - 1].to_vec();
     d.push(mul(w.dims[1] - 2, 4));
-    ctx.set_output(0, Out::new().dims(&d).lod(ids).dtype(w.dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&d).lod(ids).dtype(w.dtype).build(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1035,6 +1131,7 @@ pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `CrossEntropyWithSoftmaxInferMeta(logits, label, soft_label, use_softmax,
 /// numeric_stable_mode, ignore_index, axis)`: `softmax` like `logits`, `loss` with `axis`
 /// reduced to 1.
+#[infer_meta]
 pub fn cross_entropy_with_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1048,10 +1145,10 @@ pub fn cross_entropy_with_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             "axis must be the last dim unless numeric_stable_mode is on, got {axis}"
         );
     }
-    ctx.set_output(0, ddl(logits, &logits.dims))?;
+    ctx.set_output(0, with_dtype_lod_of(logits, &logits.dims))?;
     let mut d = logits.dims.to_vec();
     d[a] = 1;
-    set_opt(ctx, 1, ddl(logits, &d))
+    set_opt(ctx, 1, with_dtype_lod_of(logits, &d))
 }
 
 pub(crate) fn check_softmax_ce(
@@ -1065,8 +1162,8 @@ pub(crate) fn check_softmax_ce(
     ensure_meta!(
         label.rank() == r,
         "label {} must have the rank of logits {}",
-        fd(&label.dims),
-        fd(&logits.dims)
+        fmt_dims(&label.dims),
+        fmt_dims(&logits.dims)
     );
     for i in 0..r {
         if i != a {
@@ -1074,8 +1171,8 @@ pub(crate) fn check_softmax_ce(
             ensure_meta!(
                 !(p > 0 && q > 0 && p != q),
                 "logits {} and label {} must agree on every dim except axis {a}",
-                fd(&logits.dims),
-                fd(&label.dims)
+                fmt_dims(&logits.dims),
+                fmt_dims(&label.dims)
             );
         }
     }
@@ -1084,14 +1181,14 @@ pub(crate) fn check_softmax_ce(
         ensure_meta!(
             !(p > 0 && q > 0 && p != q),
             "with soft_label, logits {} and label {} must agree on axis {a}",
-            fd(&logits.dims),
-            fd(&label.dims)
+            fmt_dims(&logits.dims),
+            fmt_dims(&label.dims)
         );
     } else if label.dims[a] > 0 {
         ensure_meta!(
             label.dims[a] == 1,
             "with hard labels, label {} must have extent 1 on axis {a}",
-            fd(&label.dims)
+            fmt_dims(&label.dims)
         );
     }
     Ok(a)
@@ -1099,75 +1196,87 @@ pub(crate) fn check_softmax_ce(
 
 /// `DropoutInferMeta(x, seed_tensor, p, is_test, mode, seed, fix_seed)`: `out` like `x`, a uint8
 /// `mask` of `x`'s dims.
+#[infer_meta]
 pub fn dropout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))?;
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
     set_opt(
         ctx,
         1,
-        Out::new().dims(&x.dims).dtype(DataType::UInt8).get(),
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(DataType::UInt8)
+            .build(),
     )
 }
 
 /// `BCELossInferMeta(input, label)`: like `input`; the shapes must match when known.
+#[infer_meta(name = "BCELossInferMeta")]
 pub fn bce_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
     ensure_meta!(
         x.rank() == l.rank(),
         "input {} and label {} must have the same rank",
-        fd(&x.dims),
-        fd(&l.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&l.dims)
     );
     if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
         ensure_meta!(
             x.dims == l.dims,
             "input {} and label {} must have the same shape",
-            fd(&x.dims),
-            fd(&l.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&l.dims)
         );
     }
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `HuberLossInferMeta(input, label, delta)`: `out` and `residual` with `label`'s dims.
+#[infer_meta]
 pub fn huber_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
     ensure_meta!(
         x.rank() == l.rank(),
         "input {} and label {} must have the same rank",
-        fd(&x.dims),
-        fd(&l.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&l.dims)
     );
     if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
         ensure_meta!(
             x.dims == l.dims,
             "input {} and label {} must have the same shape",
-            fd(&x.dims),
-            fd(&l.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&l.dims)
         );
     }
-    ctx.set_output(0, ddl(x, &l.dims))?;
-    set_opt(ctx, 1, dd(x, &l.dims))
+    ctx.set_output(0, with_dtype_lod_of(x, &l.dims))?;
+    set_opt(ctx, 1, with_dtype_of(x, &l.dims))
 }
 
 /// `HingeLossInferMeta(logits, labels)`: `[N, 1]` from equal `[N, 1]` inputs.
+#[infer_meta]
 pub fn hinge_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
     ensure_meta!(
         x.dims == l.dims,
         "logits {} and labels {} must have the same shape",
-        fd(&x.dims),
-        fd(&l.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&l.dims)
     );
     need_rank(x, 2, "logits")?;
-    ensure_meta!(x.dims[1] == 1, "logits {} must be [N, 1]", fd(&x.dims));
-    ctx.set_output(0, ddl(x, &[x.dims[0], 1]))
+    ensure_meta!(
+        x.dims[1] == 1,
+        "logits {} must be [N, 1]",
+        fmt_dims(&x.dims)
+    );
+    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], 1]))
 }
 
 /// `LogLossInferMeta(input, label, epsilon)`: `[N, 1]` from equal 2-D inputs.
+#[infer_meta]
 pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1175,15 +1284,16 @@ pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims == l.dims,
             "predicted {} and labels {} must have the same shape",
-            fd(&x.dims),
-            fd(&l.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&l.dims)
         );
     }
     need_rank(x, 2, "predicted")?;
-    ctx.set_output(0, ddl(x, &[x.dims[0], 1]))
+    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], 1]))
 }
 
 /// `KLDivInferMeta(x, label, reduction, log_target)`: `x`'s dims for `none`, else 0-D.
+#[infer_meta(name = "KLDivInferMeta")]
 pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let l = ctx.tensor(1)?;
@@ -1191,15 +1301,15 @@ pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.rank() == l.rank(),
         "x {} and label {} must have the same rank",
-        fd(&x.dims),
-        fd(&l.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&l.dims)
     );
     for (i, (&a, &b)) in x.dims.iter().zip(&l.dims).enumerate() {
         ensure_meta!(
             !(a > 0 && b > 0 && a != b),
             "x {} and label {} differ at dim {i}",
-            fd(&x.dims),
-            fd(&l.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&l.dims)
         );
     }
     ensure_meta!(
@@ -1207,11 +1317,12 @@ pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "reduction must be 'none', 'batchmean', 'sum' or 'mean', got '{reduction}'"
     );
     let d: &[i64] = if reduction == "none" { &x.dims } else { &[] };
-    ctx.set_output(0, dd(x, d))
+    ctx.set_output(0, with_dtype_of(x, d))
 }
 
 /// `MarginCrossEntropyInferMeta(logits, label, ...)`: `softmax` like `logits`, `loss` with the
 /// last dim reduced to 1.
+#[infer_meta]
 pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1224,8 +1335,8 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 !(p > 0 && q > 0 && p != q),
                 "logits {} and label {} must agree except on the last dim",
-                fd(&logits.dims),
-                fd(&label.dims)
+                fmt_dims(&logits.dims),
+                fmt_dims(&label.dims)
             );
         }
     }
@@ -1233,13 +1344,13 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             label.dims.get(a) == Some(&1),
             "the last dim of label {} must be 1",
-            fd(&label.dims)
+            fmt_dims(&label.dims)
         );
     }
-    ctx.set_output(0, ddl(logits, &logits.dims))?;
+    ctx.set_output(0, with_dtype_lod_of(logits, &logits.dims))?;
     let mut d = logits.dims.to_vec();
     d[a] = 1;
-    set_opt(ctx, 1, ddl(logits, &d))
+    set_opt(ctx, 1, with_dtype_lod_of(logits, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1247,6 +1358,7 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `BincountInferMeta(x, weights, minlength)`: `[-1]`, of `weights`' dtype or int64.
+#[infer_meta]
 pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.opt_tensor(1)?;
@@ -1256,15 +1368,16 @@ pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             w.dims[0] == x.dims[0],
             "weights {} must have the length of x {}",
-            fd(&w.dims),
-            fd(&x.dims)
+            fmt_dims(&w.dims),
+            fmt_dims(&x.dims)
         );
     }
     let t = w.map_or(DataType::Int64, |w| w.dtype);
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(t).lod(x).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[-1]).dtype(t).lod(x).build())
 }
 
 /// `BinomialInferMeta(count, prob)`: int64 with `count`'s dims (shapes equal when known).
+#[infer_meta]
 pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     let p = ctx.tensor(1)?;
@@ -1272,21 +1385,29 @@ pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             c.dims == p.dims,
             "count {} and prob {} must have the same shape",
-            fd(&c.dims),
-            fd(&p.dims)
+            fmt_dims(&c.dims),
+            fmt_dims(&p.dims)
         );
     }
-    ctx.set_output(0, Out::new().dims(&c.dims).dtype(DataType::Int64).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&c.dims)
+            .dtype(DataType::Int64)
+            .build(),
+    )
 }
 
 /// `BoxClipInferMeta(input, im_info)`: like `input`.
+#[infer_meta]
 pub fn box_clip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `CrossInferMeta(x, y, axis)`: like `x`; equal shapes whose `axis` (9 = first of size 3) has
 /// extent 3.
+#[infer_meta]
 pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1294,28 +1415,29 @@ pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims == y.dims,
         "x {} and y {} must have the same shape",
-        fd(&x.dims),
-        fd(&y.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
     );
     if axis != 9 {
         let a = axis_in(axis, x.rank(), "axis")?;
         ensure_meta!(
             x.dims[a] == 3 && y.dims[a] == 3,
             "dim {a} of x {} and y {} must be 3",
-            fd(&x.dims),
-            fd(&y.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&y.dims)
         );
     }
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `CvmInferMeta(x, cvm, use_cvm)`: `[N, D]`, or `[N, D − 2]` without cvm.
+#[infer_meta]
 pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let use_cvm = ctx.bool(2)?;
@@ -1325,102 +1447,115 @@ pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         sub(x.dims[1], 2)
     };
-    ctx.set_output(0, ddl(x, &[x.dims[0], w]))
+    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], w]))
 }
 
 /// `DequantizeAbsMaxInferMeta(x, scale, max_range)`: like `x`.
+#[infer_meta]
 pub fn dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `DequantizeLogInferMeta(x, dict)`: like `x`.
+#[infer_meta]
 pub fn dequantize_log_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     dequantize_abs_max_infer_meta(ctx)
 }
 
 /// `FakeDequantizeMaxAbsInferMeta(x, scale, max_range)`: like `x`.
+#[infer_meta]
 pub fn fake_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     dequantize_abs_max_infer_meta(ctx)
 }
 
 /// `DistInferMeta(x, y, p)`: a 0-D distance; neither input may be empty.
+#[infer_meta]
 pub fn dist_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
-    ensure_meta!(product(&x.dims) != 0, "x {} is empty", fd(&x.dims));
-    ensure_meta!(product(&y.dims) != 0, "y {} is empty", fd(&y.dims));
-    ctx.set_output(0, dd(x, &[]))
+    ensure_meta!(product(&x.dims) != 0, "x {} is empty", fmt_dims(&x.dims));
+    ensure_meta!(product(&y.dims) != 0, "y {} is empty", fmt_dims(&y.dims));
+    ctx.set_output(0, with_dtype_of(x, &[]))
 }
 
 /// `ExpandAsInferMeta(x, y, target_shape)`: `target_shape` (rank ≥ rank(x), ≤ 8) of `x`'s dtype.
+#[infer_meta]
 pub fn expand_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let t = ints(ctx, 2)?;
     ensure_meta!(
         t.len() >= x.rank(),
         "target_shape {} must have at least as many dims as x {}",
-        fd(&t),
-        fd(&x.dims)
+        fmt_dims(&t),
+        fmt_dims(&x.dims)
     );
-    ensure_meta!(t.len() <= 8, "target_shape {} has more than 8 dims", fd(&t));
-    ctx.set_output(0, dd(x, &t))
+    ensure_meta!(
+        t.len() <= 8,
+        "target_shape {} has more than 8 dims",
+        fmt_dims(&t)
+    );
+    ctx.set_output(0, with_dtype_of(x, &t))
 }
 
 /// `FillDiagonalTensorInferMeta(x, y, offset, dim1, dim2)`: like `x`.
+#[infer_meta]
 pub fn fill_diagonal_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `GatherTreeMeta(ids, parents)`: like `ids`, which must match `parents`.
+#[infer_meta]
 pub fn gather_tree_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let ids = ctx.tensor(0)?;
     let p = ctx.tensor(1)?;
     ensure_meta!(
         ids.dims == p.dims,
         "parents {} must have the shape of ids {}",
-        fd(&p.dims),
-        fd(&ids.dims)
+        fmt_dims(&p.dims),
+        fmt_dims(&ids.dims)
     );
-    ctx.set_output(0, same(ids))
+    ctx.set_output(0, dims_dtype_of(ids))
 }
 
 /// `GridSampleBaseInferMeta(x, grid)`: `[N, C] + grid.dims[1..-1]`.
+#[infer_meta]
 pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let g = ctx.tensor(1)?;
     ensure_meta!(
         (4..=5).contains(&x.rank()),
         "x must be 4-D or 5-D, got {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         (4..=5).contains(&g.rank()),
         "grid must be 4-D or 5-D, got {}",
-        fd(&g.dims)
+        fmt_dims(&g.dims)
     );
     let gd = &g.dims;
     let d: Vec<i64> = if gd.len() == 4 {
         ensure_meta!(
             gd[3] <= 0 || gd[3] == 2,
             "the last dim of a 4-D grid {} must be 2",
-            fd(gd)
+            fmt_dims(gd)
         );
         vec![x.dims[0], x.dims[1], gd[1], gd[2]]
     } else {
         ensure_meta!(
             gd[4] <= 0 || gd[4] == 3,
             "the last dim of a 5-D grid {} must be 3",
-            fd(gd)
+            fmt_dims(gd)
         );
         vec![x.dims[0], x.dims[1], gd[1], gd[2], gd[3]]
     };
-    ctx.set_output(0, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))
 }
 
 /// `HistogramInferMeta(input, weight, bins, min, max, density)`: `[bins]`, float32 with
 /// density or weights, else int64.
+#[infer_meta]
 pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.opt_tensor(1)?;
@@ -1434,8 +1569,8 @@ pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             w.dims == x.dims,
             "weight {} must have the shape of input {}",
-            fd(&w.dims),
-            fd(&x.dims)
+            fmt_dims(&w.dims),
+            fmt_dims(&x.dims)
         );
     }
     let t = if density || w.is_some() {
@@ -1443,17 +1578,19 @@ pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         DataType::Int64
     };
-    ctx.set_output(0, Out::new().dims(&[bins]).lod(x).dtype(t).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[bins]).lod(x).dtype(t).build())
 }
 
 /// `LimitByCapacityInferMeta(expert_count, capacity, n_worker)`: like `expert_count`.
+#[infer_meta]
 pub fn limit_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `PruneGateByCapacityInferMeta(gate_idx, expert_count, n_expert, n_worker)`: like `gate_idx`;
 /// `expert_count` holds `n_expert · n_worker` elements.
+#[infer_meta]
 pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let g = ctx.tensor(0)?;
     let c = ctx.tensor(1)?;
@@ -1463,13 +1600,14 @@ pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         n == mul(ne, nw),
         "expert_count {} holds {n} elements, expected n_expert {ne} × n_worker {nw}",
-        fd(&c.dims)
+        fmt_dims(&c.dims)
     );
-    ctx.set_output(0, same(g))
+    ctx.set_output(0, dims_dtype_of(g))
 }
 
 /// `PReluInferMeta(x, alpha, data_format, mode)`: like `x`; `alpha` holds 1 element (`all`),
 /// one per channel (`channel`) or one per element (`element`).
+#[infer_meta]
 pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let alpha = ctx.tensor(1)?;
@@ -1480,7 +1618,7 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "all" => ensure_meta!(
             na == 1,
             "mode 'all' needs a single alpha, got {}",
-            fd(&alpha.dims)
+            fmt_dims(&alpha.dims)
         ),
         "channel" => {
             need_rank_ge(x, 2, "x")?;
@@ -1496,7 +1634,7 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 na == c,
                 "mode 'channel' needs one alpha per channel ({c}), got {}",
-                fd(&alpha.dims)
+                fmt_dims(&alpha.dims)
             );
         }
         "element" => {
@@ -1504,16 +1642,16 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 alpha.rank() == x.rank(),
                 "mode 'element' needs alpha {} of the rank of x {}",
-                fd(&alpha.dims),
-                fd(&x.dims)
+                fmt_dims(&alpha.dims),
+                fmt_dims(&x.dims)
             );
             let xp = product(&x.dims[1..]);
             let ap = product(&alpha.dims[1..]);
             ensure_meta!(
                 xp == ap,
                 "mode 'element' needs alpha {} to cover x {}",
-                fd(&alpha.dims),
-                fd(&x.dims)
+                fmt_dims(&alpha.dims),
+                fmt_dims(&x.dims)
             );
         }
         other => {
@@ -1522,46 +1660,56 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     }
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
+        .build();
     ctx.set_output(0, out)
 }
 
 /// `SegmentPoolInferMeta(x, segment_ids, pooltype)`: dim 0 unknown; `MEAN` also gives
 /// `summed_ids` `[-1, 1]`.
+#[infer_meta]
 pub fn segment_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pooltype = str_arg(ctx, 2)?;
     need_rank_ge(x, 1, "x")?;
     let mut d = x.dims.to_vec();
     d[0] = -1;
-    ctx.set_output(0, Out::new().dims(&d).dtype(x.dtype).layout(x.layout).get())?;
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&d)
+            .dtype(x.dtype)
+            .layout(x.layout)
+            .build(),
+    )?;
     if pooltype == "MEAN" {
-        let s = Out::new()
+        let s = MetaBuilder::new()
             .dims(&[-1, 1])
             .dtype(x.dtype)
             .layout(x.layout)
-            .get();
+            .build();
         set_opt(ctx, 1, s)?;
     }
     Ok(())
 }
 
 /// `SoftmaxMaskFuseInferMeta(x, mask)`: like the 4-D `x`.
+#[infer_meta]
 pub fn softmax_mask_fuse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let m = ctx.tensor(1)?;
     need_rank(x, 4, "x")?;
     need_rank(m, 4, "mask")?;
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `StftInferMeta(x, window, n_fft, hop_length, normalized, onesided)`: complex
 /// `[N, n_fft/2 + 1 | n_fft, n_frames]`.
+#[infer_meta]
 pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1574,7 +1722,7 @@ pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         w.dims[0] == n_fft,
         "window {} must have length n_fft = {n_fft}",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     let seq = x.dims[1];
     ensure_meta!(
@@ -1585,15 +1733,16 @@ pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let f = if onesided { n_fft / 2 + 1 } else { n_fft };
     ctx.set_output(
         0,
-        Out::new()
+        MetaBuilder::new()
             .dims(&[x.dims[0], f, frames])
             .dtype(x.dtype.to_complex())
-            .get(),
+            .build(),
     )
 }
 
 /// `SwiGLUInferMeta(x, y)`: like `x` when `y` is given (same shape), else `x` with its last dim
 /// halved.
+#[infer_meta(name = "SwiGLUInferMeta")]
 pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     match ctx.opt_tensor(1)? {
@@ -1601,10 +1750,10 @@ pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 x.dims == y.dims,
                 "x {} and y {} must have the same shape",
-                fd(&x.dims),
-                fd(&y.dims)
+                fmt_dims(&x.dims),
+                fmt_dims(&y.dims)
             );
-            ctx.set_output(0, share(x))
+            ctx.set_output(0, share_meta(x))
         }
         None => {
             need_rank_ge(x, 1, "x")?;
@@ -1613,15 +1762,15 @@ pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 d[l] % 2 == 0,
                 "the last dim of x {} must be even",
-                fd(&x.dims)
+                fmt_dims(&x.dims)
             );
             d[l] /= 2;
-            let out = Out::new()
+            let out = MetaBuilder::new()
                 .dims(&d)
                 .dtype(x.dtype)
                 .layout(x.layout)
                 .lod(x)
-                .get();
+                .build();
             ctx.set_output(0, out)
         }
     }
@@ -1635,8 +1784,8 @@ fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
     ensure_meta!(
         x.dims == idx.dims,
         "indices {} must have the shape of x {}",
-        fd(&idx.dims),
-        fd(&x.dims)
+        fmt_dims(&idx.dims),
+        fmt_dims(&x.dims)
     );
     let mut d = vec![x.dims[0], x.dims[1]];
     for i in 0..ksize.len() {
@@ -1647,18 +1796,19 @@ fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
             let v = output_size.get(i).copied().ok_or_else(|| {
                 err(format!(
                     "output_size {} must have one value per kernel dim {}",
-                    fd(&output_size),
-                    fd(&ksize)
+                    fmt_dims(&output_size),
+                    fmt_dims(&ksize)
                 ))
             })?;
             d.push(v);
         }
     }
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `UnpoolInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 4-D `x`.
+#[infer_meta]
 pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let os = int_array(ctx, 5, "output_size")?.values;
     unpool(ctx, 4, os)
@@ -1666,19 +1816,22 @@ pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `Unpool3dInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 5-D `x`.
+#[infer_meta]
 pub fn unpool3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let os = ints(ctx, 5)?;
     unpool(ctx, 5, os.to_vec())
 }
 
 /// `YoloBoxHeadInferMeta(x, anchors, class_num)`: like `x` (dims and dtype).
+#[infer_meta]
 pub fn yolo_box_head_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
+    ctx.set_output(0, dims_dtype_of(x))
 }
 
 /// `YoloBoxInferMeta(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox,
 /// scale_x_y, iou_aware, iou_aware_factor)`: `boxes [N, B, 4]` and `scores [N, B, classes]`.
+#[infer_meta]
 pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let img = ctx.tensor(1)?;
@@ -1692,7 +1845,7 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[1] == mul(an, add(per, class_num)),
         "dim 1 of x {} must equal anchors ({an}) × ({per} + class_num {class_num})",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     if iou_aware {
         ensure_meta!(
@@ -1705,20 +1858,20 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             img.dims[0] == x.dims[0],
             "img_size {} and x {} must have the same batch size",
-            fd(&img.dims),
-            fd(&x.dims)
+            fmt_dims(&img.dims),
+            fmt_dims(&x.dims)
         );
     }
     ensure_meta!(
         img.dims[1] == 2,
         "img_size {} must be [N, 2]",
-        fd(&img.dims)
+        fmt_dims(&img.dims)
     );
     ensure_meta!(!anchors.is_empty(), "anchors must not be empty");
     ensure_meta!(
         anchors.len() % 2 == 0,
         "anchors {} must hold pairs",
-        fd(&anchors)
+        fmt_dims(&anchors)
     );
     ensure_meta!(class_num > 0, "class_num must be positive, got {class_num}");
     let boxes = if x.dims[2] > 0 && x.dims[3] > 0 {
@@ -1726,25 +1879,29 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         -1
     };
-    ctx.set_output(0, dd(x, &[x.dims[0], boxes, 4]))?;
+    ctx.set_output(0, with_dtype_of(x, &[x.dims[0], boxes, 4]))?;
     set_opt(
         ctx,
         1,
-        Out::new().dims(&[x.dims[0], boxes, class_num]).get(),
+        MetaBuilder::new()
+            .dims(&[x.dims[0], boxes, class_num])
+            .build(),
     )
 }
 
 /// `ShuffleBatchInferMeta(x, seed, startup_seed)`: `out` like `x`, `shuffle_idx` `[-1]`,
 /// `seed_out` like `seed`.
+#[infer_meta]
 pub fn shuffle_batch_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let seed = ctx.tensor(1)?;
-    ctx.set_output(0, same_lod(x))?;
-    set_opt(ctx, 1, Out::new().dims(&[-1]).get())?;
-    set_opt(ctx, 2, same_lod(seed))
+    ctx.set_output(0, dims_dtype_lod_of(x))?;
+    set_opt(ctx, 1, MetaBuilder::new().dims(&[-1]).build())?;
+    set_opt(ctx, 2, dims_dtype_lod_of(seed))
 }
 
 /// `ReduceAsInferMeta(x, target)`: `target`'s dims, `x`'s dtype (int64 for bool/int32).
+#[infer_meta]
 pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let t = ctx.tensor(1)?;
@@ -1753,10 +1910,18 @@ pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         x.dtype
     };
-    ctx.set_output(0, Out::new().dtype(dt).dims(&t.dims).layout(x.layout).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dtype(dt)
+            .dims(&t.dims)
+            .layout(x.layout)
+            .build(),
+    )
 }
 
 /// `ApplyPerChannelScaleInferMeta(x, scales)`: like the 2-D `x`, one scale per column.
+#[infer_meta]
 pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let s = ctx.tensor(1)?;
@@ -1765,21 +1930,22 @@ pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[1] == s.dims[0],
         "dim 1 of x {} must equal the length of scales {}",
-        fd(&x.dims),
-        fd(&s.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&s.dims)
     );
     ctx.set_output(
         0,
-        Out::new()
+        MetaBuilder::new()
             .dtype(x.dtype)
             .dims(&x.dims)
             .layout(x.layout)
-            .get(),
+            .build(),
     )
 }
 
 /// `TdmChildInferMeta(x, tree_info, child_nums, dtype)`: `child` and `leaf_mask`
 /// `x.dims + [child_nums]` of `x`'s dtype.
+#[infer_meta]
 pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let info = ctx.tensor(1)?;
@@ -1788,12 +1954,13 @@ pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     need_rank(info, 2, "tree_info")?;
     let mut d = x.dims.to_vec();
     d.push(n);
-    ctx.set_output(0, ddl(x, &d))?;
-    set_opt(ctx, 1, ddl(x, &d))
+    ctx.set_output(0, with_dtype_lod_of(x, &d))?;
+    set_opt(ctx, 1, with_dtype_lod_of(x, &d))
 }
 
 /// `PriorBoxInferMeta(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, ...)`:
 /// `boxes` and `variances` `[H, W, num_priors, 4]`.
+#[infer_meta]
 pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let image = ctx.tensor(1)?;
@@ -1829,6 +1996,6 @@ pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     let d = [input.dims[2], input.dims[3], priors, 4];
-    ctx.set_output(0, dd(input, &d))?;
-    set_opt(ctx, 1, dd(input, &d))
+    ctx.set_output(0, with_dtype_of(input, &d))?;
+    set_opt(ctx, 1, with_dtype_of(input, &d))
 }

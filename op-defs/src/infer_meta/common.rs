@@ -3,7 +3,8 @@
 //! Outputs are built the way Paddle's `IrMetaTensor` builds them: an output starts as a fresh
 //! `IrTensor` (float32, rank 0, NCHW, no LoD, offset 0) and only what the phi function sets
 //! changes (`set_dims`, `set_dtype`, `set_layout`, `share_lod`; `share_meta` copies dims, dtype,
-//! layout and LoD but never the offset). [`Out`] mirrors these setters.
+//! layout and LoD but never the offset). [`MetaBuilder`] mirrors these setters; the functions
+//! below name its common uses.
 //!
 //! Arithmetic on extents is wrapping and divisions are checked, so hostile dims produce errors or
 //! odd extents, never a panic.
@@ -23,54 +24,54 @@ pub(crate) fn err(msg: impl Into<String>) -> InferMetaError {
 }
 
 /// Formats dims as `[2, -1, 3]`.
-pub(crate) fn fd(d: &[i64]) -> String {
+pub(crate) fn fmt_dims(d: &[i64]) -> String {
     let parts: Vec<String> = d.iter().map(|v| v.to_string()).collect();
     format!("[{}]", parts.join(", "))
 }
 
 /// An output under construction, starting as Paddle's fresh `IrTensor`.
 #[derive(Clone, Debug)]
-pub(crate) struct Out(TensorMeta);
+pub(crate) struct MetaBuilder(TensorMeta);
 
-impl Out {
+impl MetaBuilder {
     /// A fresh output: float32, rank 0, NCHW, no LoD.
-    pub(crate) fn new() -> Out {
-        Out(TensorMeta::new(DataType::Float32, &[]))
+    pub(crate) fn new() -> MetaBuilder {
+        MetaBuilder(TensorMeta::new(DataType::Float32, &[]))
     }
 
     /// `share_meta(x)`: dims, dtype, layout and LoD of `x`.
-    pub(crate) fn like(x: &TensorMeta) -> Out {
+    pub(crate) fn like(x: &TensorMeta) -> MetaBuilder {
         let mut m = x.clone();
         m.offset = 0;
-        Out(m)
+        MetaBuilder(m)
     }
 
     /// `set_dims`.
-    pub(crate) fn dims(mut self, d: &[i64]) -> Out {
+    pub(crate) fn dims(mut self, d: &[i64]) -> MetaBuilder {
         self.0.dims = Dims::from_slice(d);
         self
     }
 
     /// `set_dtype`.
-    pub(crate) fn dtype(mut self, t: DataType) -> Out {
+    pub(crate) fn dtype(mut self, t: DataType) -> MetaBuilder {
         self.0.dtype = t;
         self
     }
 
     /// `set_layout`.
-    pub(crate) fn layout(mut self, l: DataLayout) -> Out {
+    pub(crate) fn layout(mut self, l: DataLayout) -> MetaBuilder {
         self.0.layout = l;
         self
     }
 
     /// `share_lod(x)`.
-    pub(crate) fn lod(mut self, x: &TensorMeta) -> Out {
+    pub(crate) fn lod(mut self, x: &TensorMeta) -> MetaBuilder {
         self.0.lod = x.lod.clone();
         self
     }
 
     /// `share_lod(x)` when `cond` holds.
-    pub(crate) fn lod_if(self, cond: bool, x: &TensorMeta) -> Out {
+    pub(crate) fn lod_if(self, cond: bool, x: &TensorMeta) -> MetaBuilder {
         if cond {
             self.lod(x)
         } else {
@@ -79,34 +80,36 @@ impl Out {
     }
 
     /// The finished metadata.
-    pub(crate) fn get(self) -> TensorMeta {
+    pub(crate) fn build(self) -> TensorMeta {
         self.0
     }
 }
 
-/// `set_dims(d); set_dtype(x.dtype)` on a fresh output.
-pub(crate) fn dd(x: &TensorMeta, d: &[i64]) -> TensorMeta {
-    Out::new().dims(d).dtype(x.dtype).get()
+/// A fresh output of dims `d` with `x`'s dtype (`set_dims(d); set_dtype(x.dtype)`).
+pub(crate) fn with_dtype_of(x: &TensorMeta, d: &[i64]) -> TensorMeta {
+    MetaBuilder::new().dims(d).dtype(x.dtype).build()
 }
 
-/// `set_dims(d); set_dtype(x.dtype); share_lod(x)` on a fresh output.
-pub(crate) fn ddl(x: &TensorMeta, d: &[i64]) -> TensorMeta {
-    Out::new().dims(d).dtype(x.dtype).lod(x).get()
+/// A fresh output of dims `d` with `x`'s dtype and LoD
+/// (`set_dims(d); set_dtype(x.dtype); share_lod(x)`).
+pub(crate) fn with_dtype_lod_of(x: &TensorMeta, d: &[i64]) -> TensorMeta {
+    MetaBuilder::new().dims(d).dtype(x.dtype).lod(x).build()
 }
 
-/// `set_dims(x.dims); set_dtype(x.dtype)` on a fresh output.
-pub(crate) fn same(x: &TensorMeta) -> TensorMeta {
-    dd(x, &x.dims)
+/// A fresh output with `x`'s dims and dtype (layout NCHW, no LoD).
+pub(crate) fn dims_dtype_of(x: &TensorMeta) -> TensorMeta {
+    with_dtype_of(x, &x.dims)
 }
 
-/// `set_dims(x.dims); set_dtype(x.dtype); share_lod(x)` on a fresh output.
-pub(crate) fn same_lod(x: &TensorMeta) -> TensorMeta {
-    ddl(x, &x.dims)
+/// A fresh output with `x`'s dims, dtype and LoD (layout NCHW).
+pub(crate) fn dims_dtype_lod_of(x: &TensorMeta) -> TensorMeta {
+    with_dtype_lod_of(x, &x.dims)
 }
 
-/// `share_meta(x)`.
-pub(crate) fn share(x: &TensorMeta) -> TensorMeta {
-    Out::like(x).get()
+/// Paddle's `out->share_meta(x)` as a value: `x`'s dims, dtype, layout and LoD, offset 0. (An
+/// [`Output`](pir_runtime::meta::Output)'s `share(x)` shares `x` itself, offset included.)
+pub(crate) fn share_meta(x: &TensorMeta) -> TensorMeta {
+    MetaBuilder::like(x).build()
 }
 
 /// Sets output `j` only if the op has it (trailing intermediate or optional outputs).
@@ -205,12 +208,12 @@ pub(crate) fn remove_axis(d: &[i64], a: usize) -> Vec<i64> {
 }
 
 /// Extent `i` of `d`, erroring instead of panicking when the rank is too small.
-pub(crate) fn at(d: &[i64], i: usize, what: &str) -> Res<i64> {
+pub(crate) fn dim_at(d: &[i64], i: usize, what: &str) -> Res<i64> {
     d.get(i).copied().ok_or_else(|| {
         err(format!(
             "{what} needs dimension {i}, but it has rank {} ({})",
             d.len(),
-            fd(d)
+            fmt_dims(d)
         ))
     })
 }
@@ -221,7 +224,7 @@ pub(crate) fn need_rank(t: &TensorMeta, rank: usize, what: &str) -> Res {
         return Err(err(format!(
             "{what} must be {rank}-D, got rank {} {}",
             t.rank(),
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         )));
     }
     Ok(())
@@ -233,8 +236,31 @@ pub(crate) fn need_rank_ge(t: &TensorMeta, rank: usize, what: &str) -> Res {
         return Err(err(format!(
             "{what} must have at least {rank} dimensions, got rank {} {}",
             t.rank(),
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         )));
+    }
+    Ok(())
+}
+
+/// Checks the number of values of integer-list attributes, each given as `(values, n, name)`.
+pub(crate) fn need_lens(lists: &[(&[i64], usize, &str)]) -> Res {
+    for &(values, n, name) in lists {
+        if values.len() != n {
+            return Err(err(format!(
+                "{name} {} must have {n} values",
+                fmt_dims(values)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that integer-list attributes, each given as `(values, name)`, hold positive values.
+pub(crate) fn need_positive(lists: &[(&[i64], &str)]) -> Res {
+    for &(values, name) in lists {
+        if values.iter().any(|&v| v <= 0) {
+            return Err(err(format!("{name} {} must be positive", fmt_dims(values))));
+        }
     }
     Ok(())
 }
@@ -324,16 +350,16 @@ pub(crate) fn broadcast(x: &[i64], y: &[i64], axis: i64) -> Res<Vec<i64>> {
     if xr == yr && axis != -1 && axis != 0 {
         return Err(err(format!(
             "axis must be -1 or 0 when x {} and y {} have the same rank, got {axis}",
-            fd(x),
-            fd(y)
+            fmt_dims(x),
+            fmt_dims(y)
         )));
     }
     if axis < -max_dim || axis >= max_dim {
         return Err(err(format!(
             "broadcast axis {axis} is out of range [{}, {max_dim}) for x {} and y {}",
             -max_dim,
-            fd(x),
-            fd(y)
+            fmt_dims(x),
+            fmt_dims(y)
         )));
     }
     let axis = if axis < 0 {
@@ -350,8 +376,8 @@ pub(crate) fn broadcast(x: &[i64], y: &[i64], axis: i64) -> Res<Vec<i64>> {
         if a + y.len() > m {
             return Err(err(format!(
                 "y {} does not fit into x {} at broadcast axis {axis}",
-                fd(y),
-                fd(x)
+                fmt_dims(y),
+                fmt_dims(x)
             )));
         }
         ya[a..a + y.len()].copy_from_slice(y);
@@ -360,8 +386,8 @@ pub(crate) fn broadcast(x: &[i64], y: &[i64], axis: i64) -> Res<Vec<i64>> {
         if a + x.len() > m {
             return Err(err(format!(
                 "x {} does not fit into y {} at broadcast axis {axis}",
-                fd(x),
-                fd(y)
+                fmt_dims(x),
+                fmt_dims(y)
             )));
         }
         xa[a..a + x.len()].copy_from_slice(x);
@@ -373,8 +399,8 @@ pub(crate) fn broadcast(x: &[i64], y: &[i64], axis: i64) -> Res<Vec<i64>> {
             return Err(err(format!(
                 "cannot broadcast x {} with y {}: extents {p} and {q} differ at dimension {i} \
                  and neither is 1",
-                fd(x),
-                fd(y)
+                fmt_dims(x),
+                fmt_dims(y)
             )));
         }
         out.push(if p > 1 || q > 1 || (p == 1 && q == 1) {
@@ -405,8 +431,8 @@ pub(crate) fn batch_broadcast(x: &[i64], y: &[i64]) -> Res<Vec<i64>> {
         if !(xs == ys || xs == 1 || ys == 1) {
             return Err(err(format!(
                 "batch dims {} and {} do not broadcast: {xs} vs {ys} at dimension {k}",
-                fd(x),
-                fd(y)
+                fmt_dims(x),
+                fmt_dims(y)
             )));
         }
         *slot = if xs != 1 { xs } else { ys };
@@ -438,7 +464,7 @@ pub(crate) fn reduce_dims(
         if marked[idx] {
             return Err(err(format!(
                 "dimension {idx} appears more than once in the reduce axes {}",
-                fd(axis)
+                fmt_dims(axis)
             )));
         }
         marked[idx] = true;
@@ -498,16 +524,16 @@ pub(crate) fn update_padding(
     } else {
         return Err(err(format!(
             "paddings {} must have {n} or {} values (one or two per spatial dim of {})",
-            fd(paddings),
+            fmt_dims(paddings),
             2 * n,
-            fd(data_dims)
+            fmt_dims(data_dims)
         )));
     };
-    let same = algorithm == "SAME";
-    if same {
+    let dims_dtype_of = algorithm == "SAME";
+    if dims_dtype_of {
         for i in 0..n {
-            let s = at(strides, i, "strides")?;
-            let k = at(ksize, i, "kernel size")?;
+            let s = dim_at(strides, i, "strides")?;
+            let k = dim_at(ksize, i, "kernel size")?;
             let out_size = div(add(data_dims[i], s - 1), s, "stride")?;
             let pad_sum = add(sub(mul(out_size - 1, s), data_dims[i]), k).max(0);
             p[2 * i] = pad_sum / 2;
@@ -516,7 +542,7 @@ pub(crate) fn update_padding(
     } else if algorithm == "VALID" {
         p.iter_mut().for_each(|v| *v = 0);
     }
-    Ok((p, same))
+    Ok((p, dims_dtype_of))
 }
 
 /// `funcs::PoolOutputSize`.
@@ -586,9 +612,9 @@ pub(crate) fn concat_dims(inputs: &[&[i64]], axis: Option<usize>) -> Res<Vec<i64
             return Err(err(format!(
                 "input[{i}] {} has rank {} but input[0] {} has rank {}: all inputs need the \
                  same rank",
-                fd(d),
+                fmt_dims(d),
                 d.len(),
-                fd(first),
+                fmt_dims(first),
                 first.len()
             )));
         }
@@ -603,8 +629,8 @@ pub(crate) fn concat_dims(inputs: &[&[i64]], axis: Option<usize>) -> Res<Vec<i64
                 if first[j] > 0 && d[j] > 0 && first[j] != d[j] {
                     return Err(err(format!(
                         "dimension {j} of input[0] {} and input[{i}] {} differ ({} vs {})",
-                        fd(first),
-                        fd(d),
+                        fmt_dims(first),
+                        fmt_dims(d),
                         first[j],
                         d[j]
                     )));
@@ -623,8 +649,8 @@ pub(crate) fn need_same_dims(a: &TensorMeta, b: &TensorMeta, what_a: &str, what_
     if a.dims != b.dims {
         return Err(err(format!(
             "{what_a} {} and {what_b} {} must have the same dims",
-            fd(&a.dims),
-            fd(&b.dims)
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
         )));
     }
     Ok(())
@@ -636,7 +662,7 @@ pub(crate) fn need_one_element(t: &TensorMeta, what: &str) -> Res {
     if n != 1 {
         return Err(err(format!(
             "{what} must hold exactly one element, got dims {} ({n} elements)",
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         )));
     }
     Ok(())

@@ -5,14 +5,16 @@
 //! fresh tensor's float32 dtype, and `master_param_out` is set only when Paddle sets it (the master
 //! parameter is present and, where Paddle asks for it, `multi_precision` is on).
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
 use pir_runtime::phi::DataType;
 
 use super::common::{
-    add, at, broadcast, concat_dims, dd, ddl, div, err, fd, has_unknown, int_array, ints,
-    layout_is_nchw, mp_dtype, mul, need_one_element, need_rank, need_rank_ge, need_same_dims,
-    product, rem, same, same_lod, set_opt, share, str_arg, sub, Out, Res,
+    add, broadcast, concat_dims, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err, fmt_dims,
+    has_unknown, int_array, ints, layout_is_nchw, mp_dtype, mul, need_one_element, need_rank,
+    need_rank_ge, need_same_dims, product, rem, set_opt, share_meta, str_arg, sub,
+    with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -28,15 +30,16 @@ fn first<'a>(xs: &'a [TensorMeta], what: &str) -> Res<&'a TensorMeta> {
 
 /// `ConcatInferMeta(x, axis)`: concatenation along `axis`; unknown extents on the axis give -1,
 /// other dims must agree where both are known. An `axis` from a tensor gives all `-1`.
+#[infer_meta]
 pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
     let axis = ctx.scalar(1)?;
-    let base = Out::new().dtype(x0.dtype).layout(x0.layout).lod(x0);
+    let base = MetaBuilder::new().dtype(x0.dtype).layout(x0.layout).lod(x0);
     let axis = match axis {
         None => {
             let d = vec![-1; x0.rank()];
-            return ctx.set_output(0, base.dims(&d).get());
+            return ctx.set_output(0, base.dims(&d).build());
         }
         Some(a) => a.to_i64(),
     };
@@ -49,11 +52,12 @@ pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
     let dims: Vec<&[i64]> = xs.iter().map(|t| &t.dims[..]).collect();
     let d = concat_dims(&dims, Some(axis))?;
-    ctx.set_output(0, base.dims(&d).get())
+    ctx.set_output(0, base.dims(&d).build())
 }
 
 /// `StackInferMeta(x, axis)`: inserts a new axis of size `len(x)` at `axis` (in
 /// `[-(rank+1), rank]`); all inputs must agree where extents are known.
+#[infer_meta]
 pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
@@ -69,17 +73,19 @@ pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let axis = if axis < 0 { axis + rank + 1 } else { axis } as usize;
     d.insert(axis, xs.len() as i64);
-    ctx.set_output(0, ddl(x0, &d))
+    ctx.set_output(0, with_dtype_lod_of(x0, &d))
 }
 
 /// `UnchangedMultiInferMeta(x)`: each output shares the metadata of the input at its position.
+#[infer_meta]
 pub fn unchanged_multi_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(share).collect())
+    ctx.set_outputs(0, xs.iter().map(share_meta).collect())
 }
 
 /// `MeshgridInferMeta(inputs)`: every output has dims `[len(in_0), len(in_1), ...]` (a 0-D input
 /// counts 1) and the first input's dtype.
+#[infer_meta]
 pub fn meshgrid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "inputs")?;
@@ -87,12 +93,13 @@ pub fn meshgrid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         .iter()
         .map(|t| t.dims.first().copied().unwrap_or(1))
         .collect();
-    let outs = xs.iter().map(|_| dd(x0, &shape)).collect();
+    let outs = xs.iter().map(|_| with_dtype_of(x0, &shape)).collect();
     ctx.set_outputs(0, outs)
 }
 
 /// `BroadcastTensorsInferMeta(input)`: every output gets the common broadcast shape (a -1
 /// extent yields to a known one) with its own input's dtype and LoD.
+#[infer_meta]
 pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let rank = xs.iter().map(|t| t.rank()).max().unwrap_or(0);
@@ -121,12 +128,13 @@ pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
         target[rank - index - 1] = t;
     }
-    let outs = xs.iter().map(|x| ddl(x, &target)).collect();
+    let outs = xs.iter().map(|x| with_dtype_lod_of(x, &target)).collect();
     ctx.set_outputs(0, outs)
 }
 
 /// `AddNInferMeta(x)`: the common shape of the non-0-D inputs (unknown extents are lenient), the
 /// first input's dtype and LoD; all 0-D inputs give a 0-D output.
+#[infer_meta]
 pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let x0 = first(xs, "x")?;
@@ -142,8 +150,8 @@ pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 ensure_meta!(
                     d.len() == x.rank(),
                     "add_n inputs need the same rank: x[0] is {} but x[{i}] is {}",
-                    fd(d),
-                    fd(&x.dims)
+                    fmt_dims(d),
+                    fmt_dims(&x.dims)
                 );
                 for j in 0..d.len() {
                     if x.dims[j] == -1 || d[j] == -1 {
@@ -152,18 +160,19 @@ pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                     ensure_meta!(
                         d[j] == x.dims[j],
                         "add_n inputs need the same shape: x[0] is {} but x[{i}] is {}",
-                        fd(d),
-                        fd(&x.dims)
+                        fmt_dims(d),
+                        fmt_dims(&x.dims)
                     );
                 }
             }
         }
     }
     let d = in_dim.unwrap_or_default();
-    ctx.set_output(0, ddl(x0, &d))
+    ctx.set_output(0, with_dtype_lod_of(x0, &d))
 }
 
 /// `MultiDotInferMeta(x)`: the chained matrix product of 1-D/2-D ends and 2-D middles.
+#[infer_meta]
 pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     ensure_meta!(
@@ -176,7 +185,7 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         first_dim.len() < 3,
         "multi_dot: the first input must be 1-D or 2-D, got {}",
-        fd(&first_dim)
+        fmt_dims(&first_dim)
     );
     let mut is_vector = false;
     if first_dim.len() == 1 {
@@ -191,7 +200,7 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         !last_dim.is_empty() && last_dim.len() < 3,
         "multi_dot: the last input must be 1-D or 2-D, got {}",
-        fd(&last_dim)
+        fmt_dims(&last_dim)
     );
     let out: Vec<i64> = if last_dim.len() == 1 {
         last_dim = vec![last_dim[0], 1];
@@ -210,12 +219,12 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             t.rank() == 2,
             "multi_dot: input {i} must be 2-D, got {}",
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         );
         ensure_meta!(
             t.dims[0] == width,
             "multi_dot: input {i} {} has {} rows but the product so far has {width} columns",
-            fd(&t.dims),
+            fmt_dims(&t.dims),
             t.dims[0]
         );
         width = t.dims[1];
@@ -225,10 +234,11 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "multi_dot: the last input has {} rows but the product so far has {width} columns",
         last_dim[0]
     );
-    ctx.set_output(0, ddl(&xs[0], &out))
+    ctx.set_output(0, with_dtype_lod_of(&xs[0], &out))
 }
 
 /// `MultiplexInferMeta(inputs, index)`: the candidates' shape with dim 0 from `index` (`[N, 1]`).
+#[infer_meta]
 pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let ins = ctx.tensors(0)?;
     let ids = ctx.tensor(1)?;
@@ -237,7 +247,7 @@ pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         ids.dims[1] == 1,
         "index must have shape [batch, 1], got {}",
-        fd(&ids.dims)
+        fmt_dims(&ids.dims)
     );
     ensure_meta!(
         ins.len() > 1,
@@ -248,15 +258,15 @@ pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         d.len() >= 2,
         "multiplex candidates must have rank ≥ 2, got {}",
-        fd(&d)
+        fmt_dims(&d)
     );
     for (i, t) in ins.iter().enumerate().skip(1) {
         ensure_meta!(
             t.dims[..] == d[..],
             "all multiplex candidates must have the same shape: inputs[0] is {} but inputs[{i}] \
              is {}",
-            fd(&d),
-            fd(&t.dims)
+            fmt_dims(&d),
+            fmt_dims(&t.dims)
         );
     }
     ensure_meta!(
@@ -266,11 +276,12 @@ pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ids.dims[0]
     );
     d[0] = ids.dims[0];
-    ctx.set_output(0, dd(&ins[0], &d))
+    ctx.set_output(0, with_dtype_of(&ins[0], &d))
 }
 
 /// `WhereInferMeta(condition, x, y)`: `out` shares `x`'s metadata; the three ranks must agree
 /// and so must known, non-zero extents.
+#[infer_meta]
 pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let c = ctx.tensor(0)?;
     let x = ctx.tensor(1)?;
@@ -279,8 +290,8 @@ pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             a.rank() == b.rank(),
             "{na} {} and {nb} {} must have the same rank",
-            fd(&a.dims),
-            fd(&b.dims)
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
         );
         for i in 0..a.rank() {
             let (p, q) = (a.dims[i], b.dims[i]);
@@ -290,44 +301,50 @@ pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 p == q,
                 "dimension {i} of {na} {} and {nb} {} differ ({p} vs {q})",
-                fd(&a.dims),
-                fd(&b.dims)
+                fmt_dims(&a.dims),
+                fmt_dims(&b.dims)
             );
         }
         Ok(())
     };
     pair(c, x, "condition", "x")?;
     pair(x, y, "x", "y")?;
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `IndexPutInferMeta(x, indices, value, accumulate)`: `out` shares `x`'s metadata (rank < 7).
+#[infer_meta]
 pub fn index_put_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     ensure_meta!(
         x.rank() < 7,
         "index_put supports x of rank below 7, got {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, share(x))
+    ctx.set_output(0, share_meta(x))
 }
 
 /// `CheckFiniteAndUnscaleInferMeta(x, scale)`: each output copies its input's dims and dtype;
 /// `found_infinite` is bool `[1]`.
+#[infer_meta]
 pub fn check_finite_and_unscale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(same).collect())?;
-    ctx.set_output(1, Out::new().dims(&[1]).dtype(DataType::Bool).get())
+    ctx.set_outputs(0, xs.iter().map(dims_dtype_of).collect())?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new().dims(&[1]).dtype(DataType::Bool).build(),
+    )
 }
 
 /// `UpdateLossScalingInferMeta(x, found_infinite, prev_loss_scaling, in_good_steps,
 /// in_bad_steps)`: outputs copy the inputs' dims and dtypes; `loss_scaling` gets dims `[1]`, the
 /// step counters int32 `[1]`.
+#[infer_meta]
 pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(same).collect())?;
-    ctx.set_output(1, Out::new().dims(&[1]).get())?;
-    let counter = Out::new().dims(&[1]).dtype(DataType::Int32).get();
+    ctx.set_outputs(0, xs.iter().map(dims_dtype_of).collect())?;
+    ctx.set_output(1, MetaBuilder::new().dims(&[1]).build())?;
+    let counter = MetaBuilder::new().dims(&[1]).dtype(DataType::Int32).build();
     ctx.set_output(2, counter.clone())?;
     ctx.set_output(3, counter)
 }
@@ -336,6 +353,7 @@ pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// use_align, align_size, size_of_dtype, concated_shapes, concated_ranks)`: outputs copy the
 /// inputs' dims, dtypes and layouts; at compile time `fused_output` is set only with alignment
 /// on, to the aligned total element count.
+#[infer_meta]
 pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let xs = ctx.tensors(0)?;
     let dtype = ctx.dtype(1)?;
@@ -348,11 +366,11 @@ pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let outs = xs
         .iter()
         .map(|x| {
-            Out::new()
+            MetaBuilder::new()
                 .dims(&x.dims)
                 .dtype(x.dtype)
                 .layout(x.layout)
-                .get()
+                .build()
         })
         .collect();
     ctx.set_outputs(0, outs)?;
@@ -376,7 +394,7 @@ pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             numel = add(numel, aligned / size_of);
         }
         let d = if unknown { -1 } else { numel };
-        set_opt(ctx, 1, Out::new().dims(&[d]).dtype(dtype).get())?;
+        set_opt(ctx, 1, MetaBuilder::new().dims(&[d]).dtype(dtype).build())?;
     }
     Ok(())
 }
@@ -399,7 +417,7 @@ fn batch_norm(
         ensure_meta!(
             d == -1 || d >= 0,
             "every dimension of x must be -1 or non-negative, got {d} in {}",
-            fd(xd)
+            fmt_dims(xd)
         );
     }
     let nchw = layout_is_nchw(data_format)?;
@@ -407,7 +425,7 @@ fn batch_norm(
         (2..=5).contains(&xd.len()),
         "batch_norm x must have rank 2 to 5, got rank {} {}",
         xd.len(),
-        fd(xd)
+        fmt_dims(xd)
     );
     let c = if nchw { xd[1] } else { xd[xd.len() - 1] };
     if let Some(s) = scale {
@@ -423,13 +441,13 @@ fn batch_norm(
                 s.dims[0] == c,
                 "scale has {} elements but x {} has {c} channels (data_format {data_format})",
                 s.dims[0],
-                fd(xd)
+                fmt_dims(xd)
             );
             ensure_meta!(
                 b.dims[0] == c,
                 "bias has {} elements but x {} has {c} channels (data_format {data_format})",
                 b.dims[0],
-                fd(xd)
+                fmt_dims(xd)
             );
         }
     }
@@ -437,24 +455,35 @@ fn batch_norm(
         DataType::Float16 | DataType::BFloat16 | DataType::UInt16 => DataType::Float32,
         t => t,
     };
-    let y = Out::new()
+    let y = MetaBuilder::new()
         .dims(xd)
         .lod(x)
         .dtype(x.dtype)
         .layout(x.layout)
-        .get();
+        .build();
     ctx.set_output(0, y)?;
-    ctx.set_output(1, Out::new().dims(&[c]).dtype(mean.dtype).get())?;
-    ctx.set_output(2, Out::new().dims(&[c]).dtype(variance.dtype).get())?;
-    set_opt(ctx, 3, Out::new().dims(&[c]).dtype(stat).get())?;
-    set_opt(ctx, 4, Out::new().dims(&[c]).dtype(stat).get())?;
-    set_opt(ctx, 5, Out::new().dims(&[-1]).dtype(DataType::UInt8).get())
+    ctx.set_output(1, MetaBuilder::new().dims(&[c]).dtype(mean.dtype).build())?;
+    ctx.set_output(
+        2,
+        MetaBuilder::new().dims(&[c]).dtype(variance.dtype).build(),
+    )?;
+    set_opt(ctx, 3, MetaBuilder::new().dims(&[c]).dtype(stat).build())?;
+    set_opt(ctx, 4, MetaBuilder::new().dims(&[c]).dtype(stat).build())?;
+    set_opt(
+        ctx,
+        5,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::UInt8)
+            .build(),
+    )
 }
 
 /// `BatchNormInferMeta(x, mean, variance, scale, bias, is_test, momentum, epsilon, data_format,
 /// use_global_stats, trainable_statistics)`: `out` like `x`; running statistics `[C]` in their
 /// own dtypes; saved statistics `[C]` in float32 for half inputs; `reserve_space` uint8 `[-1]`.
 /// `C` is dim 1 for `NCHW`, the last dim otherwise.
+#[infer_meta]
 pub fn batch_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let mean = ctx.tensor(1)?;
@@ -467,6 +496,7 @@ pub fn batch_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FusedBatchNormActInferMeta(x, scale, bias, mean, variance)`: `BatchNormInferMeta` with
 /// `NHWC`.
+#[infer_meta]
 pub fn fused_batch_norm_act_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let scale = ctx.opt_tensor(1)?;
@@ -478,6 +508,7 @@ pub fn fused_batch_norm_act_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RmsNormInferMeta(x, bias, residual, norm_weight, norm_bias, epsilon, begin_norm_axis,
 /// quant_scale, quant_round_type, quant_max_bound, quant_min_bound)`.
+#[infer_meta]
 pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let residual = ctx.opt_tensor(2)?;
@@ -489,20 +520,20 @@ pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         begin >= 0 && begin as usize <= rank,
         "begin_norm_axis {begin} is out of range [0, {rank}] for x {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let b = begin as usize;
     let norm = product(&x.dims[b..]);
     let unknown = has_unknown(&x.dims[b..]);
     if norm != 0 && !unknown {
-        let w0 = at(&w.dims, 0, "norm_weight")?;
+        let w0 = dim_at(&w.dims, 0, "norm_weight")?;
         ensure_meta!(
             norm == w0,
             "the normalized size of x {} from axis {b} is {norm} but norm_weight has {w0} elements",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
-    let mut out = Out::new().dims(&x.dims).layout(x.layout).lod(x);
+    let mut out = MetaBuilder::new().dims(&x.dims).layout(x.layout).lod(x);
     if quant_scale > 0.0 {
         if (quant_max - 127.0).abs() < 1e-6 {
             out = out.dtype(DataType::Int8);
@@ -512,20 +543,20 @@ pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         out = out.dtype(x.dtype);
     }
-    ctx.set_output(0, out.get())?;
-    let inv = Out::new()
+    ctx.set_output(0, out.build())?;
+    let inv = MetaBuilder::new()
         .dims(&x.dims[..b])
         .dtype(DataType::Float32)
         .layout(x.layout)
-        .get();
+        .build();
     set_opt(ctx, 2, inv)?;
     if residual.is_some() {
-        let r = Out::new()
+        let r = MetaBuilder::new()
             .dims(&x.dims)
             .dtype(x.dtype)
             .layout(x.layout)
             .lod(x);
-        set_opt(ctx, 1, r.get())?;
+        set_opt(ctx, 1, r.build())?;
     }
     Ok(())
 }
@@ -536,17 +567,22 @@ pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// Sets output `j` to `param`'s dims in the master-weight precision.
 fn master_out(ctx: &mut InferMetaCtx<'_>, j: usize, dims: &[i64], dtype: DataType) -> R {
-    set_opt(ctx, j, Out::new().dims(dims).dtype(mp_dtype(dtype)).get())
+    set_opt(
+        ctx,
+        j,
+        MetaBuilder::new().dims(dims).dtype(mp_dtype(dtype)).build(),
+    )
 }
 
 /// `SgdInferMeta(param, learning_rate, grad, master_param, multi_precision)`.
+#[infer_meta]
 pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(1)?;
     let master = ctx.opt_tensor(3)?;
     let multi = ctx.bool(4)?;
     need_one_element(lr, "learning_rate")?;
-    ctx.set_output(0, same(param))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
     if let (true, Some(m)) = (multi, master) {
         master_out(ctx, 1, &m.dims, m.dtype)?;
     }
@@ -557,6 +593,7 @@ pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// regularization_method, regularization_coeff, multi_precision, rescale_grad)`: `param_out`
 /// gets dims only (its dtype stays float32, as in Paddle); `velocity_out` is in the master
 /// precision.
+#[infer_meta]
 pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(3)?;
@@ -564,12 +601,12 @@ pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         product(&lr.dims) != 0,
         "learning_rate has no elements ({}): it may not be initialized",
-        fd(&lr.dims)
+        fmt_dims(&lr.dims)
     );
     need_one_element(lr, "learning_rate")?;
-    ctx.set_output(0, Out::new().dims(&param.dims).get())?;
+    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
     let mp = mp_dtype(param.dtype);
-    ctx.set_output(1, Out::new().dims(&param.dims).dtype(mp).get())?;
+    ctx.set_output(1, MetaBuilder::new().dims(&param.dims).dtype(mp).build())?;
     if master.is_some() {
         master_out(ctx, 2, &param.dims, param.dtype)?;
     }
@@ -579,6 +616,7 @@ pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `DGCMomentumInferMeta(param, grad, velocity, learning_rate, master_param, current_step,
 /// nranks, mu, use_nesterov, regularization_method, regularization_coeff, multi_precision,
 /// rescale_grad, rampup_begin_step)`.
+#[infer_meta(name = "DGCMomentumInferMeta")]
 pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -594,8 +632,8 @@ pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         need_same_dims(param, m, "param", "master_param")?;
     }
     let mp = mp_dtype(param.dtype);
-    ctx.set_output(0, Out::new().dims(&param.dims).get())?;
-    ctx.set_output(1, Out::new().dims(&param.dims).dtype(mp).get())?;
+    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
+    ctx.set_output(1, MetaBuilder::new().dims(&param.dims).dtype(mp).build())?;
     if multi && master.is_some() {
         master_out(ctx, 2, &param.dims, param.dtype)?;
     }
@@ -606,6 +644,7 @@ pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// moment2, moment2_max, beta1_pow, beta2_pow, master_param, skip_update, beta1, beta2, epsilon,
 /// lazy_mode, min_row_size_to_use_multithread, multi_precision, use_global_beta_pow, amsgrad` →
 /// 7 outputs) and the older one without `moment2_max`/`amsgrad` (16 arguments, 6 outputs).
+#[infer_meta]
 pub fn adam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.num_args() {
         16 => adam_common(ctx, false, 14, None),
@@ -618,6 +657,7 @@ pub fn adam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdamwInferMeta`: `AdamInferMeta` with the extra `lr_ratio, coeff, with_decay` attributes
 /// (19 arguments, or 21 with `moment2_max` and `amsgrad`).
+#[infer_meta]
 pub fn adamw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     match ctx.num_args() {
         19 => adam_common(ctx, false, 17, None),
@@ -653,7 +693,7 @@ fn adam_common(
         ensure_meta!(
             p >= 1,
             "{n} must hold at least one element, got dims {}",
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         );
     }
     need_same_dims(param, m1, "param", "moment1")?;
@@ -661,14 +701,14 @@ fn adam_common(
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, dd(param, &param.dims))?;
-    ctx.set_output(1, dd(m1, &param.dims))?;
-    ctx.set_output(2, dd(m2, &param.dims))?;
+    ctx.set_output(0, with_dtype_of(param, &param.dims))?;
+    ctx.set_output(1, with_dtype_of(m1, &param.dims))?;
+    ctx.set_output(2, with_dtype_of(m2, &param.dims))?;
     if with_max && amsgrad {
-        ctx.set_output(3, dd(m2, &param.dims))?;
+        ctx.set_output(3, with_dtype_of(m2, &param.dims))?;
     }
-    ctx.set_output(3 + o, same(b1p))?;
-    ctx.set_output(4 + o, same(b2p))?;
+    ctx.set_output(3 + o, dims_dtype_of(b1p))?;
+    ctx.set_output(4 + o, dims_dtype_of(b2p))?;
     if multi && master.is_some() {
         master_out(ctx, 5 + o, &param.dims, param.dtype)?;
     }
@@ -677,6 +717,7 @@ fn adam_common(
 
 /// `AdadeltaInferMeta(param, grad, avg_squared_grad, avg_squared_update, learning_rate,
 /// master_param, rho, epsilon, multi_precision)`.
+#[infer_meta]
 pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -692,9 +733,9 @@ pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, dd(asg, &param.dims))?;
-    ctx.set_output(2, dd(asu, &param.dims))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, with_dtype_of(asg, &param.dims))?;
+    ctx.set_output(2, with_dtype_of(asu, &param.dims))?;
     if multi && master.is_some() {
         master_out(ctx, 3, &param.dims, param.dtype)?;
     }
@@ -703,6 +744,7 @@ pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdagradInferMeta(param, grad, moment, learning_rate, master_param, epsilon,
 /// multi_precision)`.
+#[infer_meta]
 pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let moment = ctx.tensor(2)?;
@@ -714,8 +756,8 @@ pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, dd(moment, &param.dims))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
     if multi && master.is_some() {
         master_out(ctx, 2, &param.dims, param.dtype)?;
     }
@@ -724,6 +766,7 @@ pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `AdamaxInferMeta(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param,
 /// beta1, beta2, epsilon, multi_precision)`.
+#[infer_meta]
 pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -742,9 +785,9 @@ pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, dd(moment, &param.dims))?;
-    ctx.set_output(2, dd(inf_norm, &param.dims))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
+    ctx.set_output(2, with_dtype_of(inf_norm, &param.dims))?;
     if multi && master.is_some() {
         master_out(ctx, 3, &param.dims, param.dtype)?;
     }
@@ -752,15 +795,16 @@ pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `ASGDInferMeta(param, grad, learning_rate, d, y, n, master_param, multi_precision)`.
+#[infer_meta(name = "ASGDInferMeta")]
 pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let d = ctx.tensor(3)?;
     let y = ctx.tensor(4)?;
     let master = ctx.opt_tensor(6)?;
     let multi = ctx.bool(7)?;
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, same(d))?;
-    ctx.set_output(2, same(y))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, dims_dtype_of(d))?;
+    ctx.set_output(2, dims_dtype_of(y))?;
     if let (true, Some(m)) = (multi, master) {
         master_out(ctx, 3, &m.dims, m.dtype)?;
     }
@@ -769,15 +813,16 @@ pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `RpropInferMeta(param, grad, prev, learning_rate, master_param, learning_rate_range, etas,
 /// multi_precision)`.
+#[infer_meta]
 pub fn rprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let prev = ctx.tensor(2)?;
     let lr = ctx.tensor(3)?;
     let master = ctx.opt_tensor(4)?;
     let multi = ctx.bool(7)?;
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, same(prev))?;
-    ctx.set_output(2, same(lr))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, dims_dtype_of(prev))?;
+    ctx.set_output(2, dims_dtype_of(lr))?;
     if let (true, Some(m)) = (multi, master) {
         master_out(ctx, 3, &m.dims, m.dtype)?;
     }
@@ -785,6 +830,7 @@ pub fn rprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 }
 
 /// `DecayedAdagradInferMeta(param, grad, moment, learning_rate, decay, epsilon)`.
+#[infer_meta]
 pub fn decayed_adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(1)?;
@@ -794,12 +840,13 @@ pub fn decayed_adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     need_one_element(lr, "learning_rate")?;
     need_same_dims(param, grad, "param", "grad")?;
     need_same_dims(param, moment, "param", "moment")?;
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, same(param))
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, dims_dtype_of(param))
 }
 
 /// `FtrlInferMeta(param, squared_accumulator, linear_accumulator, grad, learning_rate, l1, l2,
 /// lr_power)`.
+#[infer_meta]
 pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let grad = ctx.tensor(3)?;
@@ -808,7 +855,7 @@ pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
     need_one_element(lr, "learning_rate")?;
     for j in 0..3 {
-        ctx.set_output(j, same(param))?;
+        ctx.set_output(j, dims_dtype_of(param))?;
     }
     Ok(())
 }
@@ -816,6 +863,7 @@ pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `LambInferMeta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
 /// master_param, skip_update, weight_decay, beta1, beta2, epsilon, always_adapt,
 /// multi_precision)`: `param_out` gets dims only (float32 dtype, as in Paddle).
+#[infer_meta]
 pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let lr = ctx.tensor(2)?;
@@ -832,7 +880,7 @@ pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             p >= 1,
             "{n} must hold at least one element, got dims {}",
-            fd(&t.dims)
+            fmt_dims(&t.dims)
         );
     }
     need_same_dims(param, m1, "param", "moment1")?;
@@ -840,11 +888,11 @@ pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, Out::new().dims(&param.dims).get())?;
-    ctx.set_output(1, dd(m1, &param.dims))?;
-    ctx.set_output(2, dd(m2, &param.dims))?;
-    set_opt(ctx, 3, same(b1p))?;
-    set_opt(ctx, 4, same(b2p))?;
+    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
+    ctx.set_output(1, with_dtype_of(m1, &param.dims))?;
+    ctx.set_output(2, with_dtype_of(m2, &param.dims))?;
+    set_opt(ctx, 3, dims_dtype_of(b1p))?;
+    set_opt(ctx, 4, dims_dtype_of(b2p))?;
     if multi && master.is_some() {
         master_out(ctx, 5, &param.dims, param.dtype)?;
     }
@@ -869,12 +917,12 @@ fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> 
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, same(param))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
     for (j, state) in states.into_iter().enumerate() {
-        ctx.set_output(1 + j, same(state))?;
+        ctx.set_output(1 + j, dims_dtype_of(state))?;
     }
-    ctx.set_output(4, dd(m1, &param.dims))?;
-    ctx.set_output(5, dd(m2, &param.dims))?;
+    ctx.set_output(4, with_dtype_of(m1, &param.dims))?;
+    ctx.set_output(5, with_dtype_of(m2, &param.dims))?;
     if multi && master.is_some() {
         master_out(ctx, 6, &param.dims, param.dtype)?;
     }
@@ -883,18 +931,21 @@ fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> 
 
 /// `NAdamInferMeta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product,
 /// moment1, moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision)`.
+#[infer_meta(name = "NAdamInferMeta")]
 pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     param_states_moments_infer_meta(ctx, 13)
 }
 
 /// `RAdamInferMeta(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2,
 /// master_param, beta1, beta2, epsilon, multi_precision)`.
+#[infer_meta(name = "RAdamInferMeta")]
 pub fn radam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     param_states_moments_infer_meta(ctx, 12)
 }
 
 /// `RmspropInferMeta(param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
 /// epsilon, decay, momentum, centered, multi_precision)`.
+#[infer_meta]
 pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let param = ctx.tensor(0)?;
     let ms = ctx.tensor(1)?;
@@ -910,12 +961,12 @@ pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if let Some(m) = master {
         need_same_dims(param, m, "param", "master_param")?;
     }
-    ctx.set_output(0, same(param))?;
-    ctx.set_output(1, dd(moment, &param.dims))?;
-    ctx.set_output(2, dd(ms, &param.dims))?;
+    ctx.set_output(0, dims_dtype_of(param))?;
+    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
+    ctx.set_output(2, with_dtype_of(ms, &param.dims))?;
     if centered {
         let mg = mean_grad.ok_or_else(|| err("centered rmsprop needs mean_grad"))?;
-        ctx.set_output(3, dd(mg, &param.dims))?;
+        ctx.set_output(3, with_dtype_of(mg, &param.dims))?;
     }
     if multi && master.is_some() {
         master_out(ctx, 4, &param.dims, param.dtype)?;
@@ -926,14 +977,15 @@ pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `AverageAccumulatesInferMeta(param, in_sum_1, in_sum_2, in_sum_3, in_num_accumulates,
 /// in_old_num_accumulates, in_num_updates, average_window, max_average_window,
 /// min_average_window)`.
+#[infer_meta]
 pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for j in 0..3 {
         let s = ctx.tensor(1 + j)?;
-        ctx.set_output(j, same(s))?;
+        ctx.set_output(j, dims_dtype_of(s))?;
     }
     for j in 3..6 {
         let s = ctx.tensor(1 + j)?;
-        ctx.set_output(j, Out::new().dims(&[1]).dtype(s.dtype).get())?;
+        ctx.set_output(j, MetaBuilder::new().dims(&[1]).dtype(s.dtype).build())?;
     }
     Ok(())
 }
@@ -943,6 +995,7 @@ pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `BilinearInferMeta(x, y, weight, bias)`: `[batch, weight[0]]`.
+#[infer_meta]
 pub fn bilinear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -955,37 +1008,37 @@ pub fn bilinear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             x.dims[0] == y.dims[0],
             "x {} and y {} must have the same batch size",
-            fd(&x.dims),
-            fd(&y.dims)
+            fmt_dims(&x.dims),
+            fmt_dims(&y.dims)
         );
     }
     ensure_meta!(
         x.dims[1] == w.dims[1],
         "x {} dim 1 must equal weight {} dim 1",
-        fd(&x.dims),
-        fd(&w.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&w.dims)
     );
     ensure_meta!(
         y.dims[1] == w.dims[2],
         "y {} dim 1 must equal weight {} dim 2",
-        fd(&y.dims),
-        fd(&w.dims)
+        fmt_dims(&y.dims),
+        fmt_dims(&w.dims)
     );
     if let Some(b) = bias {
         need_rank(b, 2, "bias")?;
         ensure_meta!(
             b.dims[0] == 1,
             "bias must be a row vector [1, n], got {}",
-            fd(&b.dims)
+            fmt_dims(&b.dims)
         );
         ensure_meta!(
             b.dims[1] == w.dims[0],
             "bias {} dim 1 must equal weight {} dim 0",
-            fd(&b.dims),
-            fd(&w.dims)
+            fmt_dims(&b.dims),
+            fmt_dims(&w.dims)
         );
     }
-    ctx.set_output(0, ddl(x, &[x.dims[0], w.dims[0]]))
+    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], w.dims[0]]))
 }
 
 fn conv_output_size(input: i64, k: i64, dilation: i64, pad: i64, stride: i64) -> Res<i64> {
@@ -1001,6 +1054,7 @@ fn conv_output_size(input: i64, k: i64, dilation: i64, pad: i64, stride: i64) ->
 
 /// `DeformableConvInferMeta(x, offset, filter, mask, strides, paddings, dilations,
 /// deformable_groups, groups, im2col_step)`.
+#[infer_meta]
 pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let f = ctx.tensor(2)?;
@@ -1016,18 +1070,18 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         strides.len() == 2,
         "strides {} must have 2 values for a 4-D input",
-        fd(&strides)
+        fmt_dims(&strides)
     );
     ensure_meta!(
         paddings.len() == strides.len(),
         "paddings {} and strides {} must have the same length",
-        fd(&paddings),
-        fd(&strides)
+        fmt_dims(&paddings),
+        fmt_dims(&strides)
     );
     ensure_meta!(
         dilations.len() >= 2,
         "dilations {} must have 2 values",
-        fd(&dilations)
+        fmt_dims(&dilations)
     );
     if fdm[1] != -1 && xd[1] != -1 {
         ensure_meta!(
@@ -1081,13 +1135,14 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "the number of filters {} must be divisible by deformable_groups {dg}",
         out[1]
     );
-    ctx.set_output(0, dd(x, &out))
+    ctx.set_output(0, with_dtype_of(x, &out))
 }
 
 /// `InterpolateInferMeta(x, out_size, size_tensor, scale_tensor, data_format, out_d, out_h,
 /// out_w, scale, interp_method, align_corners, align_mode)` at compile time: spatial sizes from
 /// `size_tensor`'s attributes, from `scale` (rounded down, -1 when unknown) or from
 /// `out_d/out_h/out_w`; a `scale_tensor` gives -1.
+#[infer_meta]
 pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let size_tensor = ctx.opt_tensors(2)?;
@@ -1101,7 +1156,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         (3..=5).contains(&n),
         "interpolate input must be 3-D, 4-D or 5-D, got {}",
-        fd(xd)
+        fmt_dims(xd)
     );
     let sp = n - 2;
     let allowed: &[&str] = match sp {
@@ -1115,7 +1170,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let nchw = layout_is_nchw(&fmt)?;
     for (i, &d) in xd.iter().enumerate().skip(2) {
-        ensure_meta!(d != 0, "dimension {i} of x {} must not be 0", fd(xd));
+        ensure_meta!(d != 0, "dimension {i} of x {} must not be 0", fmt_dims(xd));
     }
     let attrs = [od, oh, ow];
     let attr_sizes = &attrs[3 - sp..];
@@ -1135,7 +1190,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             s.rank() <= 1,
             "scale_tensor must be 0-D or 1-D, got {}",
-            fd(&s.dims)
+            fmt_dims(&s.dims)
         );
         if s.rank() == 1 {
             let ok = if sp == 1 {
@@ -1146,7 +1201,7 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 ok,
                 "scale_tensor {} must hold 1 or {sp} values",
-                fd(&s.dims)
+                fmt_dims(&s.dims)
             );
         }
         vec![-1; sp]
@@ -1175,11 +1230,12 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         out.extend_from_slice(&sizes);
         out.push(xd[n - 1]);
     }
-    ctx.set_output(0, dd(x, &out))
+    ctx.set_output(0, with_dtype_of(x, &out))
 }
 
 /// `PsroiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
 /// spatial_scale)`: `[num_rois, output_channels, pooled_height, pooled_width]`.
+#[infer_meta]
 pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let rois = ctx.tensor(1)?;
@@ -1193,7 +1249,7 @@ pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rois.dims[1] == 4,
         "boxes must have shape [num_rois, 4], got {}",
-        fd(&rois.dims)
+        fmt_dims(&rois.dims)
     );
     if let Some(r) = rois_num {
         need_rank(r, 1, "boxes_num")?;
@@ -1208,11 +1264,12 @@ pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(pw > 0, "pooled_width must be positive, got {pw}");
     ensure_meta!(oc > 1, "output_channels must be greater than 1, got {oc}");
     ensure_meta!(ss > 0.0, "spatial_scale must be positive, got {ss}");
-    ctx.set_output(0, dd(x, &[rois.dims[0], oc, ph, pw]))
+    ctx.set_output(0, with_dtype_of(x, &[rois.dims[0], oc, ph, pw]))
 }
 
 /// `SigmoidCrossEntropyWithLogitsInferMeta(x, label, pos_weight, normalize, ignore_index)`:
 /// `out` like `x`; the shapes must match when fully known.
+#[infer_meta]
 pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1220,8 +1277,8 @@ pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) 
     ensure_meta!(
         x.rank() == label.rank(),
         "x {} and label {} must have the same rank",
-        fd(&x.dims),
-        fd(&label.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&label.dims)
     );
     if !has_unknown(&x.dims) && !has_unknown(&label.dims) {
         need_same_dims(x, label, "x", "label")?;
@@ -1230,16 +1287,17 @@ pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) 
             ensure_meta!(
                 w.rank() >= x.rank() && w.dims[..r] == label.dims[..r],
                 "pos_weight {} and label {} must have the same shape",
-                fd(&w.dims),
-                fd(&label.dims)
+                fmt_dims(&w.dims),
+                fmt_dims(&label.dims)
             );
         }
     }
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `YoloLossInferMeta(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
 /// ignore_thresh, downsample_ratio, use_label_smooth, scale_x_y)`.
+#[infer_meta]
 pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let gt_box = ctx.tensor(1)?;
@@ -1255,31 +1313,31 @@ pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         xd[2] == xd[3],
         "x {} must have equal height and width",
-        fd(xd)
+        fmt_dims(xd)
     );
     ensure_meta!(
         xd[1] == mul(mask_num, add(5, class_num)),
         "x {} dim 1 must be anchor_mask count {mask_num} × (5 + class_num {class_num})",
-        fd(xd)
+        fmt_dims(xd)
     );
     need_rank(gt_box, 3, "gt_box")?;
     ensure_meta!(
         gt_box.dims[2] == 4,
         "gt_box {} dim 2 must be 4",
-        fd(&gt_box.dims)
+        fmt_dims(&gt_box.dims)
     );
     need_rank(gt_label, 2, "gt_label")?;
     ensure_meta!(
         gt_label.dims[..] == gt_box.dims[..2],
         "gt_label {} must match gt_box {} in dims 0 and 1",
-        fd(&gt_label.dims),
-        fd(&gt_box.dims)
+        fmt_dims(&gt_label.dims),
+        fmt_dims(&gt_box.dims)
     );
     ensure_meta!(!anchors.is_empty(), "anchors must not be empty");
     ensure_meta!(
         anchors.len() % 2 == 0,
         "anchors {} must have an even length",
-        fd(&anchors)
+        fmt_dims(&anchors)
     );
     for &m in &mask {
         ensure_meta!(
@@ -1293,61 +1351,77 @@ pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             s.dims[..] == gt_box.dims[..2],
             "gt_score {} must match gt_box {} in dims 0 and 1",
-            fd(&s.dims),
-            fd(&gt_box.dims)
+            fmt_dims(&s.dims),
+            fmt_dims(&gt_box.dims)
         );
     }
-    ctx.set_output(0, dd(x, &[xd[0]]))?;
-    ctx.set_output(1, dd(x, &[xd[0], mask_num, xd[2], xd[3]]))?;
-    ctx.set_output(2, dd(x, &[gt_box.dims[0], gt_box.dims[1]]))
+    ctx.set_output(0, with_dtype_of(x, &[xd[0]]))?;
+    ctx.set_output(1, with_dtype_of(x, &[xd[0], mask_num, xd[2], xd[3]]))?;
+    ctx.set_output(2, with_dtype_of(x, &[gt_box.dims[0], gt_box.dims[1]]))
 }
 
 /// `YoloBoxPostInferMeta(...)`: float32 `[1, 6]` and int32 `[batch]`.
+#[infer_meta]
 pub fn yolo_box_post_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let image_shape = ctx.tensor(3)?;
-    let batch = at(&image_shape.dims, 0, "image_shape")?;
-    ctx.set_output(0, Out::new().dims(&[1, 6]).dtype(DataType::Float32).get())?;
-    ctx.set_output(1, Out::new().dims(&[batch]).dtype(DataType::Int32).get())
+    let batch = dim_at(&image_shape.dims, 0, "image_shape")?;
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&[1, 6])
+            .dtype(DataType::Float32)
+            .build(),
+    )?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new()
+            .dims(&[batch])
+            .dtype(DataType::Int32)
+            .build(),
+    )
 }
 
 /// `WarpctcInferMeta(logits, label, logits_length, labels_length, blank, norm_by_times)`.
+#[infer_meta]
 pub fn warpctc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let logits = ctx.tensor(0)?;
     let ll = ctx.opt_tensor(2)?;
     let lbl = ctx.opt_tensor(3)?;
     let blank = ctx.int(4)?;
     let d = &logits.dims;
-    ensure_meta!(product(d) != 0, "logits {} must not be empty", fd(d));
+    ensure_meta!(product(d) != 0, "logits {} must not be empty", fmt_dims(d));
     let (max_len, num_seq, width) = if ll.is_some() && lbl.is_some() {
         need_rank(logits, 3, "logits")?;
         (d[0], d[1], d[2])
     } else {
-        let d0 = at(d, 0, "logits")?;
+        let d0 = dim_at(d, 0, "logits")?;
         (-1, -1, div(product(d), d0, "logits dim 0")?)
     };
     ensure_meta!(
         blank >= 0 && blank < width,
         "blank {blank} must lie in [0, {width}), the sequence width"
     );
-    ctx.set_output(0, dd(logits, &[num_seq, 1]))?;
-    ctx.set_output(1, dd(logits, &[max_len, num_seq, width]))
+    ctx.set_output(0, with_dtype_of(logits, &[num_seq, 1]))?;
+    ctx.set_output(1, with_dtype_of(logits, &[max_len, num_seq, width]))
 }
 
 /// `WarprnntInferMeta(input, label, input_lengths, label_lengths, blank, fastemit_lambda)`.
+#[infer_meta]
 pub fn warprnnt_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let blank = ctx.int(4)?;
-    let d3 = at(&input.dims, 3, "input")?;
+    let d3 = dim_at(&input.dims, 3, "input")?;
     ensure_meta!(
         blank >= 0 && blank < d3,
         "blank {blank} must lie in [0, {d3})"
     );
-    ctx.set_output(0, dd(input, &[input.dims[0]]))?;
-    ctx.set_output(1, same(input))
+    ctx.set_output(0, with_dtype_of(input, &[input.dims[0]]))?;
+    ctx.set_output(1, dims_dtype_of(input))
 }
 
 /// `EditDistanceInferMeta(hyps, refs, hypslength, refslength, normalized)`: `sequencenum`
 /// float32 `[1]`, `out` float32 with `refs`' dims.
+#[infer_meta]
 pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let hyps = ctx.tensor(0)?;
     let refs = ctx.tensor(1)?;
@@ -1358,35 +1432,45 @@ pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             h.len() == 2 && r.len() == 2 && h[0] == r[0],
             "hyps {} and refs {} must be 2-D with the same dim 0",
-            fd(h),
-            fd(r)
+            fmt_dims(h),
+            fmt_dims(r)
         );
-        let a = at(&hl.dims, 0, "hypslength")?;
-        let b = at(&rl.dims, 0, "refslength")?;
+        let a = dim_at(&hl.dims, 0, "hypslength")?;
+        let b = dim_at(&rl.dims, 0, "refslength")?;
         ensure_meta!(
             a == b && a == h[0],
             "hypslength {}, refslength {} and hyps {} must share dim 0",
-            fd(&hl.dims),
-            fd(&rl.dims),
-            fd(h)
+            fmt_dims(&hl.dims),
+            fmt_dims(&rl.dims),
+            fmt_dims(h)
         );
     } else {
         ensure_meta!(
             h.len() == 2 && h[1] == 1,
             "hyps must be [N, 1], got {}",
-            fd(h)
+            fmt_dims(h)
         );
         ensure_meta!(
             r.len() == 2 && r[1] == 1,
             "refs must be [N, 1], got {}",
-            fd(r)
+            fmt_dims(r)
         );
     }
-    ctx.set_output(0, Out::new().dims(&[1]).dtype(DataType::Float32).get())?;
-    ctx.set_output(1, Out::new().dims(r).dtype(DataType::Float32).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new()
+            .dims(&[1])
+            .dtype(DataType::Float32)
+            .build(),
+    )?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new().dims(r).dtype(DataType::Float32).build(),
+    )
 }
 
 /// `CrfDecodingInferMeta(emission, transition, label, length)`.
+#[infer_meta]
 pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let e = ctx.tensor(0)?;
     let t = ctx.tensor(1)?;
@@ -1398,15 +1482,15 @@ pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         sub(t.dims[0], 2) == t.dims[1],
         "transition must have shape [D + 2, D], got {}",
-        fd(&t.dims)
+        fmt_dims(&t.dims)
     );
     let el = e.dims[e.rank() - 1];
     if el > 0 && t.dims[1] > 0 {
         ensure_meta!(
             el == t.dims[1],
             "the last dim of emission {} must equal the tag number of transition {}",
-            fd(&e.dims),
-            fd(&t.dims)
+            fmt_dims(&e.dims),
+            fmt_dims(&t.dims)
         );
     }
     if let Some(l) = label {
@@ -1416,13 +1500,17 @@ pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         } else {
             (ld.len() == 2 && ld[1] == 1) || ld.len() == 1
         };
-        ensure_meta!(ok, "label {} has an invalid shape for this mode", fd(ld));
+        ensure_meta!(
+            ok,
+            "label {} has an invalid shape for this mode",
+            fmt_dims(ld)
+        );
         if e.dims[0] > 0 && ld[0] > 0 {
             ensure_meta!(
                 e.dims[0] == ld[0],
                 "emission {} and label {} must share dim 0",
-                fd(&e.dims),
-                fd(ld)
+                fmt_dims(&e.dims),
+                fmt_dims(ld)
             );
         }
     }
@@ -1431,11 +1519,12 @@ pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         [e.dims[0], 1]
     };
-    ctx.set_output(0, Out::new().lod(e).dims(&d).dtype(e.dtype).get())
+    ctx.set_output(0, MetaBuilder::new().lod(e).dims(&d).dtype(e.dtype).build())
 }
 
 /// `ChunkEvalInferMeta(inference, label, seq_length, num_chunk_types, chunk_scheme,
 /// excluded_chunk_types)`: float32 precision/recall/f1 and int64 counts, all `[1]`.
+#[infer_meta]
 pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let inf = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1446,12 +1535,12 @@ pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             (d.len() == 3 && d[2] == 1) || d.len() == 2,
             "with seq_length, inference must be [batch, bucket] or [batch, bucket, 1], got {}",
-            fd(d)
+            fmt_dims(d)
         );
         ensure_meta!(
             s.rank() <= 2,
             "seq_length must have rank ≤ 2, got {}",
-            fd(&s.dims)
+            fmt_dims(&s.dims)
         );
     }
     for j in 0..6 {
@@ -1460,13 +1549,14 @@ pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         } else {
             DataType::Int64
         };
-        ctx.set_output(j, Out::new().dims(&[1]).dtype(t).get())?;
+        ctx.set_output(j, MetaBuilder::new().dims(&[1]).dtype(t).build())?;
     }
     Ok(())
 }
 
 /// `DetectionMapInferMeta(...)`: only `m_ap` gets dims `[1]` (the accumulators are left as
 /// Paddle leaves them).
+#[infer_meta]
 pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let det = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
@@ -1477,14 +1567,14 @@ pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         det.dims[1] == 6,
         "detect_res must be [N, 6], got {}",
-        fd(&det.dims)
+        fmt_dims(&det.dims)
     );
     need_rank(label, 2, "label")?;
     if label.dims[1] > 0 {
         ensure_meta!(
             label.dims[1] == 6 || label.dims[1] == 5,
             "label must be [N, 6] or [N, 5], got {}",
-            fd(&label.dims)
+            fmt_dims(&label.dims)
         );
     }
     if pos_count.is_some() {
@@ -1497,27 +1587,32 @@ pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             "false_pos is needed when pos_count is given"
         );
     }
-    ctx.set_output(3, Out::new().dims(&[1]).get())
+    ctx.set_output(3, MetaBuilder::new().dims(&[1]).build())
 }
 
 /// `AucInferMeta(x, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds,
 /// slide_steps)`: int64 `auc` 0-D and int64 statistics.
+#[infer_meta]
 pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
     let nt = ctx.int(6)?;
     let slide = if ctx.num_args() > 7 { ctx.int(7)? } else { 1 };
     need_rank_ge(x, 2, "x (predictions)")?;
-    ensure_meta!(product(&x.dims) != 0, "x {} must not be empty", fd(&x.dims));
+    ensure_meta!(
+        product(&x.dims) != 0,
+        "x {} must not be empty",
+        fmt_dims(&x.dims)
+    );
     ensure_meta!(
         product(&label.dims) != 0,
         "label {} must not be empty",
-        fd(&label.dims)
+        fmt_dims(&label.dims)
     );
     let buckets = add(nt, 1);
     ensure_meta!(buckets >= 1, "num_thresholds must be at least 0, got {nt}");
     ensure_meta!(slide >= 0, "slide_steps must be non-negative, got {slide}");
-    let i64d = |d: &[i64]| Out::new().dims(d).dtype(DataType::Int64).get();
+    let i64d = |d: &[i64]| MetaBuilder::new().dims(d).dtype(DataType::Int64).build();
     ctx.set_output(0, i64d(&[]))?;
     let stat: Vec<i64> = if slide != 0 {
         vec![add(mul(add(1, slide), buckets), 1)]
@@ -1530,17 +1625,19 @@ pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BeamSearchInferMeta(pre_ids, pre_scores, ids, scores, level, beam_size, end_id,
 /// is_accumulated)`.
+#[infer_meta]
 pub fn beam_search_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let pre_ids = ctx.tensor(0)?;
     let pre_scores = ctx.tensor(1)?;
-    let d0 = at(&pre_ids.dims, 0, "pre_ids")?;
-    ctx.set_output(0, same(pre_ids))?;
-    ctx.set_output(1, same(pre_scores))?;
-    set_opt(ctx, 2, dd(pre_ids, &[d0]))
+    let d0 = dim_at(&pre_ids.dims, 0, "pre_ids")?;
+    ctx.set_output(0, dims_dtype_of(pre_ids))?;
+    ctx.set_output(1, dims_dtype_of(pre_scores))?;
+    set_opt(ctx, 2, with_dtype_of(pre_ids, &[d0]))
 }
 
 /// `FakeChannelWiseDequantizeMaxAbsInferMeta(x, scales, quant_bits, quant_axis,
 /// x_num_col_dims)`: `out` like `x`.
+#[infer_meta]
 pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let axis = ctx.int(3)?;
@@ -1553,11 +1650,12 @@ pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_
         cols != 0,
         "x_num_col_dims must be larger than 0, got {cols}"
     );
-    ctx.set_output(0, same_lod(x))
+    ctx.set_output(0, dims_dtype_lod_of(x))
 }
 
 /// `FakeQuantOrWithDequantMovingAverageAbsMaxInferMeta(x, in_scale, in_accum, in_state,
 /// moving_rate, bit_length, is_test, round_type)`.
+#[infer_meta]
 pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
     ctx: &mut InferMetaCtx<'_>,
 ) -> R {
@@ -1567,20 +1665,21 @@ pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
         (1..=16).contains(&bits),
         "bit_length must be in [1, 16], got {bits}"
     );
-    ctx.set_output(0, Out::new().dims(&x.dims).lod(x).get())?;
-    ctx.set_output(1, Out::new().dims(&[1]).get())?;
-    set_opt(ctx, 2, Out::new().dims(&[1]).get())?;
-    set_opt(ctx, 3, Out::new().dims(&[1]).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+    ctx.set_output(1, MetaBuilder::new().dims(&[1]).build())?;
+    set_opt(ctx, 2, MetaBuilder::new().dims(&[1]).build())?;
+    set_opt(ctx, 3, MetaBuilder::new().dims(&[1]).build())
 }
 
 /// `GenerateProposalsV2InferMeta(...)`: `[-1, 4]` rois, `[-1, 1]` probabilities and
 /// `[batch]` counts.
+#[infer_meta]
 pub fn generate_proposals_v2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let scores = ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dims(&[-1, 4]).get())?;
-    ctx.set_output(1, Out::new().dims(&[-1, 1]).get())?;
-    let b = at(&scores.dims, 0, "scores")?;
-    set_opt(ctx, 2, Out::new().dims(&[b]).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[-1, 4]).build())?;
+    ctx.set_output(1, MetaBuilder::new().dims(&[-1, 1]).build())?;
+    let b = dim_at(&scores.dims, 0, "scores")?;
+    set_opt(ctx, 2, MetaBuilder::new().dims(&[b]).build())
 }
 
 fn graph_index_check(d: &[i64], name: &str) -> R {
@@ -1588,15 +1687,16 @@ fn graph_index_check(d: &[i64], name: &str) -> R {
         ensure_meta!(
             d[1] == 1,
             "{name} {} must have last dim 1 when it is 2-D",
-            fd(d)
+            fmt_dims(d)
         );
     } else {
-        ensure_meta!(d.len() == 1, "{name} {} must be 1-D or [N, 1]", fd(d));
+        ensure_meta!(d.len() == 1, "{name} {} must be 1-D or [N, 1]", fmt_dims(d));
     }
     Ok(())
 }
 
 /// `GraphKhopSamplerInferMeta(row, colptr, x, eids, sample_sizes, return_eids)`.
+#[infer_meta]
 pub fn graph_khop_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1611,16 +1711,23 @@ pub fn graph_khop_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if ret {
         let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
         graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(4, dd(row, &[-1]))?;
+        ctx.set_output(4, with_dtype_of(row, &[-1]))?;
     }
-    ctx.set_output(0, dd(row, &[-1, 1]))?;
-    ctx.set_output(1, dd(row, &[-1, 1]))?;
-    ctx.set_output(2, Out::new().dims(&[-1]).dtype(DataType::Int32).get())?;
-    ctx.set_output(3, same(x))
+    ctx.set_output(0, with_dtype_of(row, &[-1, 1]))?;
+    ctx.set_output(1, with_dtype_of(row, &[-1, 1]))?;
+    ctx.set_output(
+        2,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::Int32)
+            .build(),
+    )?;
+    ctx.set_output(3, dims_dtype_of(x))
 }
 
 /// `GraphSampleNeighborsInferMeta(row, colptr, x, eids, perm_buffer, sample_size, return_eids,
 /// flag_perm_buffer)`.
+#[infer_meta]
 pub fn graph_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1635,18 +1742,25 @@ pub fn graph_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if ret {
         let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
         graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(2, dd(row, &[-1]))?;
+        ctx.set_output(2, with_dtype_of(row, &[-1]))?;
     }
     if flag {
         let p = perm.ok_or_else(|| err("flag_perm_buffer needs perm_buffer"))?;
         graph_index_check(&p.dims, "perm_buffer")?;
     }
-    ctx.set_output(0, dd(row, &[-1]))?;
-    ctx.set_output(1, Out::new().dims(&[-1]).dtype(DataType::Int32).get())
+    ctx.set_output(0, with_dtype_of(row, &[-1]))?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::Int32)
+            .build(),
+    )
 }
 
 /// `WeightedSampleNeighborsInferMeta(row, colptr, edge_weight, input_nodes, eids, sample_size,
 /// return_eids)`.
+#[infer_meta]
 pub fn weighted_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let row = ctx.tensor(0)?;
     let col = ctx.tensor(1)?;
@@ -1661,13 +1775,20 @@ pub fn weighted_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if ret {
         let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
         graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(2, dd(row, &[-1]))?;
+        ctx.set_output(2, with_dtype_of(row, &[-1]))?;
     }
-    ctx.set_output(0, dd(row, &[-1]))?;
-    ctx.set_output(1, Out::new().dims(&[-1]).dtype(DataType::Int32).get())
+    ctx.set_output(0, with_dtype_of(row, &[-1]))?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new()
+            .dims(&[-1])
+            .dtype(DataType::Int32)
+            .build(),
+    )
 }
 
 /// `GraphReindexInferMeta(x, neighbors, count, hashtable_value, hashtable_index)`.
+#[infer_meta]
 pub fn graph_reindex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let nb = ctx.tensor(1)?;
@@ -1681,9 +1802,9 @@ pub fn graph_reindex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         graph_index_check(&v.dims, "HashTable_Value")?;
         graph_index_check(&i.dims, "HashTable_Index")?;
     }
-    ctx.set_output(0, dd(nb, &[-1]))?;
-    ctx.set_output(1, dd(nb, &[-1]))?;
-    ctx.set_output(2, dd(x, &[-1]))
+    ctx.set_output(0, with_dtype_of(nb, &[-1]))?;
+    ctx.set_output(1, with_dtype_of(nb, &[-1]))?;
+    ctx.set_output(2, with_dtype_of(x, &[-1]))
 }
 
 fn send_index_check(src: &TensorMeta, dst: &TensorMeta) -> R {
@@ -1703,6 +1824,7 @@ fn broadcast_tail(x: &[i64], y: &[i64]) -> Res<Vec<i64>> {
 
 /// `SendUERecvInferMeta(x, y, src_index, dst_index, message_op, reduce_op, out_size)`:
 /// `[-1] + broadcast(x[1:], y[1:])`; `dst_count` int32 `[-1]` for `MEAN`.
+#[infer_meta(name = "SendUERecvInferMeta")]
 pub fn send_ue_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1714,27 +1836,35 @@ pub fn send_ue_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             src.dims[0] == dst.dims[0],
             "src_index {} and dst_index {} must have the same shape",
-            fd(&src.dims),
-            fd(&dst.dims)
+            fmt_dims(&src.dims),
+            fmt_dims(&dst.dims)
         );
     }
-    let y0 = at(&y.dims, 0, "y")?;
+    let y0 = dim_at(&y.dims, 0, "y")?;
     ensure_meta!(
         y0 == src.dims[0],
         "y {} must have as many rows as src_index {}",
-        fd(&y.dims),
-        fd(&src.dims)
+        fmt_dims(&y.dims),
+        fmt_dims(&src.dims)
     );
     if reduce == "MEAN" {
-        set_opt(ctx, 1, Out::new().dims(&[-1]).dtype(DataType::Int32).get())?;
+        set_opt(
+            ctx,
+            1,
+            MetaBuilder::new()
+                .dims(&[-1])
+                .dtype(DataType::Int32)
+                .build(),
+        )?;
     }
     let mut d = vec![-1];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `SendUVInferMeta(x, y, src_index, dst_index, message_op)`:
 /// `[src_index[0]] + broadcast(x[1:], y[1:])`.
+#[infer_meta(name = "SendUVInferMeta")]
 pub fn send_uv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let y = ctx.tensor(1)?;
@@ -1745,32 +1875,34 @@ pub fn send_uv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             src.dims[0] == dst.dims[0],
             "src_index {} and dst_index {} must have the same shape",
-            fd(&src.dims),
-            fd(&dst.dims)
+            fmt_dims(&src.dims),
+            fmt_dims(&dst.dims)
         );
     }
     let mut d = vec![src.dims[0]];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `HSigmoidLossInferMeta(x, label, w, bias, path, code, num_classes, is_sparse)`: `out`
 /// `[batch, 1]`.
+#[infer_meta(name = "HSigmoidLossInferMeta")]
 pub fn hsigmoid_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let label = ctx.tensor(1)?;
-    let a = at(&x.dims, 0, "x")?;
-    let b = at(&label.dims, 0, "label")?;
+    let a = dim_at(&x.dims, 0, "x")?;
+    let b = dim_at(&label.dims, 0, "label")?;
     ensure_meta!(
         a == b,
         "x {} and label {} must share dim 0",
-        fd(&x.dims),
-        fd(&label.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&label.dims)
     );
-    ctx.set_output(0, ddl(x, &[a, 1]))
+    ctx.set_output(0, with_dtype_lod_of(x, &[a, 1]))
 }
 
 /// `SparseAttentionInferMeta(q, k, v, offset, columns, key_padding_mask, attn_mask)`.
+#[infer_meta]
 pub fn sparse_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -1779,15 +1911,16 @@ pub fn sparse_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     need_rank(q, 4, "q")?;
     need_rank(k, 4, "k")?;
     need_rank(v, 4, "v")?;
-    let nnz = at(&columns.dims, 2, "columns")?;
+    let nnz = dim_at(&columns.dims, 2, "columns")?;
     let qd = &q.dims;
-    ctx.set_output(0, ddl(q, &[qd[0], qd[1], qd[2], qd[3]]))?;
-    ctx.set_output(1, Out::new().dims(&[qd[0], qd[1], nnz]).get())?;
-    ctx.set_output(2, Out::new().dims(&[qd[0], qd[1], nnz]).get())
+    ctx.set_output(0, with_dtype_lod_of(q, &[qd[0], qd[1], qd[2], qd[3]]))?;
+    ctx.set_output(1, MetaBuilder::new().dims(&[qd[0], qd[1], nnz]).build())?;
+    ctx.set_output(2, MetaBuilder::new().dims(&[qd[0], qd[1], nnz]).build())
 }
 
 /// `MemoryEfficientAttentionInferMeta(query, key, value, bias, ...)`: `[b, sq, h, dv]`,
 /// float32 `logsumexp` `[h, b]`, int64 `seed_and_offset` `[2]`.
+#[infer_meta]
 pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let q = ctx.tensor(0)?;
     let k = ctx.tensor(1)?;
@@ -1809,46 +1942,60 @@ pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         kd[1] == vd[1],
         "key and value need the same sequence length"
     );
-    let out = Out::new()
+    let out = MetaBuilder::new()
         .dims(&[qd[0], qd[1], qd[2], vd[3]])
         .lod(q)
         .dtype(q.dtype)
         .layout(q.layout);
-    ctx.set_output(0, out.get())?;
+    ctx.set_output(0, out.build())?;
     ctx.set_output(
         1,
-        Out::new()
+        MetaBuilder::new()
             .dims(&[qd[2], qd[0]])
             .dtype(DataType::Float32)
-            .get(),
+            .build(),
     )?;
-    ctx.set_output(2, Out::new().dims(&[2]).dtype(DataType::Int64).get())
+    ctx.set_output(
+        2,
+        MetaBuilder::new().dims(&[2]).dtype(DataType::Int64).build(),
+    )
 }
 
 /// `TopPSamplingInferMeta(x, ps, threshold, topp_seed, seed, k, mode)`.
+#[infer_meta]
 pub fn top_p_sampling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let k = ctx.int(5)?;
     let mode = str_arg(ctx, 6)?;
-    let bsz = at(&x.dims, 0, "x")?;
+    let bsz = dim_at(&x.dims, 0, "x")?;
     ensure_meta!(
         mode == "truncated" || mode == "non-truncated",
         "mode must be 'truncated' or 'non-truncated', got {mode:?}"
     );
-    ctx.set_output(0, dd(x, &[bsz, 1]))?;
-    ctx.set_output(1, Out::new().dims(&[bsz, 1]).dtype(DataType::Int64).get())?;
+    ctx.set_output(0, with_dtype_of(x, &[bsz, 1]))?;
+    ctx.set_output(
+        1,
+        MetaBuilder::new()
+            .dims(&[bsz, 1])
+            .dtype(DataType::Int64)
+            .build(),
+    )?;
     if k > 0 {
-        set_opt(ctx, 2, dd(x, &[bsz, k]))?;
+        set_opt(ctx, 2, with_dtype_of(x, &[bsz, k]))?;
         set_opt(
             ctx,
             3,
-            Out::new().dims(&[bsz, k]).dtype(DataType::Int64).get(),
+            MetaBuilder::new()
+                .dims(&[bsz, k])
+                .dtype(DataType::Int64)
+                .build(),
         )?;
     }
     Ok(())
 }
 
 /// `LLMInt8LinearInferMeta(x, weight, bias, weight_scale, threshold)`.
+#[infer_meta(name = "LLMInt8LinearInferMeta")]
 pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1859,7 +2006,7 @@ pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         xl == w.dims[1],
         "x's last dim {xl} must equal weight {} dim 1",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     ensure_meta!(
         w.dims[0] % 16 == 0,
@@ -1871,7 +2018,7 @@ pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "weight dim 1 {} must be divisible by 16",
         w.dims[1]
     );
-    let s0 = at(&ws.dims, 0, "weight_scale")?;
+    let s0 = dim_at(&ws.dims, 0, "weight_scale")?;
     ensure_meta!(
         s0 == w.dims[0],
         "weight_scale dim 0 {s0} must equal weight dim 0 {}",
@@ -1880,10 +2027,11 @@ pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mut d = x.dims.to_vec();
     let last = d.len() - 1;
     d[last] = w.dims[0];
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `WeightOnlyLinearInferMeta(x, weight, bias, weight_scale, weight_dtype, arch, group_size)`.
+#[infer_meta]
 pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -1895,7 +2043,7 @@ pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         gs == -1 || gs == 64 || gs == 128,
         "group_size must be -1, 64 or 128, got {gs}"
     );
-    let n = at(&ws.dims, if gs == -1 { 0 } else { 1 }, "weight_scale")?;
+    let n = dim_at(&ws.dims, if gs == -1 { 0 } else { 1 }, "weight_scale")?;
     ensure_meta!(
         wdt == "int8" || wdt == "int4",
         "weight_dtype must be 'int8' or 'int4', got {wdt:?}"
@@ -1941,24 +2089,29 @@ pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mut d = x.dims.to_vec();
     let last = d.len() - 1;
     d[last] = n;
-    ctx.set_output(0, dd(x, &d))
+    ctx.set_output(0, with_dtype_of(x, &d))
 }
 
 /// `FullWithTensorInferMeta(shape, dtype)`: dims from `shape` (`-1`s when it comes from a
 /// tensor), dtype `dtype`.
+#[infer_meta]
 pub fn full_with_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let shape = int_array(ctx, 0, "shape")?;
     let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+    ctx.set_output(
+        0,
+        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
+    )
 }
 
 /// `LogspaceInferMeta(start, stop, num, base, dtype)`: `[-1]` of `dtype`.
+#[infer_meta]
 pub fn logspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for (i, n) in [(0, "start"), (1, "stop"), (2, "num"), (3, "base")] {
         need_one_element(ctx.tensor(i)?, n)?;
     }
     let dtype = ctx.dtype(4)?;
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(dtype).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[-1]).dtype(dtype).build())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1966,6 +2119,7 @@ pub fn logspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `LSTMInferMeta(input, h0, c0, weight, bias, use_peepholes, is_reverse, is_test, ...)`.
+#[infer_meta(name = "LSTMInferMeta")]
 pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let h0 = ctx.opt_tensor(1)?;
@@ -2000,17 +2154,18 @@ pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         b.dims[1]
     );
     let out = [input.dims[0], frame];
-    ctx.set_output(0, ddl(input, &out))?;
-    ctx.set_output(1, ddl(input, &out))?;
+    ctx.set_output(0, with_dtype_lod_of(input, &out))?;
+    ctx.set_output(1, with_dtype_lod_of(input, &out))?;
     if !is_test {
-        set_opt(ctx, 2, Out::new().dims(&input.dims).get())?;
-        set_opt(ctx, 3, Out::new().dims(&out).get())?;
+        set_opt(ctx, 2, MetaBuilder::new().dims(&input.dims).build())?;
+        set_opt(ctx, 3, MetaBuilder::new().dims(&out).build())?;
     }
     Ok(())
 }
 
 /// `CudnnLSTMInferMeta(x, init_h, init_c, w, weight_list, sequence_length, dropout_prob,
 /// is_bidirec, hidden_size, num_layers, is_test, seed)`.
+#[infer_meta(name = "CudnnLSTMInferMeta")]
 pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let h = ctx.tensor(1)?;
@@ -2021,7 +2176,7 @@ pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     need_rank(x, 3, "x")?;
     need_rank(h, 3, "init_h")?;
     if let Some(s) = seq {
-        let s0 = at(&s.dims, 0, "sequence_length")?;
+        let s0 = dim_at(&s.dims, 0, "sequence_length")?;
         ensure_meta!(
             x.dims[1] == s0,
             "sequence_length {s0} must equal the batch size {}",
@@ -2031,21 +2186,22 @@ pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         x.dims[1] == h.dims[1],
         "x {} and init_h {} must share dim 1 (batch)",
-        fd(&x.dims),
-        fd(&h.dims)
+        fmt_dims(&x.dims),
+        fmt_dims(&h.dims)
     );
     need_same_dims(c, h, "init_c", "init_h")?;
     let mut d = x.dims.to_vec();
     d[2] = if bidirec { mul(hidden, 2) } else { hidden };
-    ctx.set_output(0, dd(x, &d))?;
-    ctx.set_output(1, dd(x, &c.dims))?;
-    ctx.set_output(2, dd(x, &h.dims))?;
-    ctx.set_output(3, Out::new().dtype(DataType::UInt8).get())?;
-    ctx.set_output(4, Out::new().dtype(DataType::UInt8).get())
+    ctx.set_output(0, with_dtype_of(x, &d))?;
+    ctx.set_output(1, with_dtype_of(x, &c.dims))?;
+    ctx.set_output(2, with_dtype_of(x, &h.dims))?;
+    ctx.set_output(3, MetaBuilder::new().dtype(DataType::UInt8).build())?;
+    ctx.set_output(4, MetaBuilder::new().dtype(DataType::UInt8).build())
 }
 
 /// `RnnInferMeta(x, pre_state, weight_list, sequence_length, dropout_prob, is_bidirec,
 /// input_size, hidden_size, num_layers, mode, seed, is_test)`.
+#[infer_meta]
 pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let pre = ctx.tensors(1)?;
@@ -2055,7 +2211,7 @@ pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mode = str_arg(ctx, 9)?;
     need_rank(x, 3, "x")?;
     if let Some(s) = seq {
-        let s0 = at(&s.dims, 0, "sequence_length")?;
+        let s0 = dim_at(&s.dims, 0, "sequence_length")?;
         ensure_meta!(
             x.dims[1] == s0,
             "sequence_length {s0} must equal the batch size {}",
@@ -2065,11 +2221,11 @@ pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let p0 = first(pre, "pre_state")?;
     need_rank(p0, 3, "pre_state[0]")?;
     for (i, p) in pre.iter().enumerate() {
-        let p1 = at(&p.dims, 1, "pre_state")?;
+        let p1 = dim_at(&p.dims, 1, "pre_state")?;
         ensure_meta!(
             x.dims[1] == p1,
             "pre_state[{i}] {} must have the batch size {} of x in dim 1",
-            fd(&p.dims),
+            fmt_dims(&p.dims),
             x.dims[1]
         );
         need_same_dims(p0, p, "pre_state[0]", "every pre_state")?;
@@ -2082,48 +2238,49 @@ pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let mut d = x.dims.to_vec();
     d[2] = if bidirec { mul(hidden, 2) } else { hidden };
-    ctx.set_output(0, dd(x, &d))?;
-    ctx.set_outputs(2, pre.iter().map(|p| dd(x, &p.dims)).collect())
+    ctx.set_output(0, with_dtype_of(x, &d))?;
+    ctx.set_outputs(2, pre.iter().map(|p| with_dtype_of(x, &p.dims)).collect())
 }
 
 /// `GruInferMeta(input, h0, weight, bias, activation, gate_activation, is_reverse, origin_mode,
 /// is_test)`.
+#[infer_meta]
 pub fn gru_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let h0 = ctx.opt_tensor(1)?;
     let w = ctx.tensor(2)?;
     let bias = ctx.opt_tensor(3)?;
     let is_test = ctx.bool(8)?;
-    let frame = at(&w.dims, 0, "weight")?;
-    let w1 = at(&w.dims, 1, "weight")?;
-    let in0 = at(&input.dims, 0, "input")?;
-    at(&input.dims, 1, "input")?;
+    let frame = dim_at(&w.dims, 0, "weight")?;
+    let w1 = dim_at(&w.dims, 1, "weight")?;
+    let in0 = dim_at(&input.dims, 0, "input")?;
+    dim_at(&input.dims, 1, "input")?;
     ensure_meta!(
         w1 == mul(frame, 3),
         "weight must be [frame, 3 × frame], got {}",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     if let Some(h) = h0 {
-        let h1 = at(&h.dims, 1, "h0")?;
+        let h1 = dim_at(&h.dims, 1, "h0")?;
         ensure_meta!(
             h1 == frame,
             "h0 width {h1} must equal the frame size {frame}"
         );
     }
     if let Some(b) = bias {
-        let (b0, b1) = (at(&b.dims, 0, "bias")?, at(&b.dims, 1, "bias")?);
+        let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
         ensure_meta!(
             b0 == 1 && b1 == mul(frame, 3),
             "bias must be [1, 3 × {frame}], got {}",
-            fd(&b.dims)
+            fmt_dims(&b.dims)
         );
     }
     if !is_test {
-        ctx.set_output(0, same(input))?;
-        ctx.set_output(1, dd(input, &[in0, frame]))?;
-        ctx.set_output(2, dd(input, &[in0, frame]))?;
+        ctx.set_output(0, dims_dtype_of(input))?;
+        ctx.set_output(1, with_dtype_of(input, &[in0, frame]))?;
+        ctx.set_output(2, with_dtype_of(input, &[in0, frame]))?;
     }
-    ctx.set_output(3, ddl(input, &[in0, frame]))
+    ctx.set_output(3, with_dtype_lod_of(input, &[in0, frame]))
 }
 
 /// The frame size of a GRU unit (`hidden_prev` dim 1), after checking `input` is
@@ -2135,9 +2292,9 @@ pub(crate) fn gru_unit_frame(
     w: &TensorMeta,
     bias: Option<&TensorMeta>,
 ) -> Res<i64> {
-    let isz = at(&input.dims, 1, "input")?;
-    let frame = at(&hp.dims, 1, "hidden_prev")?;
-    let (w0, w1) = (at(&w.dims, 0, "weight")?, at(&w.dims, 1, "weight")?);
+    let isz = dim_at(&input.dims, 1, "input")?;
+    let frame = dim_at(&hp.dims, 1, "hidden_prev")?;
+    let (w0, w1) = (dim_at(&w.dims, 0, "weight")?, dim_at(&w.dims, 1, "weight")?);
     if isz >= 0 {
         ensure_meta!(
             isz == mul(frame, 3),
@@ -2147,14 +2304,14 @@ pub(crate) fn gru_unit_frame(
     ensure_meta!(
         w0 == frame && w1 == mul(frame, 3),
         "weight must be [{frame}, 3 × {frame}], got {}",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     if let Some(b) = bias {
-        let (b0, b1) = (at(&b.dims, 0, "bias")?, at(&b.dims, 1, "bias")?);
+        let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
         ensure_meta!(
             b0 == 1 && b1 == mul(frame, 3),
             "bias must be [1, 3 × {frame}], got {}",
-            fd(&b.dims)
+            fmt_dims(&b.dims)
         );
     }
     Ok(frame)
@@ -2162,20 +2319,22 @@ pub(crate) fn gru_unit_frame(
 
 /// `GruUnitInferMeta(input, hidden_prev, weight, bias, activation, gate_activation,
 /// origin_mode)`.
+#[infer_meta]
 pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let input = ctx.tensor(0)?;
     let hp = ctx.tensor(1)?;
     let w = ctx.tensor(2)?;
     let bias = ctx.opt_tensor(3)?;
-    let batch = at(&input.dims, 0, "input")?;
+    let batch = dim_at(&input.dims, 0, "input")?;
     let frame = gru_unit_frame(input, hp, w, bias)?;
-    ctx.set_output(0, dd(input, &[batch, mul(frame, 3)]))?;
-    ctx.set_output(1, dd(input, &[batch, frame]))?;
-    ctx.set_output(2, dd(input, &[batch, frame]))
+    ctx.set_output(0, with_dtype_of(input, &[batch, mul(frame, 3)]))?;
+    ctx.set_output(1, with_dtype_of(input, &[batch, frame]))?;
+    ctx.set_output(2, with_dtype_of(input, &[batch, frame]))
 }
 
 /// `AttentionLstmInferMeta(x, c0, h0, attention_weight, attention_bias, attention_scalar,
 /// attention_scalar_bias, lstm_weight, lstm_bias, ...)`.
+#[infer_meta]
 pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let c0 = ctx.tensor(1)?;
@@ -2190,13 +2349,13 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         w.dims[0] == add(d, m),
         "lstm_weight must be [({d} + {m}), 4 × {d}], got {}",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     need_rank(b, 2, "lstm_bias")?;
     ensure_meta!(
         b.dims[0] == 1 && b.dims[1] == mul(4, d),
         "lstm_bias must be [1, 4 × {d}], got {}",
-        fd(&b.dims)
+        fmt_dims(&b.dims)
     );
     need_rank(c0, 2, "c0")?;
     if let Some(h) = h0 {
@@ -2209,7 +2368,7 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         aw.dims[0] == add(m, d) && aw.dims[1] == 1,
         "attention_weight must be [({m} + {d}), 1], got {}",
-        fd(&aw.dims)
+        fmt_dims(&aw.dims)
     );
     for (i, n) in [
         (4, "attention_bias"),
@@ -2221,20 +2380,21 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 t.dims[0] == 1 && t.dims[1] == 1,
                 "{n} must be [1, 1], got {}",
-                fd(&t.dims)
+                fmt_dims(&t.dims)
             );
         }
     }
     let out = [x.dims[0], d];
-    ctx.set_output(0, ddl(x, &out))?;
-    ctx.set_output(1, ddl(x, &out))?;
-    ctx.set_output(2, Out::new().dims(&[x.dims[0], 1]).get())?;
-    ctx.set_output(4, Out::new().dims(&[1, m]).get())?;
-    ctx.set_output(5, Out::new().dims(&[1, mul(4, d)]).get())
+    ctx.set_output(0, with_dtype_lod_of(x, &out))?;
+    ctx.set_output(1, with_dtype_lod_of(x, &out))?;
+    ctx.set_output(2, MetaBuilder::new().dims(&[x.dims[0], 1]).build())?;
+    ctx.set_output(4, MetaBuilder::new().dims(&[1, m]).build())?;
+    ctx.set_output(5, MetaBuilder::new().dims(&[1, mul(4, d)]).build())
 }
 
 /// `PyramidHashInferMeta(x, w, white_list, black_list, num_emb, space_len, pyramid_layer,
 /// rand_len, ...)` at compile time: `out` `[-1, num_emb]`, `x_temp_out` with `x`'s dims.
+#[infer_meta]
 pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let x = ctx.tensor(0)?;
     let w = ctx.tensor(1)?;
@@ -2248,7 +2408,7 @@ pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         w.dims[0] == add(space_len, rand_len) && w.dims[1] == 1,
         "w must be [space_len {space_len} + rand_len {rand_len}, 1], got {}",
-        fd(&w.dims)
+        fmt_dims(&w.dims)
     );
     ensure_meta!(
         rem(num_emb, rand_len, "rand_len")? == 0,
@@ -2261,10 +2421,10 @@ pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 t.dims[0] == len && t.dims[1] == 1,
                 "{n} must be [{len}, 1], got {}",
-                fd(&t.dims)
+                fmt_dims(&t.dims)
             );
         }
     }
-    ctx.set_output(0, Out::new().dims(&[-1, num_emb]).lod(x).get())?;
-    ctx.set_output(2, Out::new().dims(&x.dims).get())
+    ctx.set_output(0, MetaBuilder::new().dims(&[-1, num_emb]).lod(x).build())?;
+    ctx.set_output(2, MetaBuilder::new().dims(&x.dims).build())
 }

@@ -1,130 +1,127 @@
 //! Infer-meta functions without tensor inputs (creation ops), after Paddle's
-//! `paddle/phi/infermeta/nullary.cc`.
+//! `paddle/phi/infermeta/nullary.cc`. Outputs are fresh tensors (`TensorMeta::new`: layout NCHW,
+//! no LoD), which is also the layout the functions that set one set.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError};
-use pir_runtime::phi::{DataLayout, DataType};
+use pir_runtime::meta::{InferMetaError, IntArray, IntArrayArg, Output, Scalar, TensorMeta};
+use pir_runtime::phi::DataType;
 
-use super::common::{add, fd, int_array, ints, mul, scalar_int, str_arg, sub, Out};
+use super::common::{add, fmt_dims, mul, sub};
 
 type R = Result<(), InferMetaError>;
 
 /// `CreateInferMeta(shape, dtype)` (`full`, `empty`, `ones`, `zeros`): dims `shape`, dtype
 /// `dtype`, layout NCHW. Known shape values must be non-negative; a shape from a tensor gives
 /// `-1`s.
-pub fn create_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(1)?;
-    if !shape.from_tensor {
-        for (i, &v) in shape.values.iter().enumerate() {
+#[infer_meta]
+pub fn create_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    if !shape.from_tensor() {
+        for (i, &v) in shape.values().iter().enumerate() {
             ensure_meta!(
                 v >= 0,
                 "every value of shape must be non-negative, but shape[{i}] = {v} in {}",
-                fd(&shape.values)
+                fmt_dims(shape.values())
             );
         }
     }
-    let out = Out::new()
-        .dims(&shape.values)
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `CreateVecShapeInferMeta(value, dtype)` (`full_int_array`): a 1-D tensor of `len(value)`
 /// elements.
-pub fn create_vec_shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let n = ctx
-        .int_array(0)?
+#[infer_meta]
+pub fn create_vec_shape_infer_meta(value: IntArrayArg, dtype: DataType, out: Output<'_>) -> R {
+    let n = value
         .len
         .ok_or_else(|| InferMetaError::new("the number of values is unknown"))?;
-    let dtype = ctx.dtype(1)?;
-    let out = Out::new()
-        .dims(&[n as i64])
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+    out.set(TensorMeta::new(dtype, &[n as i64]))
 }
 
 /// `DataInferMeta(name, shape, dtype)`: dims `shape`, dtype `dtype`.
-pub fn data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let _name = str_arg(ctx, 0)?;
-    let shape = int_array(ctx, 1, "shape")?;
-    let dtype = ctx.dtype(2)?;
-    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+#[infer_meta]
+pub fn data_infer_meta(_name: &str, shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `GaussianInferMeta(shape, mean, std, seed, dtype)`: dims `shape`, dtype `dtype`, NCHW.
-pub fn gaussian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(4)?;
-    let out = Out::new()
-        .dims(&shape.values)
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+#[infer_meta]
+pub fn gaussian_infer_meta(
+    shape: IntArray<'_>,
+    _mean: f64,
+    _std: f64,
+    _seed: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `UniformRandomInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`, NCHW.
-pub fn uniform_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(1)?;
-    let out = Out::new()
-        .dims(&shape.values)
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+#[infer_meta]
+pub fn uniform_random_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `TruncatedGaussianRandomInferMeta(shape, mean, std, seed, a, b, dtype)`.
-pub fn truncated_gaussian_random_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = ints(ctx, 0)?;
-    let dtype = ctx.dtype(6)?;
-    let out = Out::new()
-        .dims(&shape)
-        .dtype(dtype)
-        .layout(DataLayout::Nchw);
-    ctx.set_output(0, out.get())
+#[infer_meta]
+pub fn truncated_gaussian_random_infer_meta(
+    shape: &[i64],
+    _mean: f64,
+    _std: f64,
+    _seed: i64,
+    _a: f64,
+    _b: f64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    out.set(TensorMeta::new(dtype, shape))
 }
 
 /// `AssignValueInferMeta(shape, dtype)`: dims `shape`, dtype `dtype`.
-pub fn assign_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = ints(ctx, 0)?;
-    let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, Out::new().dims(&shape).dtype(dtype).get())
+#[infer_meta]
+pub fn assign_value_infer_meta(shape: &[i64], dtype: DataType, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(dtype, shape))
 }
 
 /// `RandintInferMeta(low, high, shape, dtype)`: `low < high` is required.
-pub fn randint_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let low = ctx.int(0)?;
-    let high = ctx.int(1)?;
-    let shape = int_array(ctx, 2, "shape")?;
-    let dtype = ctx.dtype(3)?;
+#[infer_meta]
+pub fn randint_infer_meta(
+    low: i64,
+    high: i64,
+    shape: IntArray<'_>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         low < high,
         "randint needs low < high, got low = {low}, high = {high}"
     );
-    ctx.set_output(0, Out::new().dims(&shape.values).dtype(dtype).get())
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `RandpermInferMeta(n, dtype)`: `[n]`.
-pub fn randperm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let n = ctx.int(0)?;
-    let dtype = ctx.dtype(1)?;
-    ctx.set_output(0, Out::new().dims(&[n]).dtype(dtype).get())
+#[infer_meta]
+pub fn randperm_infer_meta(n: i64, dtype: DataType, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(dtype, &[n]))
 }
 
 /// `EyeInferMeta(num_rows, num_columns, dtype)`: `[rows, columns]`, -1 for values from tensors;
 /// `num_columns == -1` copies the rows.
-pub fn eye_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = scalar_int(ctx, 0)?.unwrap_or(-1);
-    let cols = match scalar_int(ctx, 1)? {
+#[infer_meta]
+pub fn eye_infer_meta(
+    num_rows: Option<Scalar>,
+    num_columns: Option<Scalar>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let rows = num_rows.map_or(-1, Scalar::to_i64);
+    let cols = match num_columns.map(Scalar::to_i64) {
         None => -1,
         Some(-1) => rows,
         Some(c) => c,
     };
-    let dtype = ctx.dtype(2)?;
-    ctx.set_output(0, Out::new().dims(&[rows, cols]).dtype(dtype).get())
+    out.set(TensorMeta::new(dtype, &[rows, cols]))
 }
 
 /// The number of elements of the lower triangle of a `rows × cols` matrix below diagonal
@@ -147,27 +144,33 @@ fn tril_size(rows: i64, cols: i64, offset: i64) -> i64 {
 }
 
 /// `TrilIndicesInferMeta(rows, cols, offset, dtype)`: `[2, number of lower-triangle entries]`.
-pub fn tril_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = ctx.int(0)?;
-    let cols = ctx.int(1)?;
-    let offset = ctx.int(2)?;
-    let dtype = ctx.dtype(3)?;
+#[infer_meta]
+pub fn tril_indices_infer_meta(
+    rows: i64,
+    cols: i64,
+    offset: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
     let n = tril_size(rows, cols, offset);
-    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+    out.set(TensorMeta::new(dtype, &[2, n]))
 }
 
 /// `TriuIndicesInferMeta(row, col, offset, dtype)`: `[2, number of upper-triangle entries]`.
-pub fn triu_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rows = ctx.int(0)?;
-    let cols = ctx.int(1)?;
-    let offset = ctx.int(2)?;
-    let dtype = ctx.dtype(3)?;
-    let n = sub(mul(rows, cols), tril_size(rows, cols, sub(offset, 1)));
-    ctx.set_output(0, Out::new().dims(&[2, n]).dtype(dtype).get())
+#[infer_meta]
+pub fn triu_indices_infer_meta(
+    row: i64,
+    col: i64,
+    offset: i64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let n = sub(mul(row, col), tril_size(row, col, sub(offset, 1)));
+    out.set(TensorMeta::new(dtype, &[2, n]))
 }
 
 /// `ReadFileInferMeta(filename)`: uint8 `[-1]`.
-pub fn read_file_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let _ = str_arg(ctx, 0)?;
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::UInt8).get())
+#[infer_meta]
+pub fn read_file_infer_meta(_filename: &str, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::UInt8, &[-1]))
 }

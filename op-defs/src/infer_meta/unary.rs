@@ -3,16 +3,17 @@
 //! Every function reads its arguments in the op's `infer_meta.param` order and follows Paddle's
 //! compile-time branch (`MetaConfig.is_runtime == false`): unknown extents stay `-1`.
 
+use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{InferMetaError, IntArray, Output, OutputList, Scalar, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
 use super::common::Ints;
 use super::common::{
-    add, at, axis_in, axis_in_or_0d, channel_last, dd, ddl, div, err, fd, has_unknown, int_array,
-    ints, mul, need_rank, need_rank_ge, output_count, pool_output_size, product, reduce_dims,
-    reduce_dims_unknown_axis, rem, remove_axis, same, same_lod, scalar_int, set_opt, share,
-    str_arg, sub, update_padding, Out, Res,
+    add, axis_in, axis_in_or_0d, channel_last, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err,
+    fmt_dims, has_unknown, mul, need_lens, need_positive, need_rank, need_rank_ge, output_count,
+    pool_output_size, product, reduce_dims, reduce_dims_unknown_axis, rem, remove_axis, share_meta,
+    sub, update_padding, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -21,98 +22,99 @@ type R = Result<(), InferMetaError>;
 // Pass-through families
 // ---------------------------------------------------------------------------------------------
 
-/// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD).
-pub fn unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    match ctx.opt_tensor(0)? {
-        Some(_) => ctx.share_output(0, 0),
+/// `UnchangedInferMeta(x)`: `out` shares `x`'s metadata (dims, dtype, layout, LoD). Also
+/// `StridedUnChangedInferMeta` (strides are not modelled).
+#[infer_meta(also = ["StridedUnChangedInferMeta"])]
+pub fn unchanged_infer_meta(x: Option<&TensorMeta>, out: Output<'_>) -> R {
+    match x {
+        Some(x) => out.share(x),
         None => Ok(()),
     }
 }
 
 /// `UnchangedInferMetaCheckAxis(x, axis)`: like `UnchangedInferMeta`, with `axis` checked to lie
 /// in `[-rank, rank)` (`[-1, 0]` for a 0-D tensor).
-pub fn unchanged_infer_meta_check_axis(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
+#[infer_meta]
+pub fn unchanged_infer_meta_check_axis(x: &TensorMeta, axis: i64, out: Output<'_>) -> R {
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, share(x))
+    out.set(share_meta(x))
 }
 
 /// `UnchangedExceptLayoutInferMeta(x)`: dims, dtype and LoD of `x`; the layout stays NCHW.
-pub fn unchanged_except_layout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
-}
-
-/// `StridedUnChangedInferMeta(x)`: `out` shares `x`'s metadata (strides are not modelled).
-pub fn strided_unchanged_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    unchanged_infer_meta(ctx)
+#[infer_meta]
+pub fn unchanged_except_layout_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `NumberCountInferMeta(numbers, upper_range)`: `out` shares `numbers`' metadata.
-pub fn number_count_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    unchanged_infer_meta(ctx)
+#[infer_meta]
+pub fn number_count_infer_meta(
+    numbers: Option<&TensorMeta>,
+    _upper_range: i64,
+    out: Output<'_>,
+) -> R {
+    unchanged_infer_meta(numbers, out)
 }
 
 /// `FFTC2CInferMeta(x, axes, normalization, forward)`: `out` shares `x`'s metadata.
-pub fn fft_c2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, share(x))
+#[infer_meta(name = "FFTC2CInferMeta")]
+pub fn fft_c2c_infer_meta(
+    x: &TensorMeta,
+    _axes: &[i64],
+    _normalization: &str,
+    _forward: bool,
+    out: Output<'_>,
+) -> R {
+    out.set(share_meta(x))
 }
 
 /// `RealAndImagInferMeta(x)`: dims and layout of `x`, real dtype (complex64 → float32).
-pub fn real_and_imag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let out = Out::new()
+#[infer_meta]
+pub fn real_and_imag_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    let meta = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype.to_real())
         .layout(x.layout)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
-/// `AllReduceInferMeta(x)`: dims and dtype of `x`.
-pub fn all_reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
-}
-
-/// `DistReduceInferMeta(x)`: dims and dtype of `x`.
-pub fn dist_reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    all_reduce_infer_meta(ctx)
-}
-
-/// `ShareDataInferMeta(x)`: dims and dtype of `x`.
-pub fn share_data_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    all_reduce_infer_meta(ctx)
+/// `AllReduceInferMeta(x)`: dims and dtype of `x`. Also `DistReduceInferMeta` and
+/// `ShareDataInferMeta`.
+#[infer_meta(also = ["DistReduceInferMeta", "ShareDataInferMeta"])]
+pub fn all_reduce_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(dims_dtype_of(x))
 }
 
 /// `CIdentityInferMeta(x, ring_id, use_calc_stream, use_model_parallel)`: dims and dtype of
 /// `x`; `ring_id` must be non-negative.
-pub fn c_identity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let ring_id = ctx.int(1)?;
+#[infer_meta]
+pub fn c_identity_infer_meta(
+    x: &TensorMeta,
+    ring_id: i64,
+    _use_calc_stream: bool,
+    _use_model_parallel: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(ring_id >= 0, "ring_id must be non-negative, got {ring_id}");
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
 /// `AllGatherInferMeta(x, nranks)`: dim 0 multiplied by `nranks` (unknown stays -1).
-pub fn all_gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let nranks = ctx.int(1)?;
+#[infer_meta]
+pub fn all_gather_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 1, "x")?;
     let mut d = x.dims.to_vec();
     d[0] = mul(d[0], nranks);
     if d[0] < 0 {
         d[0] = -1;
     }
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `CConcatInferMeta(x, nranks)`: the last dim multiplied by `nranks`.
-pub fn c_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let nranks = ctx.int(1)?;
+#[infer_meta]
+pub fn c_concat_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 1, "x")?;
     let mut d = x.dims.to_vec();
     let last = d.len() - 1;
@@ -120,15 +122,24 @@ pub fn c_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[last] < 0 {
         d[last] = -1;
     }
-    ctx.set_output(0, Out::new().dims(&d).layout(x.layout).dtype(x.dtype).get())
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .layout(x.layout)
+            .dtype(x.dtype)
+            .build(),
+    )
 }
 
 /// `CScatterInferMeta(x, ring_id, root, nranks)`: dim 0 divided by `nranks` (≥ 2).
-pub fn c_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let ring_id = ctx.int(1)?;
-    let root = ctx.int(2)?;
-    let nranks = ctx.int(3)?;
+#[infer_meta]
+pub fn c_scatter_infer_meta(
+    x: &TensorMeta,
+    ring_id: i64,
+    root: i64,
+    nranks: i64,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         nranks >= 2,
         "nranks must be at least 2 to scatter, got {nranks}"
@@ -141,13 +152,12 @@ pub fn c_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if d[0] < 0 {
         d[0] = -1;
     }
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `ReduceScatterInferMeta(x, nranks)`: dim 0 divided by `nranks` when known.
-pub fn reduce_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let nranks = ctx.int(1)?;
+#[infer_meta]
+pub fn reduce_scatter_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 1, "x")?;
     let mut d = x.dims.to_vec();
     if d[0] > 0 || d[0] < -1 {
@@ -155,129 +165,138 @@ pub fn reduce_scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             r == 0,
             "dim 0 of x {} ({}) is not divisible by nranks {nranks}",
-            fd(&x.dims),
+            fmt_dims(&x.dims),
             d[0]
         );
         d[0] = div(d[0], nranks, "nranks")?;
     }
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `IsfiniteInferMeta(x)`: dims of `x`, dtype bool.
-pub fn isfinite_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Bool).get())
+#[infer_meta]
+pub fn isfinite_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Bool, &x.dims))
 }
 
 /// `LogicalNotInferMeta(x)`: `x`'s metadata with dtype bool.
-pub fn logical_not_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::like(x).dtype(DataType::Bool).get())
+#[infer_meta]
+pub fn logical_not_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(MetaBuilder::like(x).dtype(DataType::Bool).build())
 }
 
 /// `CastInferMeta(x, dtype)`: dims, layout and LoD of `x`, dtype `dtype`.
-pub fn cast_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let dtype = ctx.dtype(1)?;
-    let out = Out::new()
+#[infer_meta]
+pub fn cast_infer_meta(x: &TensorMeta, dtype: DataType, out: Output<'_>) -> R {
+    let meta = MetaBuilder::new()
         .dims(&x.dims)
         .layout(x.layout)
         .lod(x)
         .dtype(dtype)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
 /// `CreateLikeInferMeta(x, dtype)`: dims and layout of `x`; dtype `dtype`, or `x`'s when
 /// `dtype` is undefined.
-pub fn create_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let dtype = ctx.dtype(1)?;
+#[infer_meta]
+pub fn create_like_infer_meta(x: &TensorMeta, dtype: DataType, out: Output<'_>) -> R {
     let t = if dtype == DataType::Undefined {
         x.dtype
     } else {
         dtype
     };
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(t).layout(x.layout).get())
+    out.set(
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(t)
+            .layout(x.layout)
+            .build(),
+    )
 }
 
 /// `ClipByNormInferMeta(x, max_norm)`: dims, dtype and LoD of `x`; `max_norm` must be positive.
-pub fn clip_by_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let max_norm = ctx.float(1)?;
+#[infer_meta]
+pub fn clip_by_norm_infer_meta(x: &TensorMeta, max_norm: f64, out: Output<'_>) -> R {
     ensure_meta!(
         max_norm > 0.0,
         "max_norm must be greater than 0, got {max_norm}"
     );
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `AddPositionEncodingInferMeta(x, alpha, beta)`: dims, dtype and LoD of `x`.
-pub fn add_position_encoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(x))
+#[infer_meta]
+pub fn add_position_encoding_infer_meta(
+    x: &TensorMeta,
+    _alpha: f64,
+    _beta: f64,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `FillDiagonalInferMeta(x, value, offset, wrap)`: dims and dtype of `x`.
-pub fn fill_diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, same(x))
+#[infer_meta]
+pub fn fill_diagonal_infer_meta(
+    x: &TensorMeta,
+    _value: f64,
+    _offset: i64,
+    _wrap: bool,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_of(x))
 }
 
 /// `SetValueInferMeta(x)`: dims and dtype of `x`, whose rank must be below 7.
-pub fn set_value_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn set_value_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(x.rank() < 7, "x must have rank below 7, got {}", x.rank());
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
 /// `DirichletInferMeta(alpha)`: dims and dtype of `alpha` (rank ≥ 1).
-pub fn dirichlet_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    need_rank_ge(x, 1, "alpha")?;
-    ctx.set_output(0, same(x))
+#[infer_meta]
+pub fn dirichlet_infer_meta(alpha: &TensorMeta, out: Output<'_>) -> R {
+    need_rank_ge(alpha, 1, "alpha")?;
+    out.set(dims_dtype_of(alpha))
 }
 
 /// `ShuffleChannelInferMeta(x, group)`: dims and dtype of a 4-D `x`.
-pub fn shuffle_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn shuffle_channel_infer_meta(x: &TensorMeta, _group: i64, out: Output<'_>) -> R {
     need_rank(x, 4, "x (NCHW)")?;
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
-/// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
-pub fn tril_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+/// `TrilInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2). Also `TriuInferMeta`.
+#[infer_meta(also = ["TriuInferMeta"])]
+pub fn tril_infer_meta(x: &TensorMeta, _diagonal: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
-    ctx.set_output(0, same_lod(x))
-}
-
-/// `TriuInferMeta(x, diagonal)`: dims, dtype and LoD of `x` (rank ≥ 2).
-pub fn triu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    tril_infer_meta(ctx)
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `CholeskyInferMeta(x, upper)`: dims and dtype of `x`, a batch of square matrices.
-pub fn cholesky_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn cholesky_infer_meta(x: &TensorMeta, _upper: bool, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "the last two dims of x {} must be equal (square matrices)",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
 /// `InverseInferMeta(x)`: dims, dtype and LoD of `x`, a batch of square matrices.
-pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn inverse_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
     ensure_meta!(
         x.dims.iter().all(|&d| d >= -1),
         "each dim of x {} must be -1 or non-negative",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let r = x.rank();
     let (a, b) = (x.dims[r - 2], x.dims[r - 1]);
@@ -285,122 +304,141 @@ pub fn inverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         ensure_meta!(
             a == b,
             "the last two dims of x {} must be equal",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `MatrixPowerInferMeta(x, n)`: dims, dtype and LoD of `x`, a batch of square matrices with
 /// known extents.
-pub fn matrix_power_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn matrix_power_infer_meta(x: &TensorMeta, _n: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
     ensure_meta!(
         x.dims.iter().all(|&d| d >= 0),
         "all dims of x {} must be known and non-negative",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let r = x.rank();
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "the last two dims of x {} must be equal (square matrices)",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `TemporalShiftInferMeta(x, seg_num, shift_ratio, data_format)`: `x`'s metadata; `x` is 4-D,
 /// `seg_num` positive and `shift_ratio` in `(0, 0.5)`.
-pub fn temporal_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let seg_num = ctx.int(1)?;
-    let ratio = ctx.float(2)?;
+#[infer_meta]
+pub fn temporal_shift_infer_meta(
+    x: &TensorMeta,
+    seg_num: i64,
+    shift_ratio: f64,
+    _data_format: &str,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 4, "x ([N*T, C, H, W])")?;
     ensure_meta!(seg_num > 0, "seg_num must be positive, got {seg_num}");
     ensure_meta!(
-        ratio > 0.0 && ratio < 0.5,
-        "shift_ratio must lie in (0, 0.5), got {ratio}"
+        shift_ratio > 0.0 && shift_ratio < 0.5,
+        "shift_ratio must lie in (0, 0.5), got {shift_ratio}"
     );
-    ctx.set_output(0, share(x))
+    out.set(share_meta(x))
 }
 
 /// `GumbelSoftmaxInferMeta(x, temperature, hard, axis)`: `x`'s metadata, `axis` checked.
-pub fn gumbel_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(3)?;
+#[infer_meta]
+pub fn gumbel_softmax_infer_meta(
+    x: &TensorMeta,
+    _temperature: f64,
+    _hard: bool,
+    axis: i64,
+    out: Output<'_>,
+) -> R {
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, share(x))
+    out.set(share_meta(x))
 }
 
 /// `SoftmaxInferMeta(x, axis)`: dims, dtype and LoD of `x`, `axis` checked.
-pub fn softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
+#[infer_meta]
+pub fn softmax_infer_meta(x: &TensorMeta, axis: i64, out: Output<'_>) -> R {
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `IncrementInferMeta(x, value)`: `x` must hold one element; dims, LoD, layout and dtype of x.
-pub fn increment_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn increment_infer_meta(x: &TensorMeta, _value: f64, out: Output<'_>) -> R {
     let n = product(&x.dims);
     ensure_meta!(
         n == 0 || n == 1,
         "x must hold exactly one element, but {} holds {n}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
-    let out = Out::new()
+    let meta = MetaBuilder::new()
         .dims(&x.dims)
         .lod(x)
         .layout(x.layout)
         .dtype(x.dtype)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
 /// `RReluInferMeta(x, lower, upper, is_test)`: `out` and `noise` take `x`'s dims, dtype and
 /// layout; `0 ≤ lower ≤ upper ≤ 1`.
-pub fn r_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let lower = ctx.float(1)?;
-    let upper = ctx.float(2)?;
+#[infer_meta]
+pub fn r_relu_infer_meta(
+    x: &TensorMeta,
+    lower: f64,
+    upper: f64,
+    _is_test: bool,
+    out: Output<'_>,
+    noise: Output<'_>,
+) -> R {
     ensure_meta!(lower >= 0.0, "lower must be ≥ 0, got {lower}");
     ensure_meta!(upper <= 1.0, "upper must be ≤ 1, got {upper}");
     ensure_meta!(upper >= lower, "upper {upper} must be ≥ lower {lower}");
-    let out = Out::new()
+    let meta = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod(x)
-        .get();
-    ctx.set_output(0, out)?;
-    let noise = Out::new()
+        .build();
+    out.set(meta)?;
+    let noise_meta = MetaBuilder::new()
         .dims(&x.dims)
         .dtype(x.dtype)
         .layout(x.layout)
-        .get();
-    set_opt(ctx, 1, noise)
+        .build();
+    noise.set_if_present(noise_meta);
+    Ok(())
 }
 
 /// `RReluGradInferMeta(out_grad, noise)`: dims, dtype and LoD of `out_grad`.
-pub fn r_relu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    ctx.set_output(0, same_lod(g))
+#[infer_meta]
+pub fn r_relu_grad_infer_meta(out_grad: &TensorMeta, _noise: &TensorMeta, out: Output<'_>) -> R {
+    out.set(dims_dtype_lod_of(out_grad))
 }
 
 /// `UniformRandomInplaceInferMeta(x, min, max, seed, diag_num, diag_step, diag_val)`: dims and
 /// dtype of `x`; `min < max`, `diag_num` and `diag_step` non-negative.
-pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let min = ctx.float(1)?;
-    let max = ctx.float(2)?;
-    let diag_num = ctx.int(4)?;
-    let diag_step = ctx.int(5)?;
+#[infer_meta]
+pub fn uniform_random_inplace_infer_meta(
+    x: &TensorMeta,
+    min: f64,
+    max: f64,
+    _seed: i64,
+    diag_num: i64,
+    diag_step: i64,
+    _diag_val: f64,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(min < max, "min {min} must be less than max {max}");
     ensure_meta!(diag_num >= 0, "diag_num must be ≥ 0, got {diag_num}");
     ensure_meta!(diag_step >= 0, "diag_step must be ≥ 0, got {diag_step}");
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,92 +446,94 @@ pub fn uniform_random_inplace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // ---------------------------------------------------------------------------------------------
 
 /// `IsEmptyInferMeta(x)`: a 0-D bool.
-pub fn is_empty_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(DataType::Bool).get())
+#[infer_meta]
+pub fn is_empty_infer_meta(_x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Bool, &[]))
 }
 
 /// `NumelInferMeta(x)`: a 0-D int64.
-pub fn numel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(DataType::Int64).get())
+#[infer_meta]
+pub fn numel_infer_meta(_x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Int64, &[]))
 }
 
 /// `ShapeInferMeta(input)`: a 1-D int32 of length rank(input).
-pub fn shape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let out = Out::new()
-        .dims(&[x.rank() as i64])
-        .dtype(DataType::Int32)
-        .get();
-    ctx.set_output(0, out)
+#[infer_meta]
+pub fn shape_infer_meta(input: &TensorMeta, out: Output<'_>) -> R {
+    let meta = TensorMeta::new(DataType::Int32, &[input.rank() as i64]);
+    out.set(meta)
 }
 
 /// `MeanAllInferMeta(x)`: a 0-D tensor of `x`'s dtype and layout.
-pub fn mean_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dtype(x.dtype).layout(x.layout).get())
+#[infer_meta]
+pub fn mean_all_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dtype(x.dtype).layout(x.layout).build())
 }
 
 /// `L1NormInferMeta(x)`: a 0-D tensor of `x`'s dtype.
-pub fn l1_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dd(x, &[]))
+#[infer_meta]
+pub fn l1_norm_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(with_dtype_of(x, &[]))
 }
 
 /// `SquaredL2NormInferMeta(x)`: a `[1]` tensor of `x`'s dtype.
-pub fn squared_l2_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dd(x, &[1]))
+#[infer_meta]
+pub fn squared_l2_norm_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(with_dtype_of(x, &[1]))
 }
 
 /// `IdentityLossInferMeta(x, reduction)`: `x`'s dims for reduction 2 (none), else 0-D.
-pub fn identity_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let reduction = ctx.int(1)?;
+#[infer_meta]
+pub fn identity_loss_infer_meta(x: &TensorMeta, reduction: i64, out: Output<'_>) -> R {
     let d: &[i64] = if reduction == 2 { &x.dims } else { &[] };
-    ctx.set_output(0, dd(x, d))
+    out.set(with_dtype_of(x, d))
 }
 
 /// `CheckNumericsInferMeta(tensor, ...)`: `stats` int64 `[3]`, `values` float32 `[3]`.
-pub fn check_numerics_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    ctx.tensor(0)?;
-    ctx.set_output(0, Out::new().dims(&[3]).dtype(DataType::Int64).get())?;
-    set_opt(ctx, 1, Out::new().dims(&[3]).dtype(DataType::Float32).get())
+#[infer_meta]
+pub fn check_numerics_infer_meta(
+    _tensor: &TensorMeta,
+    _op_type: &str,
+    _var_name: &str,
+    _check_nan_inf_level: i64,
+    _stack_height_limit: i64,
+    _output_dir: &str,
+    stats: Output<'_>,
+    values: Output<'_>,
+) -> R {
+    stats.set(TensorMeta::new(DataType::Int64, &[3]))?;
+    values.set_if_present(TensorMeta::new(DataType::Float32, &[3]));
+    Ok(())
 }
 
 /// `NMSInferMeta(x, threshold)`: boxes `[N, 4]` give int64 indices `[-1]`.
-pub fn nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta(name = "NMSInferMeta")]
+pub fn nms_infer_meta(x: &TensorMeta, _threshold: f64, out: Output<'_>) -> R {
     need_rank(x, 2, "boxes ([N, 4])")?;
-    ctx.set_output(0, Out::new().dims(&[-1]).dtype(DataType::Int64).get())
+    out.set(TensorMeta::new(DataType::Int64, &[-1]))
 }
 
 /// `NonZeroInferMeta(condition)`: int64 `[-1, rank]` (`[0, rank]` for an empty condition).
-pub fn non_zero_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let c = ctx.tensor(0)?;
-    need_rank_ge(c, 1, "condition")?;
-    let rows = if product(&c.dims) == 0 { 0 } else { -1 };
-    let out = Out::new()
-        .dims(&[rows, c.rank() as i64])
-        .dtype(DataType::Int64)
-        .get();
-    ctx.set_output(0, out)
+#[infer_meta]
+pub fn non_zero_infer_meta(condition: &TensorMeta, out: Output<'_>) -> R {
+    need_rank_ge(condition, 1, "condition")?;
+    let rows = if product(&condition.dims) == 0 { 0 } else { -1 };
+    let meta = TensorMeta::new(DataType::Int64, &[rows, condition.rank() as i64]);
+    out.set(meta)
 }
 
 /// `DecodeJpegInferMeta(x, mode)`: `[-1, -1, -1]` (unchanged), `[1, -1, -1]` (gray) or
 /// `[3, -1, -1]` (rgb) of `x`'s dtype.
-pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mode = str_arg(ctx, 1)?;
-    let d: Vec<i64> = match &*mode {
+#[infer_meta]
+pub fn decode_jpeg_infer_meta(x: &TensorMeta, mode: &str, out: Output<'_>) -> R {
+    let d: Vec<i64> = match mode {
         "unchanged" => vec![-1, -1, -1],
         "gray" => vec![1, -1, -1],
         "rgb" => vec![3, -1, -1],
         // Paddle builds an error object here but does not throw it: the dims stay empty.
         _ => vec![],
     };
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,12 +543,16 @@ pub fn decode_jpeg_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `ArgMinMaxInferMeta(x, axis, keepdims, flatten, dtype)`: the index tensor of an argmin or
 /// argmax; `dtype` must be int32, int64 or undefined (then the output keeps float32, as in
 /// Paddle).
-pub fn arg_min_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = scalar_int(ctx, 1)?;
-    let keepdims = ctx.bool(2)?;
-    let flatten = ctx.bool(3)?;
-    let dtype = ctx.dtype(4)?;
+#[infer_meta]
+pub fn arg_min_max_infer_meta(
+    x: &TensorMeta,
+    axis: Option<Scalar>,
+    keepdims: bool,
+    flatten: bool,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let axis = axis.map(Scalar::to_i64);
     ensure_meta!(
         matches!(
             dtype,
@@ -554,56 +598,74 @@ pub fn arg_min_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         }
     };
-    let mut out = Out::new().dims(&d);
+    let mut meta = MetaBuilder::new().dims(&d);
     if matches!(dtype, DataType::Int32 | DataType::Int64) {
-        out = out.dtype(dtype);
+        meta = meta.dtype(dtype);
     }
-    ctx.set_output(0, out.get())
+    out.set(meta.build())
 }
 
 /// `ArgsortInferMeta(x, axis, descending, stable)`: sorted values like `x`, int64 indices.
-pub fn argsort_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
+#[infer_meta]
+pub fn argsort_infer_meta(
+    x: &TensorMeta,
+    axis: i64,
+    _descending: bool,
+    _stable: bool,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
     axis_in_or_0d(axis, x.rank(), "axis")?;
-    ctx.set_output(0, same_lod(x))?;
-    let idx = Out::new().dims(&x.dims).dtype(DataType::Int64).lod(x).get();
-    set_opt(ctx, 1, idx)
+    values_and_indices(x, &x.dims, DataType::Int64, out, indices)
 }
 
-fn cum(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, axis: i64, flatten: bool) -> R {
+fn cum(x: &TensorMeta, axis: i64, flatten: bool, out: Output<'_>) -> R {
     if flatten {
-        ctx.set_output(0, ddl(x, &[product(&x.dims)]))
+        out.set(with_dtype_lod_of(x, &[product(&x.dims)]))
     } else {
         axis_in_or_0d(axis, x.rank(), "axis")?;
-        ctx.set_output(0, same_lod(x))
+        out.set(dims_dtype_lod_of(x))
     }
 }
 
 /// `CumInferMeta(x, axis, flatten, exclusive, reverse)`: `x`'s dims, or `[numel]` when
 /// flattened.
-pub fn cum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let flatten = ctx.bool(2)?;
-    cum(ctx, x, axis, flatten)
+#[infer_meta]
+pub fn cum_infer_meta(
+    x: &TensorMeta,
+    axis: i64,
+    flatten: bool,
+    _exclusive: bool,
+    _reverse: bool,
+    out: Output<'_>,
+) -> R {
+    cum(x, axis, flatten, out)
 }
 
 /// `CumScalarAxisInferMeta(x, axis, flatten, exclusive, reverse)`: like `CumInferMeta` with a
 /// Scalar axis (an axis from a tensor reads as -1, as Paddle's placeholder Scalar does).
-pub fn cum_scalar_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = scalar_int(ctx, 1)?.unwrap_or(-1);
-    let flatten = ctx.bool(2)?;
-    cum(ctx, x, axis, flatten)
+#[infer_meta]
+pub fn cum_scalar_axis_infer_meta(
+    x: &TensorMeta,
+    axis: Option<Scalar>,
+    flatten: bool,
+    _exclusive: bool,
+    _reverse: bool,
+    out: Output<'_>,
+) -> R {
+    cum(x, axis.map_or(-1, Scalar::to_i64), flatten, out)
 }
 
 /// `CumWithIndicesInferMeta(x, axis, dtype)`: values like `x` and indices of `dtype` (int32 or
 /// int64) like `x`'s dims.
-pub fn cum_with_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let dtype = ctx.dtype(2)?;
+#[infer_meta]
+pub fn cum_with_indices_infer_meta(
+    x: &TensorMeta,
+    axis: i64,
+    dtype: DataType,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
     ensure_meta!(
         matches!(dtype, DataType::Int32 | DataType::Int64),
         "dtype of the indices must be int32 or int64, got {dtype}"
@@ -617,24 +679,27 @@ pub fn cum_with_indices_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    ctx.set_output(0, same_lod(x))?;
-    let idx = Out::new().dims(&x.dims).dtype(dtype).lod(x).get();
-    set_opt(ctx, 1, idx)
+    values_and_indices(x, &x.dims, dtype, out, indices)
 }
 
 /// `KthvalueInferMeta(x, k, axis, keepdim)`: the k-th value along `axis` and its int64 index.
-pub fn kthvalue_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let k = ctx.int(1)?;
-    let axis = ctx.int(2)?;
-    let keepdim = ctx.bool(3)?;
+#[infer_meta]
+pub fn kthvalue_infer_meta(
+    x: &TensorMeta,
+    k: i64,
+    axis: i64,
+    keepdim: bool,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
     let rank = x.rank();
     let a = axis_in_or_0d(axis, rank, "axis")?;
     ensure_meta!(k >= 1, "k must be ≥ 1, got {k}");
-    values_and_indices(ctx, x, a, keepdim)
+    values_and_indices(x, &dims_along(x, a, keepdim), DataType::Int64, out, indices)
 }
 
-fn values_and_indices(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, a: usize, keepdim: bool) -> R {
+/// The dims of `x` without axis `a` (kept as 1 with `keepdim`).
+fn dims_along(x: &TensorMeta, a: usize, keepdim: bool) -> Vec<i64> {
     let rank = x.rank();
     let mut d = Vec::new();
     for i in 0..a.min(rank) {
@@ -646,16 +711,33 @@ fn values_and_indices(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, a: usize, keep
     for i in (a + 1)..rank {
         d.push(x.dims[i]);
     }
-    ctx.set_output(0, ddl(x, &d))?;
-    let idx = Out::new().dims(&d).lod(x).dtype(DataType::Int64).get();
-    set_opt(ctx, 1, idx)
+    d
+}
+
+/// Values of dims `d` with `x`'s dtype and LoD, and, when the op has that output, their
+/// indices: dims `d`, `index_dtype`, `x`'s LoD.
+fn values_and_indices(
+    x: &TensorMeta,
+    d: &[i64],
+    index_dtype: DataType,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
+    out.set(with_dtype_lod_of(x, d))?;
+    let idx = MetaBuilder::new().dims(d).dtype(index_dtype).lod(x).build();
+    indices.set_if_present(idx);
+    Ok(())
 }
 
 /// `ModeInferMeta(x, axis, keepdim)`: the mode along `axis` and its int64 index.
-pub fn mode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let keepdim = ctx.bool(2)?;
+#[infer_meta]
+pub fn mode_infer_meta(
+    x: &TensorMeta,
+    axis: i64,
+    keepdim: bool,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
     let rank = x.rank();
     let a = if rank == 0 {
         ensure_meta!(axis <= 0, "axis must be 0 or -1 for a 0-D x, got {axis}");
@@ -663,15 +745,22 @@ pub fn mode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         axis_in(axis, rank, "axis")?
     };
-    values_and_indices(ctx, x, a, keepdim)
+    values_and_indices(x, &dims_along(x, a, keepdim), DataType::Int64, out, indices)
 }
 
 /// `TopKInferMeta(x, k, axis, largest, sorted)`: values and int64 indices with `axis` resized
 /// to `k` (-1 when `k` comes from a tensor).
-pub fn top_k_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let k = scalar_int(ctx, 1)?;
-    let axis = ctx.int(2)?;
+#[infer_meta]
+pub fn top_k_infer_meta(
+    x: &TensorMeta,
+    k: Option<Scalar>,
+    axis: i64,
+    _largest: bool,
+    _sorted: bool,
+    out: Output<'_>,
+    indices: Output<'_>,
+) -> R {
+    let k = k.map(Scalar::to_i64);
     let rank = x.rank();
     let a = axis_in_or_0d(axis, rank, "axis")?;
     let k = match k {
@@ -685,16 +774,19 @@ pub fn top_k_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if rank > 0 {
         d[a] = k;
     }
-    ctx.set_output(0, ddl(x, &d))?;
-    let idx = Out::new().dims(&d).lod(x).dtype(DataType::Int64).get();
-    set_opt(ctx, 1, idx)
+    values_and_indices(x, &d, DataType::Int64, out, indices)
 }
 
 /// `MultinomialInferMeta(x, num_samples, replacement)`: int64 samples, the last dim
 /// `num_samples` (-1 when it comes from a tensor).
-pub fn multinomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let n = scalar_int(ctx, 1)?;
+#[infer_meta]
+pub fn multinomial_infer_meta(
+    x: &TensorMeta,
+    num_samples: Option<Scalar>,
+    _replacement: bool,
+    out: Output<'_>,
+) -> R {
+    let n = num_samples.map(Scalar::to_i64);
     let rank = x.rank();
     ensure_meta!(
         (1..=2).contains(&rank),
@@ -708,37 +800,50 @@ pub fn multinomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
         None => d.push(-1),
     }
-    ctx.set_output(0, Out::new().dims(&d).dtype(DataType::Int64).get())
+    out.set(TensorMeta::new(DataType::Int64, &d))
 }
 
 /// `OneHotInferMeta(x, num_classes)`: float32 `x.dims + [num_classes]`.
-pub fn one_hot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let n = scalar_int(ctx, 1)?.unwrap_or(-1);
+#[infer_meta]
+pub fn one_hot_infer_meta(x: &TensorMeta, num_classes: Option<Scalar>, out: Output<'_>) -> R {
+    let n = num_classes.map_or(-1, Scalar::to_i64);
     let mut d = x.dims.to_vec();
     d.push(n);
-    let out = Out::new().dims(&d).lod(x).dtype(DataType::Float32).get();
-    ctx.set_output(0, out)
+    let meta = MetaBuilder::new()
+        .dims(&d)
+        .lod(x)
+        .dtype(DataType::Float32)
+        .build();
+    out.set(meta)
 }
 
 /// `SequenceMaskScalarInferMeta(x, max_len, out_dtype)`: `x.dims + [max_len]` (-1 unless
 /// positive) of `out_dtype`.
-pub fn sequence_mask_scalar_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let m = scalar_int(ctx, 1)?.unwrap_or(-1);
-    let dtype = ctx.dtype(2)?;
+#[infer_meta]
+pub fn sequence_mask_scalar_infer_meta(
+    x: &TensorMeta,
+    max_len: Option<Scalar>,
+    out_dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let m = max_len.map_or(-1, Scalar::to_i64);
     let mut d = x.dims.to_vec();
     d.push(if m > 0 { m } else { -1 });
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+    out.set(TensorMeta::new(out_dtype, &d))
 }
 
 /// `PNormInferMeta(x, porder, axis, epsilon, keepdim, asvector)`: the p-norm over `axis` (or
 /// all of `x` when `asvector`).
-pub fn p_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(2)?;
-    let keepdim = ctx.bool(4)?;
-    let asvector = ctx.bool(5)?;
+#[infer_meta]
+pub fn p_norm_infer_meta(
+    x: &TensorMeta,
+    _porder: f64,
+    axis: i64,
+    _epsilon: f64,
+    keepdim: bool,
+    asvector: bool,
+    out: Output<'_>,
+) -> R {
     let rank = x.rank();
     let r = rank as i64;
     ensure_meta!(
@@ -768,164 +873,176 @@ pub fn p_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             })
             .collect()
     };
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `NormInferMeta(x, axis, epsilon, is_test)`: `out` like `x`; `norm` like `x` with `axis`
 /// reduced to 1 (training only).
-pub fn norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let is_test = ctx.bool(3)?;
-    ctx.set_output(0, same(x))?;
+#[infer_meta]
+pub fn norm_infer_meta(
+    x: &TensorMeta,
+    axis: i64,
+    _epsilon: f64,
+    is_test: bool,
+    out: Output<'_>,
+    norm: Output<'_>,
+) -> R {
+    out.set(dims_dtype_of(x))?;
     if !is_test {
         let a = axis_in(axis, x.rank(), "axis")?;
         let mut d = x.dims.to_vec();
         d[a] = 1;
-        set_opt(ctx, 1, dd(x, &d))?;
+        norm.set_if_present(with_dtype_of(x, &d));
     }
     Ok(())
 }
 
 /// `RepeatInterleaveInferMeta(x, repeats, axis)`: `axis` multiplied by `repeats` (> 0).
-pub fn repeat_interleave_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let repeats = ctx.int(1)?;
-    let dim = ctx.int(2)?;
-    let a = axis_in(dim, x.rank(), "axis")?;
+#[infer_meta]
+pub fn repeat_interleave_infer_meta(x: &TensorMeta, repeats: i64, axis: i64, out: Output<'_>) -> R {
+    let a = axis_in(axis, x.rank(), "axis")?;
     ensure_meta!(repeats > 0, "repeats must be positive, got {repeats}");
     let mut d = x.dims.to_vec();
     if d[a] != -1 {
         d[a] = mul(d[a], repeats);
     }
-    ctx.set_output(0, ddl(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `FlipInferMeta(x, axis)`: dims, dtype and LoD of `x`; the axes must be in range and not
 /// repeat consecutively.
-pub fn flip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = ints(ctx, 1)?;
-    for &a in &axes {
+#[infer_meta]
+pub fn flip_infer_meta(x: &TensorMeta, axis: &[i64], out: Output<'_>) -> R {
+    for &a in axis {
         axis_in(a, x.rank(), "flip axis")?;
     }
-    for w in axes.windows(2) {
-        ensure_meta!(w[0] != w[1], "flip axes {} repeat axis {}", fd(&axes), w[0]);
+    for w in axis.windows(2) {
+        ensure_meta!(
+            w[0] != w[1],
+            "flip axes {} repeat axis {}",
+            fmt_dims(axis),
+            w[0]
+        );
     }
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `RollInferMeta(x, shifts, axis)`: dims, dtype and LoD of `x`; one shift per axis (or a
 /// single shift without axes).
-pub fn roll_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let shifts = int_array(ctx, 1, "shifts")?;
-    let axis = ints(ctx, 2)?;
+#[infer_meta]
+pub fn roll_infer_meta(x: &TensorMeta, shifts: IntArray<'_>, axis: &[i64], out: Output<'_>) -> R {
     if axis.is_empty() {
         ensure_meta!(
-            shifts.values.len() == 1,
+            shifts.values().len() == 1,
             "without axes, shifts must hold one value, got {}",
-            shifts.values.len()
+            shifts.values().len()
         );
     } else {
         ensure_meta!(
-            axis.len() == shifts.values.len(),
+            axis.len() == shifts.values().len(),
             "shifts {} and axis {} must have the same length",
-            fd(&shifts.values),
-            fd(&axis)
+            fmt_dims(shifts.values()),
+            fmt_dims(axis)
         );
     }
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `ReverseInferMeta(x, axis)`: `x`'s metadata; known axes must be non-empty and in range.
-pub fn reverse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = int_array(ctx, 1, "axis")?;
-    if !axis.from_tensor {
-        ensure_meta!(!axis.values.is_empty(), "reverse axis must not be empty");
-        for &a in &axis.values {
+#[infer_meta]
+pub fn reverse_infer_meta(x: &TensorMeta, axis: IntArray<'_>, out: Output<'_>) -> R {
+    if !axis.from_tensor() {
+        ensure_meta!(!axis.values().is_empty(), "reverse axis must not be empty");
+        for &a in axis.values() {
             axis_in(a, x.rank(), "reverse axis")?;
         }
     }
-    ctx.set_output(0, share(x))
+    out.set(share_meta(x))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reductions
 // ---------------------------------------------------------------------------------------------
 
+/// The reduction of `x` over `axis` with `keep` / `reduce_all`, of `dtype` and `x`'s layout.
 fn reduce_out(
-    ctx: &mut InferMetaCtx<'_>,
     x: &TensorMeta,
-    axis: &super::common::IntArr,
+    axis: &IntArray<'_>,
     keep: bool,
     reduce_all: bool,
     dtype: DataType,
+    out: Output<'_>,
 ) -> R {
-    let d = if axis.from_tensor {
-        reduce_dims_unknown_axis(x.rank(), axis.values.len(), keep, reduce_all)
+    let d = if axis.from_tensor() {
+        reduce_dims_unknown_axis(x.rank(), axis.len(), keep, reduce_all)
     } else {
-        reduce_dims(&x.dims, &axis.values, keep, reduce_all)?
+        reduce_dims(&x.dims, axis.values(), keep, reduce_all)?
     };
-    let out = Out::new().dims(&d).dtype(dtype).layout(x.layout).get();
-    ctx.set_output(0, out)
+    let meta = MetaBuilder::new()
+        .dims(&d)
+        .dtype(dtype)
+        .layout(x.layout)
+        .build();
+    out.set(meta)
 }
 
-/// `ReduceInferMeta(x, axis, keepdim)`: reduce over `axis` (all axes when empty).
-pub fn reduce_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = int_array(ctx, 1, "axis")?;
-    let keep = ctx.bool(2)?;
-    let all = axis.values.is_empty();
-    reduce_out(ctx, x, &axis, keep, all, x.dtype)
-}
-
-/// `ReduceIntArrayAxisInferMeta(x, axis, keepdim)`: reduce over `axis` (all when empty; `-1`
-/// extents when the axes come from a tensor).
-pub fn reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    reduce_infer_meta(ctx)
+/// `ReduceInferMeta(x, axis, keepdim)`: reduce over `axis` (all axes when empty; `-1` extents
+/// when the axes come from a tensor). Also `ReduceIntArrayAxisInferMeta`.
+#[infer_meta(also = ["ReduceIntArrayAxisInferMeta"])]
+pub fn reduce_infer_meta(x: &TensorMeta, axis: IntArray<'_>, keepdim: bool, out: Output<'_>) -> R {
+    let all = axis.is_empty();
+    reduce_out(x, &axis, keepdim, all, x.dtype, out)
 }
 
 /// `StrictReduceIntArrayAxisInferMeta(x, axis, keepdim)` (what `max`/`min` use in Paddle
 /// 3.3.1): reduce over `axis`, reducing everything only when `axis` is empty — the rule
 /// [`reduce_infer_meta`] already follows — with every axis required to be in range.
-pub fn strict_reduce_int_array_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rank = ctx.tensor(0)?.rank() as i64;
-    if let Ok(arg) = ctx.int_array(1) {
-        if let Some(values) = &arg.values {
-            let bound = rank.max(1);
-            for &a in values.iter() {
-                ensure_meta!(
-                    (-bound..bound).contains(&a),
-                    "axis {a} is out of range for a tensor of rank {rank} (expected [{}, {}))",
-                    -bound,
-                    bound
-                );
-            }
+#[infer_meta]
+pub fn strict_reduce_int_array_axis_infer_meta(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    keepdim: bool,
+    out: Output<'_>,
+) -> R {
+    let rank = x.rank() as i64;
+    if !axis.from_tensor() {
+        let bound = rank.max(1);
+        for &a in axis.values() {
+            ensure_meta!(
+                (-bound..bound).contains(&a),
+                "axis {a} is out of range for a tensor of rank {rank} (expected [{}, {}))",
+                -bound,
+                bound
+            );
         }
     }
-    reduce_infer_meta(ctx)
+    reduce_infer_meta(x, axis, keepdim, out)
 }
 
 /// `ReduceIntArrayAxisInferMetaBase(x, axis, keepdim, reduce_all)`: reduce with an explicit
 /// `reduce_all`.
-pub fn reduce_int_array_axis_infer_meta_base(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = int_array(ctx, 1, "axis")?;
-    let keep = ctx.bool(2)?;
-    let all = ctx.bool(3)?;
-    reduce_out(ctx, x, &axis, keep, all, x.dtype)
+#[infer_meta]
+pub fn reduce_int_array_axis_infer_meta_base(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    keepdim: bool,
+    reduce_all: bool,
+    out: Output<'_>,
+) -> R {
+    reduce_out(x, &axis, keepdim, reduce_all, x.dtype, out)
 }
 
 /// `SumInferMeta(x, axis, dtype, keepdim)`: a sum over `axis`; the dtype is `dtype`, or int64
 /// for bool/int32 inputs, or `x`'s.
-pub fn sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = int_array(ctx, 1, "axis")?;
-    let dtype = ctx.dtype(2)?;
-    let keep = ctx.bool(3)?;
-    let all = axis.values.is_empty();
+#[infer_meta]
+pub fn sum_infer_meta(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    dtype: DataType,
+    keepdim: bool,
+    out: Output<'_>,
+) -> R {
+    let all = axis.is_empty();
     let t = if dtype != DataType::Undefined {
         dtype
     } else if matches!(x.dtype, DataType::Bool | DataType::Int32) {
@@ -933,58 +1050,70 @@ pub fn sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         x.dtype
     };
-    reduce_out(ctx, x, &axis, keep, all, t)
+    reduce_out(x, &axis, keepdim, all, t, out)
 }
 
 /// `LogsumexpInferMeta(x, axis, keepdim, reduce_all)`: a reduction of an x of rank ≤ 4.
-pub fn logsumexp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn logsumexp_infer_meta(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    keepdim: bool,
+    reduce_all: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         x.rank() <= 4,
         "logsumexp supports x of rank ≤ 4, got rank {}",
         x.rank()
     );
-    reduce_int_array_axis_infer_meta_base(ctx)
+    reduce_int_array_axis_infer_meta_base(x, axis, keepdim, reduce_all, out)
 }
 
 /// `NanmedianInferMeta(x, axis, keepdim, mode)`: the median over `axis` and its int64 index
 /// (with a trailing 2 in `avg` mode).
-pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = int_array(ctx, 1, "axis")?.values;
-    let keep = ctx.bool(2)?;
-    let mode = str_arg(ctx, 3)?;
+#[infer_meta]
+pub fn nanmedian_infer_meta(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    keepdim: bool,
+    mode: &str,
+    out: Output<'_>,
+    medians: Output<'_>,
+) -> R {
+    let axes = axis.values();
     let rank = x.rank();
     let mut d = Vec::new();
     if axes.is_empty() {
-        if keep {
+        if keepdim {
             d = vec![1; rank];
         }
     } else {
         let mut formatted: Vec<usize> = Vec::new();
-        for &a in &axes {
+        for &a in axes {
             let f = axis_in_or_0d(a, rank, "median axis")?;
             ensure_meta!(
                 !formatted.contains(&f),
                 "median axes {} repeat dimension {f}",
-                fd(&axes)
+                fmt_dims(axes)
             );
             formatted.push(f);
         }
         for (i, &e) in x.dims.iter().enumerate() {
             if !formatted.contains(&i) {
                 d.push(e);
-            } else if keep {
+            } else if keepdim {
                 d.push(1);
             }
         }
     }
-    ctx.set_output(0, Out::new().dtype(x.dtype).dims(&d).get())?;
+    out.set(TensorMeta::new(x.dtype, &d))?;
     let mut md = d.clone();
     if mode == "avg" {
         md.push(2);
     }
-    set_opt(ctx, 1, Out::new().dtype(DataType::Int64).dims(&md).get())
+    medians.set_if_present(TensorMeta::new(DataType::Int64, &md));
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -993,10 +1122,10 @@ pub fn nanmedian_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `FlattenInferMeta(x, start_axis, stop_axis)`: collapses `start_axis..=stop_axis` into one
 /// extent (-1 when any of them is unknown); a 0-D x becomes `[1]`.
-pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mut start = ctx.int(1)?;
-    let mut stop = ctx.int(2)?;
+#[infer_meta]
+pub fn flatten_infer_meta(x: &TensorMeta, start_axis: i64, stop_axis: i64, out: Output<'_>) -> R {
+    let mut start = start_axis;
+    let mut stop = stop_axis;
     let rank = x.rank() as i64;
     if rank == 0 {
         ensure_meta!(
@@ -1021,7 +1150,7 @@ pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             (0..rank).contains(&start) && (0..rank).contains(&stop),
             "start_axis and stop_axis must lie in [{}, {rank}) for x {}",
             -rank,
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
         ensure_meta!(
             stop >= start,
@@ -1043,13 +1172,13 @@ pub fn flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         d.extend_from_slice(&x.dims[(stop + 1) as usize..]);
     }
     let keep_lod = rank > 0 && x.dims[0] == d[0];
-    let out = Out::new()
+    let meta = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod_if(keep_lod, x)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
 fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
@@ -1063,7 +1192,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 return Err(err(format!(
                     "only one dimension of the target shape {} may be -1, but dims {prev} and {i} \
                      both are",
-                    fd(shape)
+                    fmt_dims(shape)
                 )));
             }
             unk = Some(i);
@@ -1075,7 +1204,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 ensure_meta!(
                     in_size == 0,
                     "shape[{i}] is 0 (copy the input dim), but x {} has only {} dims",
-                    fd(in_dims),
+                    fmt_dims(in_dims),
                     in_dims.len()
                 );
             }
@@ -1084,7 +1213,7 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
             ensure_meta!(
                 s > 0,
                 "shape[{i}] = {s} in target shape {} is negative; only one -1 is allowed",
-                fd(shape)
+                fmt_dims(shape)
             );
             out[i] = s;
             capacity = mul(capacity, s);
@@ -1094,14 +1223,14 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
         ensure_meta!(
             in_size == 0,
             "target shape {} has zero elements but x {} does not",
-            fd(shape),
-            fd(in_dims)
+            fmt_dims(shape),
+            fmt_dims(in_dims)
         );
         ensure_meta!(
             unk.is_none(),
             "cannot reshape {} to {}: the -1 dimension is ambiguous",
-            fd(in_dims),
-            fd(shape)
+            fmt_dims(in_dims),
+            fmt_dims(shape)
         );
     }
     let known = in_dims.iter().all(|&d| d >= 0);
@@ -1113,8 +1242,8 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                     mul(q, capacity) == in_size,
                     "cannot reshape x {} ({in_size} elements) to {}: {in_size} is not divisible by \
                      the known extents' product {capacity}",
-                    fd(in_dims),
-                    fd(shape)
+                    fmt_dims(in_dims),
+                    fmt_dims(shape)
                 );
                 out[u] = q;
             } else {
@@ -1126,8 +1255,8 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
                 ensure_meta!(
                     capacity == in_size,
                     "cannot reshape x {} ({in_size} elements) to {} ({capacity} elements)",
-                    fd(in_dims),
-                    fd(shape)
+                    fmt_dims(in_dims),
+                    fmt_dims(shape)
                 );
             }
         }
@@ -1137,35 +1266,33 @@ fn validate_shape(shape: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
 
 /// `ReshapeInferMeta(x, shape)`: the target shape with `0` copying the input dim and one `-1`
 /// inferred; a shape from a tensor keeps its placeholder `-1`s.
-pub fn reshape_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let shape = int_array(ctx, 1, "shape")?;
-    if shape.from_tensor {
-        let mut d = shape.values.clone();
+#[infer_meta]
+pub fn reshape_infer_meta(x: &TensorMeta, shape: IntArray<'_>, out: Output<'_>) -> R {
+    if shape.from_tensor() {
+        let mut d = shape.values().to_vec();
         for (i, v) in d.iter_mut().enumerate() {
             if *v == 0 {
-                *v = at(&x.dims, i, "x (shape[i] = 0 copies dim i)")?;
+                *v = dim_at(&x.dims, i, "x (shape[i] = 0 copies dim i)")?;
             }
         }
-        return ctx.set_output(0, ddl(x, &d));
+        return out.set(with_dtype_lod_of(x, &d));
     }
-    let d = validate_shape(&shape.values, &x.dims)?;
+    let d = validate_shape(shape.values(), &x.dims)?;
     let keep_lod = x.rank() > 0 && !d.is_empty() && x.dims[0] == d[0];
-    let out = Out::new()
+    let meta = MetaBuilder::new()
         .dims(&d)
         .dtype(x.dtype)
         .layout(x.layout)
         .lod_if(keep_lod, x)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
 /// `TransposeInferMeta(x, perm)`: `out[i] = x[perm[i]]`; `perm` entries must be distinct axes.
-pub fn transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let perm = ints(ctx, 1)?;
-    let d = transpose_dims(&x.dims, &perm)?;
-    ctx.set_output(0, dd(x, &d))
+#[infer_meta]
+pub fn transpose_infer_meta(x: &TensorMeta, perm: &[i64], out: Output<'_>) -> R {
+    let d = transpose_dims(&x.dims, perm)?;
+    out.set(with_dtype_of(x, &d))
 }
 
 pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
@@ -1173,14 +1300,14 @@ pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
     ensure_meta!(
         rank >= perm.len(),
         "perm {} has more entries than x {} has dims",
-        fd(perm),
-        fd(x)
+        fmt_dims(perm),
+        fmt_dims(x)
     );
     let mut seen = vec![false; rank];
     let mut out = x.to_vec();
     for (i, &p) in perm.iter().enumerate() {
         let a = axis_in(p, rank, "perm entry")?;
-        ensure_meta!(!seen[a], "perm {} repeats axis {p}", fd(perm));
+        ensure_meta!(!seen[a], "perm {} repeats axis {p}", fmt_dims(perm));
         seen[a] = true;
         out[i] = x[a];
     }
@@ -1189,23 +1316,25 @@ pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
 
 /// `UnsqueezeInferMeta(x, axis)`: inserts size-1 dims at `axis` (all `-1` when the axes come
 /// from a tensor).
-pub fn unsqueeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = int_array(ctx, 1, "axis")?;
+#[infer_meta]
+pub fn unsqueeze_infer_meta(x: &TensorMeta, axis: IntArray<'_>, out: Output<'_>) -> R {
     ensure_meta!(
         x.rank() <= 8,
         "x must have rank ≤ 8 to unsqueeze, got {}",
         x.rank()
     );
-    if axes.from_tensor {
-        let d = vec![-1; x.rank() + axes.values.len()];
-        return ctx.set_output(0, dd(x, &d));
+    if axis.from_tensor() {
+        let d = vec![-1; x.rank() + axis.values().len()];
+        return out.set(with_dtype_of(x, &d));
     }
-    let d = unsqueeze_dims(&axes.values, &x.dims)?;
+    let d = unsqueeze_dims(axis.values(), &x.dims)?;
     let keep_lod = x.rank() > 0 && x.dims[0] == d[0];
-    ctx.set_output(
-        0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1214,8 +1343,8 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
     ensure_meta!(
         out_rank <= 8,
         "unsqueezing {} at {} gives rank {out_rank}, above the limit of 8",
-        fd(in_dims),
-        fd(axes)
+        fmt_dims(in_dims),
+        fmt_dims(axes)
     );
     let mut shape = vec![0i64; out_rank + 1];
     for (cur_rank, &a) in (in_dims.len() as i64..).zip(axes) {
@@ -1245,8 +1374,8 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
             *v = *in_dims.get(in_idx).ok_or_else(|| {
                 err(format!(
                     "unsqueeze axes {} do not fit {}",
-                    fd(axes),
-                    fd(in_dims)
+                    fmt_dims(axes),
+                    fmt_dims(in_dims)
                 ))
             })?;
             in_idx += 1;
@@ -1257,27 +1386,29 @@ pub(crate) fn unsqueeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
 
 /// `SqueezeInferMeta(x, axis)`: drops the named size-1 (or unknown) dims, or every size-1 dim
 /// when no axis is given.
-pub fn squeeze_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = int_array(ctx, 1, "axis")?;
-    if axes.from_tensor {
-        let mut n = x.rank() as i64 - axes.values.len() as i64;
+#[infer_meta]
+pub fn squeeze_infer_meta(x: &TensorMeta, axis: IntArray<'_>, out: Output<'_>) -> R {
+    if axis.from_tensor() {
+        let mut n = x.rank() as i64 - axis.values().len() as i64;
         if x.rank() == 0 && n == -1 {
             n = 0;
         }
         ensure_meta!(
             n >= 0,
             "cannot squeeze {} axes from a {}-D x",
-            axes.values.len(),
+            axis.values().len(),
             x.rank()
         );
-        return ctx.set_output(0, dd(x, &vec![-1; n as usize]));
+        return out.set(with_dtype_of(x, &vec![-1; n as usize]));
     }
-    let d = squeeze_dims(&axes.values, &x.dims)?;
+    let d = squeeze_dims(axis.values(), &x.dims)?;
     let keep_lod = x.rank() > 0 && !d.is_empty() && x.dims[0] == d[0];
-    ctx.set_output(
-        0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
@@ -1311,8 +1442,9 @@ fn squeeze_dims(axes: &[i64], in_dims: &[i64]) -> Res<Vec<i64>> {
         .collect())
 }
 
-fn split_axis(ctx: &InferMetaCtx<'_>, i: usize, x: &TensorMeta) -> Res<Option<usize>> {
-    match ctx.scalar(i)? {
+/// The split axis (`None` when it comes from a tensor), normalised against `x`'s rank.
+fn split_axis(axis: Option<Scalar>, x: &TensorMeta) -> Res<Option<usize>> {
+    match axis {
         None => Ok(None),
         Some(s) => {
             ensure_meta!(
@@ -1328,58 +1460,62 @@ fn split_axis(ctx: &InferMetaCtx<'_>, i: usize, x: &TensorMeta) -> Res<Option<us
 fn split_outputs(x: &TensorMeta, axis: Option<usize>, dims: Vec<Vec<i64>>) -> Vec<TensorMeta> {
     dims.into_iter()
         .map(|d| {
-            Out::new()
+            MetaBuilder::new()
                 .dtype(x.dtype)
                 .dims(&d)
                 .layout(x.layout)
                 .lod_if(axis != Some(0), x)
-                .get()
+                .build()
         })
         .collect()
 }
 
 /// `SplitInferMeta(x, sections, axis)`: one output per section along `axis`; one section may be
 /// -1 (the remainder); sections must add up to the axis extent when it is known.
-pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let sections = int_array(ctx, 1, "sections")?;
-    let axis = split_axis(ctx, 2, x)?;
-    let n = sections.values.len();
+#[infer_meta]
+pub fn split_infer_meta(
+    x: &TensorMeta,
+    sections: IntArray<'_>,
+    axis: Option<Scalar>,
+    out: OutputList<'_>,
+) -> R {
+    let axis = split_axis(axis, x)?;
+    let n = sections.len();
     let axis_dim = axis.map(|a| x.dims[a]);
-    let dims: Vec<Vec<i64>> = if sections.from_tensor || axis.is_none() {
+    let dims: Vec<Vec<i64>> = if sections.from_tensor() || axis.is_none() {
         vec![vec![-1; x.rank()]; n]
     } else if axis_dim.unwrap_or(-1) <= 0 {
         vec![x.dims.to_vec(); n]
     } else {
         let a = axis.unwrap_or(0);
         let total = x.dims[a];
-        let unknown: Vec<usize> = (0..n).filter(|&i| sections.values[i] == -1).collect();
+        let unknown: Vec<usize> = (0..n).filter(|&i| sections.values()[i] == -1).collect();
         ensure_meta!(
             unknown.len() <= 1,
             "only one of the sections {} may be -1",
-            fd(&sections.values)
+            fmt_dims(sections.values())
         );
         let known_sum = sections
-            .values
+            .values()
             .iter()
             .filter(|&&s| s != -1)
             .fold(0i64, |acc, &s| add(acc, s));
-        let mut secs = sections.values.clone();
+        let mut secs = sections.values().to_vec();
         if let Some(&u) = unknown.first() {
             ensure_meta!(
                 known_sum < total,
                 "the known sections {} add up to {known_sum}, leaving nothing for the -1 \
                  section of axis {a} (extent {total}) of x {}",
-                fd(&sections.values),
-                fd(&x.dims)
+                fmt_dims(sections.values()),
+                fmt_dims(&x.dims)
             );
             secs[u] = sub(total, known_sum);
         } else {
             ensure_meta!(
                 known_sum == total,
                 "sections {} add up to {known_sum}, but axis {a} of x {} has extent {total}",
-                fd(&sections.values),
-                fd(&x.dims)
+                fmt_dims(sections.values()),
+                fmt_dims(&x.dims)
             );
         }
         secs.iter()
@@ -1390,15 +1526,19 @@ pub fn split_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             })
             .collect()
     };
-    ctx.set_outputs(0, split_outputs(x, axis, dims))
+    out.set(split_outputs(x, axis, dims))
 }
 
 /// `SplitWithNumInferMeta(x, num, axis)`: `num` equal parts along `axis`, whose extent must be
 /// divisible by `num` when known.
-pub fn split_with_num_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let num = ctx.int(1)?;
-    let axis = split_axis(ctx, 2, x)?;
+#[infer_meta]
+pub fn split_with_num_infer_meta(
+    x: &TensorMeta,
+    num: i64,
+    axis: Option<Scalar>,
+    out: OutputList<'_>,
+) -> R {
+    let axis = split_axis(axis, x)?;
     let n = output_count(num, "num")?;
     let dims: Vec<Vec<i64>> = match axis {
         None => vec![vec![-1; x.rank()]; n],
@@ -1409,63 +1549,66 @@ pub fn split_with_num_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 rem(total, num, "num")? == 0,
                 "axis {a} of x {} (extent {total}) cannot be split into {num} equal parts",
-                fd(&x.dims)
+                fmt_dims(&x.dims)
             );
             let mut d = x.dims.to_vec();
             d[a] = total / num;
             vec![d; n]
         }
     };
-    ctx.set_outputs(0, split_outputs(x, axis, dims))
+    out.set(split_outputs(x, axis, dims))
 }
 
 /// `UnbindInferMeta(input, axis)`: one output per index along `axis`, with that axis removed.
-pub fn unbind_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let a = axis_in(axis, x.rank(), "unbind axis")?;
-    let n = output_count(x.dims[a], &format!("the extent of unbind axis {a}"))?;
-    let d = remove_axis(&x.dims, a);
-    let o = Out::new()
-        .dtype(x.dtype)
+#[infer_meta]
+pub fn unbind_infer_meta(input: &TensorMeta, axis: i64, out: OutputList<'_>) -> R {
+    let a = axis_in(axis, input.rank(), "unbind axis")?;
+    let n = output_count(input.dims[a], &format!("the extent of unbind axis {a}"))?;
+    let d = remove_axis(&input.dims, a);
+    let o = MetaBuilder::new()
+        .dtype(input.dtype)
         .dims(&d)
-        .layout(x.layout)
-        .lod(x)
-        .get();
-    ctx.set_outputs(0, vec![o; n])
+        .layout(input.layout)
+        .lod(input)
+        .build();
+    out.set(vec![o; n])
 }
 
 /// `UnStackInferMeta(x, axis, num)`: `num` outputs with `axis` removed; `num` must match the
 /// axis extent when known.
-pub fn un_stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let num = ctx.int(2)?;
+#[infer_meta]
+pub fn un_stack_infer_meta(x: &TensorMeta, axis: i64, num: i64, out: OutputList<'_>) -> R {
     let a = axis_in(axis, x.rank(), "unstack axis")?;
     if x.dims[a] > 0 {
         ensure_meta!(
             num == x.dims[a],
             "num {num} must equal the extent {} of axis {a} of x {}",
             x.dims[a],
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     let n = output_count(num, "num")?;
     let d = remove_axis(&x.dims, a);
-    ctx.set_outputs(0, vec![dd(x, &d); n])
+    out.set(vec![with_dtype_of(x, &d); n])
 }
 
 /// `SliceRawInferMeta(input, axes, starts, ends, infer_flags, decrease_axis)`: slices `axes`
 /// (negative starts/ends count from the end, out-of-range ones clamp), then removes
 /// `decrease_axis`.
-pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = ints(ctx, 1)?;
-    let starts = int_array(ctx, 2, "starts")?.values;
-    let ends = int_array(ctx, 3, "ends")?.values;
-    let mut flags = ints(ctx, 4)?;
-    let decrease = ints(ctx, 5)?;
-    let rank = x.rank();
+#[infer_meta]
+pub fn slice_raw_infer_meta(
+    input: &TensorMeta,
+    axes: &[i64],
+    starts: IntArray<'_>,
+    ends: IntArray<'_>,
+    infer_flags: &[i64],
+    decrease_axis: &[i64],
+    out: Output<'_>,
+) -> R {
+    let starts = starts.values();
+    let ends = ends.values();
+    let mut flags = Ints::from_slice(infer_flags);
+    let rank = input.rank();
     ensure_meta!(rank < 7, "slice input must have rank below 7, got {rank}");
     if flags.is_empty() {
         flags = Ints::from_elem(1, axes.len());
@@ -1473,16 +1616,16 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         axes.len() == starts.len() && axes.len() == ends.len(),
         "axes {}, starts {} and ends {} must have the same length",
-        fd(&axes),
-        fd(&starts),
-        fd(&ends)
+        fmt_dims(axes),
+        fmt_dims(starts),
+        fmt_dims(ends)
     );
     let r = rank as i64;
     let new_axes: Vec<i64> = axes
         .iter()
         .map(|&a| if a < 0 { (a + r).max(0) } else { a })
         .collect();
-    let mut d = x.dims.to_vec();
+    let mut d = input.dims.to_vec();
     for (i, &a) in new_axes.iter().enumerate() {
         ensure_meta!(
             a < r,
@@ -1494,7 +1637,7 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             d[a] = -1;
             continue;
         }
-        let dim = x.dims[a];
+        let dim = input.dims[a];
         if dim > 0 {
             let (s, e) = normalize_interval(starts[i], ends[i], dim);
             d[a] = e - s;
@@ -1503,27 +1646,26 @@ pub fn slice_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     let mut drop = vec![false; rank];
-    for &a in &decrease {
+    for &a in decrease_axis {
         ensure_meta!(
             a >= 0 && a < r,
             "decrease axis {a} is out of range for a {rank}-D input"
         );
         drop[a as usize] = true;
     }
-    let out: Vec<i64> = d
+    let kept: Vec<i64> = d
         .iter()
         .zip(&drop)
         .filter(|(_, dr)| !**dr)
         .map(|(v, _)| *v)
         .collect();
     let keep_lod = !new_axes.is_empty() && new_axes[0] != 0;
-    ctx.set_output(
-        0,
-        Out::new()
-            .dims(&out)
-            .lod_if(keep_lod, x)
-            .dtype(x.dtype)
-            .get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(&kept)
+            .lod_if(keep_lod, input)
+            .dtype(input.dtype)
+            .build(),
     )
 }
 
@@ -1552,22 +1694,22 @@ fn normalize_interval(st: i64, ed: i64, dim: i64) -> (i64, i64) {
 
 /// `ExpandInferMeta(x, shape)`: broadcasts `x` to `shape`; `-1` keeps the aligned input dim,
 /// `-2` marks an extent read from a tensor.
-pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mut shape = int_array(ctx, 1, "shape")?.values;
+#[infer_meta]
+pub fn expand_infer_meta(x: &TensorMeta, shape: IntArray<'_>, out: Output<'_>) -> R {
+    let mut shape = shape.values().to_vec();
     if shape.is_empty() {
         shape = vec![-1; x.rank()];
     }
     ensure_meta!(
         shape.len() >= x.rank(),
         "the target shape {} must have at least as many dims as x {}",
-        fd(&shape),
-        fd(&x.dims)
+        fmt_dims(&shape),
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         shape.len() <= 8,
         "the target shape {} has more than 8 dims",
-        fd(&shape)
+        fmt_dims(&shape)
     );
     let off = shape.len() - x.rank();
     for (i, &e) in x.dims.iter().enumerate() {
@@ -1581,21 +1723,20 @@ pub fn expand_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     let keep_lod = !shape.is_empty() && x.rank() > 0 && shape[0] == x.dims[0];
-    ctx.set_output(
-        0,
-        Out::new()
+    out.set(
+        MetaBuilder::new()
             .dims(&shape)
             .dtype(x.dtype)
             .lod_if(keep_lod, x)
-            .get(),
+            .build(),
     )
 }
 
 /// `TileInferMeta(x, repeat_times)`: each dim multiplied by its repeat count (aligned from the
 /// right; unknown stays -1).
-pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mut rep = int_array(ctx, 1, "repeat_times")?.values;
+#[infer_meta]
+pub fn tile_infer_meta(x: &TensorMeta, repeat_times: IntArray<'_>, out: Output<'_>) -> R {
+    let mut rep = repeat_times.values().to_vec();
     if rep.is_empty() {
         rep = vec![1; x.rank()];
     }
@@ -1607,7 +1748,7 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rep.len() <= 6,
         "repeat_times {} has more than 6 entries",
-        fd(&rep)
+        fmt_dims(&rep)
     );
     let n = rep.len().max(x.rank());
     let mut xd = x.dims.to_vec();
@@ -1625,40 +1766,48 @@ pub fn tile_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ensure_meta!(
                 rep[i] > 0,
                 "every repeat count must be positive, got {}",
-                fd(&rep)
+                fmt_dims(&rep)
             );
             d.push(mul(xd[i], rep[i]));
         }
     }
     let keep_lod = n > 0 && x.rank() > 0 && d[0] == x.dims[0];
-    ctx.set_output(
-        0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
 /// `CropInferMeta(x, shape, offsets)`: the crop `shape` (negative entries stay -1, a 0 input
 /// extent stays 0); `shape` and `offsets` have one entry per dim of `x`.
-pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let shape = int_array(ctx, 1, "shape")?.values;
-    let offsets = int_array(ctx, 2, "offsets")?.values;
+#[infer_meta]
+pub fn crop_infer_meta(
+    x: &TensorMeta,
+    shape: IntArray<'_>,
+    offsets: IntArray<'_>,
+    out: Output<'_>,
+) -> R {
+    let shape = shape.values();
+    let offsets = offsets.values();
     ensure_meta!(
         shape.len() == x.rank(),
         "crop shape {} must have one entry per dim of x {}",
-        fd(&shape),
-        fd(&x.dims)
+        fmt_dims(shape),
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         offsets.len() == x.rank(),
         "crop offsets {} must have one entry per dim of x {}",
-        fd(&offsets),
-        fd(&x.dims)
+        fmt_dims(offsets),
+        fmt_dims(&x.dims)
     );
     let d: Vec<i64> = x
         .dims
         .iter()
-        .zip(&shape)
+        .zip(shape)
         .map(|(&e, &s)| {
             if e == 0 {
                 0
@@ -1669,21 +1818,25 @@ pub fn crop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         })
         .collect();
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `PadInferMeta(x, paddings, pad_value)`: each dim grows by its two paddings (non-negative,
 /// two per dim); unknown dims stay -1.
-pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let p = ints(ctx, 1)?;
+#[infer_meta]
+pub fn pad_infer_meta(
+    x: &TensorMeta,
+    paddings: &[i64],
+    _pad_value: Option<Scalar>,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
-        p.len() == 2 * x.rank(),
+        paddings.len() == 2 * x.rank(),
         "paddings {} must have two values per dim of x {}",
-        fd(&p),
-        fd(&x.dims)
+        fmt_dims(paddings),
+        fmt_dims(&x.dims)
     );
-    for (i, &v) in p.iter().enumerate() {
+    for (i, &v) in paddings.iter().enumerate() {
         ensure_meta!(v >= 0, "paddings[{i}] = {v} must be ≥ 0");
     }
     let d: Vec<i64> = x
@@ -1694,39 +1847,47 @@ pub fn pad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             if e == -1 {
                 -1
             } else {
-                add(add(e, p[2 * i]), p[2 * i + 1])
+                add(add(e, paddings[2 * i]), paddings[2 * i + 1])
             }
         })
         .collect();
     let keep_lod = x.rank() > 0 && d[0] == x.dims[0];
-    ctx.set_output(
-        0,
-        Out::new().dims(&d).lod_if(keep_lod, x).dtype(x.dtype).get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .lod_if(keep_lod, x)
+            .dtype(x.dtype)
+            .build(),
     )
 }
 
 /// `Pad3dInferMeta(x, paddings, mode, value, data_format)`: a 5-D `x` grows by
 /// `[left, right, top, bottom, front, back]` on its W, H and D dims.
-pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let p = int_array(ctx, 1, "paddings")?;
-    let fmt = str_arg(ctx, 4)?;
+#[infer_meta]
+pub fn pad3d_infer_meta(
+    x: &TensorMeta,
+    paddings: IntArray<'_>,
+    _mode: &str,
+    _value: f64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 5, "x (NCDHW or NDHWC)")?;
     let xd = &x.dims;
     let mut d = vec![-1i64; 5];
     d[0] = xd[0];
-    let ncdhw = fmt == "NCDHW";
+    let ncdhw = data_format == "NCDHW";
     if ncdhw {
         d[1] = xd[1];
     } else {
         d[4] = xd[4];
     }
-    if !p.from_tensor {
-        let v = &p.values;
+    if !paddings.from_tensor() {
+        let v = paddings.values();
         ensure_meta!(
             v.len() == 6,
             "paddings {} must have 6 values (left, right, top, bottom, front, back)",
-            fd(v)
+            fmt_dims(v)
         );
         let grow = |e: i64, a: i64, b: i64| if e < 0 { e } else { add(add(e, a), b) };
         if ncdhw {
@@ -1739,31 +1900,40 @@ pub fn pad3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             d[3] = grow(xd[3], v[0], v[1]);
         }
     }
-    ctx.set_output(0, ddl(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `AsRealInferMeta(x)`: `x.dims + [2]` of the real dtype.
-pub fn as_real_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn as_real_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     let mut d = x.dims.to_vec();
     d.push(2);
-    ctx.set_output(0, Out::new().dims(&d).lod(x).dtype(x.dtype.to_real()).get())
+    out.set(
+        MetaBuilder::new()
+            .dims(&d)
+            .lod(x)
+            .dtype(x.dtype.to_real())
+            .build(),
+    )
 }
 
 /// `AsComplexInferMeta(x)`: drops the trailing `2` of `x` and takes the complex dtype.
-pub fn as_complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn as_complex_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     need_rank_ge(x, 1, "x")?;
     let last = x.dims[x.rank() - 1];
     ensure_meta!(
         last == 2,
         "the last dim of x {} must be 2 (real, imaginary), got {last}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let d = &x.dims[..x.rank() - 1];
-    ctx.set_output(
-        0,
-        Out::new().dims(d).lod(x).dtype(x.dtype.to_complex()).get(),
+    out.set(
+        MetaBuilder::new()
+            .dims(d)
+            .lod(x)
+            .dtype(x.dtype.to_complex())
+            .build(),
     )
 }
 
@@ -1774,11 +1944,22 @@ pub fn as_complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `Pool2DInferMeta(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format,
 /// pooling_type, global_pooling, adaptive, padding_algorithm)`: 2-D pooling; a kernel size from
 /// a tensor makes H and W unknown.
-pub fn pool2d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let kernel = int_array(ctx, 1, "kernel_size")?;
-    if kernel.from_tensor {
-        let fmt = str_arg(ctx, 6)?;
+#[infer_meta(name = "Pool2DInferMeta")]
+pub fn pool2d_infer_meta(
+    x: &TensorMeta,
+    kernel_size: IntArray<'_>,
+    strides: &[i64],
+    paddings: &[i64],
+    ceil_mode: bool,
+    _exclusive: bool,
+    data_format: &str,
+    _pooling_type: &str,
+    global_pooling: bool,
+    adaptive: bool,
+    padding_algorithm: &str,
+    out: Output<'_>,
+) -> R {
+    if kernel_size.from_tensor() {
         ensure_meta!(
             x.rank() >= 3,
             "pooling input must be 4-D or 5-D, got rank {}",
@@ -1787,57 +1968,99 @@ pub fn pool2d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         let r = x.rank();
         let mut d = x.dims.to_vec();
         d[r - 2] = -1;
-        if channel_last(&fmt) {
+        if channel_last(data_format) {
             d[r - 3] = -1;
         } else {
             d[r - 1] = -1;
         }
-        return ctx.set_output(0, ddl(x, &d));
+        return out.set(with_dtype_lod_of(x, &d));
     }
-    pool(ctx, x, &kernel.values)
+    let attrs = PoolAttrs {
+        strides,
+        paddings,
+        ceil_mode,
+        data_format,
+        global_pooling,
+        adaptive,
+        padding_algorithm,
+    };
+    pool(x, kernel_size.values(), &attrs, out)
 }
 
 /// `PoolInferMeta(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format,
 /// pooling_type, global_pooling, adaptive, padding_algorithm)`: 2-D or 3-D pooling.
-pub fn pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let kernel = ints(ctx, 1)?;
-    pool(ctx, x, &kernel)
+#[infer_meta]
+pub fn pool_infer_meta(
+    x: &TensorMeta,
+    kernel_size: &[i64],
+    strides: &[i64],
+    paddings: &[i64],
+    ceil_mode: bool,
+    _exclusive: bool,
+    data_format: &str,
+    _pooling_type: &str,
+    global_pooling: bool,
+    adaptive: bool,
+    padding_algorithm: &str,
+    out: Output<'_>,
+) -> R {
+    let attrs = PoolAttrs {
+        strides,
+        paddings,
+        ceil_mode,
+        data_format,
+        global_pooling,
+        adaptive,
+        padding_algorithm,
+    };
+    pool(x, kernel_size, &attrs, out)
 }
 
-fn pool(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, kernel: &[i64]) -> R {
-    let strides = ints(ctx, 2)?;
-    let paddings = ints(ctx, 3)?;
-    let ceil_mode = ctx.bool(4)?;
-    let fmt = str_arg(ctx, 6)?;
-    let global = ctx.bool(8)?;
-    let adaptive = ctx.bool(9)?;
-    let algo = str_arg(ctx, 10)?;
+/// The pooling attributes after the kernel size that shape the output.
+struct PoolAttrs<'a> {
+    strides: &'a [i64],
+    paddings: &'a [i64],
+    ceil_mode: bool,
+    data_format: &'a str,
+    global_pooling: bool,
+    adaptive: bool,
+    padding_algorithm: &'a str,
+}
+
+/// `x` pooled with `kernel` (known values).
+fn pool(x: &TensorMeta, kernel: &[i64], a: &PoolAttrs<'_>, out: Output<'_>) -> R {
+    let (strides, paddings, ceil_mode) = (a.strides, a.paddings, a.ceil_mode);
+    let (fmt, global, adaptive, algo) = (
+        a.data_format,
+        a.global_pooling,
+        a.adaptive,
+        a.padding_algorithm,
+    );
     let rank = x.rank();
     ensure_meta!(
         rank == 4 || rank == 5,
         "pooling input must be 4-D or 5-D, got rank {rank} {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         rank - 2 == kernel.len(),
         "kernel_size {} must have {} values for a {rank}-D input",
-        fd(kernel),
+        fmt_dims(kernel),
         rank - 2
     );
     ensure_meta!(
         kernel.len() == strides.len(),
         "kernel_size {} and strides {} must have the same length",
-        fd(kernel),
-        fd(&strides)
+        fmt_dims(kernel),
+        fmt_dims(strides)
     );
-    let cl = channel_last(&fmt);
+    let cl = channel_last(fmt);
     let data: Vec<i64> = if cl {
         x.dims[1..rank - 1].to_vec()
     } else {
         x.dims[2..].to_vec()
     };
-    let (mut pads, _) = update_padding(&paddings, &data, &strides, kernel, &algo)?;
+    let (mut pads, _) = update_padding(paddings, &data, strides, kernel, algo)?;
     if global || adaptive {
         pads.iter_mut().for_each(|v| *v = 0);
     }
@@ -1873,30 +2096,36 @@ fn pool(ctx: &mut InferMetaCtx<'_>, x: &TensorMeta, kernel: &[i64]) -> R {
         d.push(x.dims[1]);
         d.extend(spatial);
     }
-    ctx.set_output(0, ddl(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `MaxPoolWithIndexInferMeta(x, kernel_size, strides, paddings, global_pooling, adaptive,
 /// ceil_mode)`: max pooling output and its int32 argmax mask.
-pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mut kernel = ints(ctx, 1)?;
-    let strides = ints(ctx, 2)?;
-    let mut paddings = ints(ctx, 3)?;
-    let global = ctx.bool(4)?;
-    let adaptive = ctx.bool(5)?;
-    let ceil_mode = ctx.bool(6)?;
+#[infer_meta]
+pub fn max_pool_with_index_infer_meta(
+    x: &TensorMeta,
+    kernel_size: &[i64],
+    strides: &[i64],
+    paddings: &[i64],
+    global_pooling: bool,
+    adaptive: bool,
+    ceil_mode: bool,
+    out: Output<'_>,
+    mask: Output<'_>,
+) -> R {
+    let mut kernel = Ints::from_slice(kernel_size);
+    let mut paddings = Ints::from_slice(paddings);
     let rank = x.rank();
     ensure_meta!(
         rank == 4 || rank == 5,
         "pooling input must be 4-D or 5-D, got rank {rank}"
     );
-    if global {
+    if global_pooling {
         kernel = Ints::from_slice(&x.dims[2..]);
         ensure_meta!(
             paddings.len() >= kernel.len(),
             "paddings {} must have one value per spatial dim",
-            fd(&paddings)
+            fmt_dims(&paddings)
         );
         for p in paddings.iter_mut().take(kernel.len()) {
             *p = 0;
@@ -1905,20 +2134,20 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         rank - 2 == kernel.len(),
         "kernel_size {} must have {} values for a {rank}-D input",
-        fd(&kernel),
+        fmt_dims(&kernel),
         rank - 2
     );
     ensure_meta!(
         kernel.len() == strides.len(),
         "strides {} and kernel_size {} must have the same length",
-        fd(&strides),
-        fd(&kernel)
+        fmt_dims(strides),
+        fmt_dims(&kernel)
     );
     ensure_meta!(
         kernel.len() == paddings.len(),
         "paddings {} and kernel_size {} must have the same length",
-        fd(&paddings),
-        fd(&kernel)
+        fmt_dims(&paddings),
+        fmt_dims(&kernel)
     );
     let mut d = vec![x.dims[0], x.dims[1]];
     if adaptive {
@@ -1940,65 +2169,69 @@ pub fn max_pool_with_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         }
     }
-    ctx.set_output(0, dd(x, &d))?;
-    set_opt(ctx, 1, Out::new().dims(&d).dtype(DataType::Int32).get())
+    out.set(with_dtype_of(x, &d))?;
+    mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
+    Ok(())
 }
 
 /// `FractionalMaxPoolInferMeta(x, output_size, kernel_size, random_u, return_mask)`:
 /// `[N, C] + output_size` and an int32 mask of the same dims.
-pub fn fractional_max_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let out_size = ints(ctx, 1)?;
+#[infer_meta]
+pub fn fractional_max_pool_infer_meta(
+    x: &TensorMeta,
+    output_size: &[i64],
+    _kernel_size: &[i64],
+    _random_u: f64,
+    _return_mask: bool,
+    out: Output<'_>,
+    mask: Output<'_>,
+) -> R {
     let rank = x.rank();
     ensure_meta!(
         rank == 4 || rank == 5,
         "pooling input must be 4-D or 5-D, got rank {rank}"
     );
     ensure_meta!(
-        rank - 2 == out_size.len(),
+        rank - 2 == output_size.len(),
         "output_size {} must have {} values for a {rank}-D input",
-        fd(&out_size),
+        fmt_dims(output_size),
         rank - 2
     );
     let mut d = vec![x.dims[0], x.dims[1]];
-    d.extend_from_slice(&out_size);
-    ctx.set_output(0, dd(x, &d))?;
-    set_opt(ctx, 1, Out::new().dims(&d).dtype(DataType::Int32).get())
+    d.extend_from_slice(output_size);
+    out.set(with_dtype_of(x, &d))?;
+    mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
+    Ok(())
 }
 
 /// `UnfoldInferMeta(x, kernel_sizes, strides, paddings, dilations)`: im2col of a 4-D `x` into
 /// `[N, C·kh·kw, L]`.
-pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let k = ints(ctx, 1)?;
-    let s = ints(ctx, 2)?;
-    let p = ints(ctx, 3)?;
-    let dl = ints(ctx, 4)?;
+#[infer_meta]
+pub fn unfold_infer_meta(
+    x: &TensorMeta,
+    kernel_sizes: &[i64],
+    strides: &[i64],
+    paddings: &[i64],
+    dilations: &[i64],
+    out: Output<'_>,
+) -> R {
     need_rank(x, 4, "x ([N, C, H, W])")?;
-    ensure_meta!(k.len() == 2, "kernel_sizes {} must have 2 values", fd(&k));
-    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fd(&s));
-    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fd(&p));
-    ensure_meta!(dl.len() == 2, "dilations {} must have 2 values", fd(&dl));
-    ensure_meta!(
-        k.iter().all(|&v| v > 0),
-        "kernel_sizes {} must be positive",
-        fd(&k)
-    );
-    ensure_meta!(
-        s.iter().all(|&v| v > 0),
-        "strides {} must be positive",
-        fd(&s)
-    );
-    ensure_meta!(
-        dl.iter().all(|&v| v > 0),
-        "dilations {} must be positive",
-        fd(&dl)
-    );
+    need_lens(&[
+        (kernel_sizes, 2, "kernel_sizes"),
+        (strides, 2, "strides"),
+        (paddings, 4, "paddings"),
+        (dilations, 2, "dilations"),
+    ])?;
+    need_positive(&[
+        (kernel_sizes, "kernel_sizes"),
+        (strides, "strides"),
+        (dilations, "dilations"),
+    ])?;
     let xd = &x.dims;
     let channels = if xd[1] < 0 {
         -1
     } else {
-        mul(mul(xd[1], k[0]), k[1])
+        mul(mul(xd[1], kernel_sizes[0]), kernel_sizes[1])
     };
     let calc = |input: i64, f: i64, dil: i64, p1: i64, p2: i64, st: i64| -> i64 {
         if input == -1 {
@@ -2007,75 +2240,88 @@ pub fn unfold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         let dk = add(mul(dil, f - 1), 1);
         sub(add(add(input, p1), p2), dk).wrapping_div(st) + 1
     };
-    let h = calc(xd[2], k[0], dl[0], p[0], p[2], s[0]);
-    let w = calc(xd[3], k[1], dl[1], p[1], p[3], s[1]);
+    let h = calc(
+        xd[2],
+        kernel_sizes[0],
+        dilations[0],
+        paddings[0],
+        paddings[2],
+        strides[0],
+    );
+    let w = calc(
+        xd[3],
+        kernel_sizes[1],
+        dilations[1],
+        paddings[1],
+        paddings[3],
+        strides[1],
+    );
     let l = if h == -1 || w == -1 { -1 } else { mul(h, w) };
-    ctx.set_output(0, dd(x, &[xd[0], channels, l]))
+    out.set(with_dtype_of(x, &[xd[0], channels, l]))
 }
 
 /// `FoldInferMeta(x, output_sizes, kernel_sizes, strides, paddings, dilations)`: col2im of
 /// `[N, C·kh·kw, L]` into `[N, C, oh, ow]`.
-pub fn fold_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let os = ints(ctx, 1)?;
-    let k = ints(ctx, 2)?;
-    let s = ints(ctx, 3)?;
-    let p = ints(ctx, 4)?;
-    let dl = ints(ctx, 5)?;
-    ensure_meta!(os.len() == 2, "output_sizes {} must have 2 values", fd(&os));
-    ensure_meta!(k.len() == 2, "kernel_sizes {} must have 2 values", fd(&k));
-    ensure_meta!(s.len() == 2, "strides {} must have 2 values", fd(&s));
-    ensure_meta!(p.len() == 4, "paddings {} must have 4 values", fd(&p));
-    ensure_meta!(dl.len() == 2, "dilations {} must have 2 values", fd(&dl));
-    ensure_meta!(
-        k.iter().all(|&v| v > 0),
-        "kernel_sizes {} must be positive",
-        fd(&k)
-    );
-    ensure_meta!(
-        s.iter().all(|&v| v > 0),
-        "strides {} must be positive",
-        fd(&s)
-    );
-    ensure_meta!(
-        os.iter().all(|&v| v > 0),
-        "output_sizes {} must be positive",
-        fd(&os)
-    );
-    ensure_meta!(
-        dl.iter().all(|&v| v > 0),
-        "dilations {} must be positive",
-        fd(&dl)
-    );
+#[infer_meta]
+pub fn fold_infer_meta(
+    x: &TensorMeta,
+    output_sizes: &[i64],
+    kernel_sizes: &[i64],
+    strides: &[i64],
+    paddings: &[i64],
+    dilations: &[i64],
+    out: Output<'_>,
+) -> R {
+    need_lens(&[
+        (output_sizes, 2, "output_sizes"),
+        (kernel_sizes, 2, "kernel_sizes"),
+        (strides, 2, "strides"),
+        (paddings, 4, "paddings"),
+        (dilations, 2, "dilations"),
+    ])?;
+    need_positive(&[
+        (kernel_sizes, "kernel_sizes"),
+        (strides, "strides"),
+        (output_sizes, "output_sizes"),
+        (dilations, "dilations"),
+    ])?;
     need_rank_ge(x, 3, "x ([N, C*kh*kw, L])")?;
     let xd = &x.dims;
     let blocks = |i: usize| -> i64 {
-        sub(add(os[i], mul(2, p[i])), add(mul(dl[i], k[i] - 1), 1)).wrapping_div(s[i]) + 1
+        sub(
+            add(output_sizes[i], mul(2, paddings[i])),
+            add(mul(dilations[i], kernel_sizes[i] - 1), 1),
+        )
+        .wrapping_div(strides[i])
+            + 1
     };
     let (bh, bw) = (blocks(0), blocks(1));
     ensure_meta!(
         bh > 0 && bw > 0,
         "the sliding blocks computed from output_sizes {}, kernel_sizes {}, strides {} and \
          dilations {} are ({bh}, {bw}); they must be positive",
-        fd(&os),
-        fd(&k),
-        fd(&s),
-        fd(&dl)
+        fmt_dims(output_sizes),
+        fmt_dims(kernel_sizes),
+        fmt_dims(strides),
+        fmt_dims(dilations)
     );
     ensure_meta!(
         mul(bh, bw) == xd[2],
         "dim 2 of x {} must equal the number of sliding blocks {bh} × {bw} = {}",
-        fd(xd),
+        fmt_dims(xd),
         mul(bh, bw)
     );
-    let kk = mul(k[0], k[1]);
+    let kk = mul(kernel_sizes[0], kernel_sizes[1]);
     ensure_meta!(
         rem(xd[1], kk, "kernel area")? == 0,
         "dim 1 of x {} must be divisible by the kernel area {kk}",
-        fd(xd)
+        fmt_dims(xd)
     );
     let c = div(xd[1], kk, "kernel area")?;
-    ctx.set_output(0, dd(x, &[xd[0], c, os[0], os[1]]))
+    out.set(with_dtype_of(
+        x,
+        &[xd[0], c, output_sizes[0], output_sizes[1]],
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2101,86 +2347,91 @@ fn square_batch(x: &TensorMeta) -> Res {
     ensure_meta!(
         x.dims[r - 2] == x.dims[r - 1],
         "x {} must be a batch of square matrices: its last two dims differ",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     Ok(())
 }
 
 /// `EigInferMeta(x)`: complex eigenvalues `x.dims[..-1]` and eigenvectors `x.dims`.
-pub fn eig_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn eig_infer_meta(x: &TensorMeta, out_w: Output<'_>, out_v: Output<'_>) -> R {
     square_batch(x)?;
     let t = complex_of(x.dtype)?;
     let r = x.rank();
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 1]).dtype(t).get())?;
-    set_opt(ctx, 1, Out::new().dims(&x.dims).dtype(t).get())
+    out_w.set(TensorMeta::new(t, &x.dims[..r - 1]))?;
+    out_v.set_if_present(TensorMeta::new(t, &x.dims));
+    Ok(())
 }
 
 /// `EighInferMeta(x, uplo)`: real eigenvalues `x.dims[..-1]` and eigenvectors like `x`.
-pub fn eigh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn eigh_infer_meta(x: &TensorMeta, _uplo: &str, out_w: Output<'_>, out_v: Output<'_>) -> R {
     square_batch(x)?;
     let r = x.rank();
-    ctx.set_output(
-        0,
-        Out::new()
-            .dims(&x.dims[..r - 1])
-            .dtype(x.dtype.to_real())
-            .get(),
-    )?;
-    set_opt(ctx, 1, same(x))
+    out_w.set(TensorMeta::new(x.dtype.to_real(), &x.dims[..r - 1]))?;
+    out_v.set_if_present(dims_dtype_of(x));
+    Ok(())
 }
 
 /// `EigvalshInferMeta(x, uplo, is_test)`: like `EighInferMeta`.
-pub fn eigvalsh_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    eigh_infer_meta(ctx)
+#[infer_meta]
+pub fn eigvalsh_infer_meta(
+    x: &TensorMeta,
+    uplo: &str,
+    _is_test: bool,
+    out_w: Output<'_>,
+    out_v: Output<'_>,
+) -> R {
+    eigh_infer_meta(x, uplo, out_w, out_v)
 }
 
 /// `EigvalsInferMeta(x)`: complex eigenvalues `x.dims[..-1]`; the last two dims must match
 /// when all dims are known.
-pub fn eigvals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+#[infer_meta]
+pub fn eigvals_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
     if !has_unknown(&x.dims) {
         ensure_meta!(
             x.dims[r - 1] == x.dims[r - 2],
             "the last two dims of x {} must be equal",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     let t = complex_of(x.dtype)?;
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 1]).dtype(t).get())
+    out.set(TensorMeta::new(t, &x.dims[..r - 1]))
 }
 
 /// `LUInferMeta(x, pivot)`: the LU factors like `x`, int32 `pivots` and `infos`.
-pub fn lu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pivot = ctx.bool(1)?;
+#[infer_meta(name = "LUInferMeta")]
+pub fn lu_infer_meta(
+    x: &TensorMeta,
+    pivot: bool,
+    out: Output<'_>,
+    pivots: Output<'_>,
+    infos: Output<'_>,
+) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
-    ctx.set_output(0, same(x))?;
+    out.set(dims_dtype_of(x))?;
     let m = x.dims[r - 1];
     let n = x.dims[r - 2];
-    let infos = Out::new()
-        .dims(&x.dims[..r - 2])
-        .dtype(DataType::Int32)
-        .get();
+    let meta = TensorMeta::new(DataType::Int32, &x.dims[..r - 2]);
     if pivot {
         let mut pd = x.dims[..r - 1].to_vec();
         pd[r - 2] = m.min(n);
-        set_opt(ctx, 1, Out::new().dims(&pd).dtype(DataType::Int32).get())?;
+        pivots.set_if_present(TensorMeta::new(DataType::Int32, &pd));
     }
-    set_opt(ctx, 2, infos)
+    infos.set_if_present(meta);
+    Ok(())
 }
 
 /// `QrInferMeta(x, mode)`: `q` and `r` of a batch of `m × n` matrices for mode `reduced`,
 /// `complete` or `r`.
-pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mode = str_arg(ctx, 1)?;
+#[infer_meta]
+pub fn qr_infer_meta(x: &TensorMeta, mode: &str, q: Output<'_>, r: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
-    let (compute_q, reduced) = match &*mode {
+    let (compute_q, reduced) = match mode {
         "reduced" => (true, true),
         "complete" => (true, false),
         "r" => (false, true),
@@ -2190,70 +2441,94 @@ pub fn qr_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     };
-    let r = x.rank();
-    let m = x.dims[r - 2];
-    let n = x.dims[r - 1];
+    let r_meta = x.rank();
+    let m = x.dims[r_meta - 2];
+    let n = x.dims[r_meta - 1];
     let k = if reduced { m.min(n) } else { m };
-    let q = if compute_q {
+    let meta = if compute_q {
         let mut d = x.dims.to_vec();
-        d[r - 1] = k;
+        d[r_meta - 1] = k;
         d
     } else {
         vec![0]
     };
     let mut rd = x.dims.to_vec();
-    rd[r - 2] = k;
-    rd[r - 1] = n;
-    ctx.set_output(0, ddl(x, &q))?;
-    set_opt(ctx, 1, ddl(x, &rd))
+    rd[r_meta - 2] = k;
+    rd[r_meta - 1] = n;
+    q.set(with_dtype_lod_of(x, &meta))?;
+    r.set_if_present(with_dtype_lod_of(x, &rd));
+    Ok(())
 }
 
 /// `SvdInferMeta(x, full_matrices)`: `u`, `s` and `vh` of a batch of `m × n` matrices.
-pub fn svd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let full = ctx.bool(1)?;
+#[infer_meta]
+pub fn svd_infer_meta(
+    x: &TensorMeta,
+    full_matrices: bool,
+    u: Output<'_>,
+    s: Output<'_>,
+    vh: Output<'_>,
+) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
     let m = x.dims[r - 2];
     let n = x.dims[r - 1];
     let k = m.min(n);
-    let mut u = x.dims.to_vec();
-    u[r - 1] = if full { m } else { k };
-    let mut vh = x.dims.to_vec();
-    vh[r - 2] = if full { n } else { k };
-    let mut s = x.dims[..r - 1].to_vec();
-    s[r - 2] = k;
-    ctx.set_output(0, ddl(x, &u))?;
-    set_opt(ctx, 1, ddl(x, &s))?;
-    set_opt(ctx, 2, ddl(x, &vh))
+    let mut meta = x.dims.to_vec();
+    meta[r - 1] = if full_matrices { m } else { k };
+    let mut vh_meta = x.dims.to_vec();
+    vh_meta[r - 2] = if full_matrices { n } else { k };
+    let mut s_meta = x.dims[..r - 1].to_vec();
+    s_meta[r - 2] = k;
+    u.set(with_dtype_lod_of(x, &meta))?;
+    s.set_if_present(with_dtype_lod_of(x, &s_meta));
+    vh.set_if_present(with_dtype_lod_of(x, &vh_meta));
+    Ok(())
 }
 
 /// `MatrixRankInferMeta(x, use_default_tol, hermitian)`: the batch dims of `x` (0-D for a single
 /// matrix); the dtype stays float32, as Paddle leaves it unset.
-pub fn matrix_rank_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let hermitian = ctx.bool(2)?;
+#[infer_meta]
+pub fn matrix_rank_infer_meta(
+    x: &TensorMeta,
+    _use_default_tol: bool,
+    hermitian: bool,
+    out: Output<'_>,
+) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
     if hermitian && product(&x.dims) != 0 {
         ensure_meta!(
             x.dims[r - 2] == x.dims[r - 1],
             "with hermitian = true, x {} must hold square matrices",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
-    ctx.set_output(0, Out::new().dims(&x.dims[..r - 2]).lod(x).get())
+    out.set(MetaBuilder::new().dims(&x.dims[..r - 2]).lod(x).build())
+}
+
+/// `axis1` and `axis2` of an `x` of rank ≥ 2, normalised; they must name different dims.
+fn two_axes(x: &TensorMeta, axis1: i64, axis2: i64) -> Res<(usize, usize)> {
+    need_rank_ge(x, 2, "x")?;
+    let a = axis_in(axis1, x.rank(), "axis1")?;
+    let b = axis_in(axis2, x.rank(), "axis2")?;
+    ensure_meta!(
+        a != b,
+        "axis1 {axis1} and axis2 {axis2} must name different dims"
+    );
+    Ok((a, b))
 }
 
 /// `TraceInferMeta(x, offset, axis1, axis2)`: `x` without `axis1` and `axis2`.
-pub fn trace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let a1 = ctx.int(2)?;
-    let a2 = ctx.int(3)?;
-    need_rank_ge(x, 2, "x")?;
-    let a = axis_in(a1, x.rank(), "axis1")?;
-    let b = axis_in(a2, x.rank(), "axis2")?;
-    ensure_meta!(a != b, "axis1 {a1} and axis2 {a2} must name different dims");
+#[infer_meta]
+pub fn trace_infer_meta(
+    x: &TensorMeta,
+    _offset: i64,
+    axis1: i64,
+    axis2: i64,
+    out: Output<'_>,
+) -> R {
+    let (a, b) = two_axes(x, axis1, axis2)?;
     let d: Vec<i64> = x
         .dims
         .iter()
@@ -2261,20 +2536,20 @@ pub fn trace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         .filter(|(i, _)| *i != a && *i != b)
         .map(|(_, v)| *v)
         .collect();
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `DiagonalInferMeta(x, offset, axis1, axis2)`: `x` without `axis1`/`axis2` plus the diagonal
 /// length.
-pub fn diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let offset = ctx.int(1)?;
-    let a1 = ctx.int(2)?;
-    let a2 = ctx.int(3)?;
-    need_rank_ge(x, 2, "x")?;
-    let a = axis_in(a1, x.rank(), "axis1")?;
-    let b = axis_in(a2, x.rank(), "axis2")?;
-    ensure_meta!(a != b, "axis1 {a1} and axis2 {a2} must name different dims");
+#[infer_meta]
+pub fn diagonal_infer_meta(
+    x: &TensorMeta,
+    offset: i64,
+    axis1: i64,
+    axis2: i64,
+    out: Output<'_>,
+) -> R {
+    let (a, b) = two_axes(x, axis1, axis2)?;
     let (s1, s2) = (x.dims[a], x.dims[b]);
     let mut d: Vec<i64> = x
         .dims
@@ -2301,14 +2576,13 @@ pub fn diagonal_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         -1
     };
     d.push(len);
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `DiagInferMeta(x, offset, padding_value)`: a square matrix from a vector, or the diagonal
 /// of a matrix.
-pub fn diag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let offset = ctx.int(1)?;
+#[infer_meta]
+pub fn diag_infer_meta(x: &TensorMeta, offset: i64, _padding_value: f64, out: Output<'_>) -> R {
     let d: Vec<i64> = match x.rank() {
         0 | 1 => {
             let base = if x.rank() == 1 { x.dims[0] } else { 1 };
@@ -2327,20 +2601,23 @@ pub fn diag_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         n => {
             return Err(err(format!(
                 "diag input must be 1-D or 2-D, got rank {n} {}",
-                fd(&x.dims)
+                fmt_dims(&x.dims)
             )))
         }
     };
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `DiagEmbedInferMeta(x, offset, dim1, dim2)`: embeds the last dim of `x` as diagonals in the
 /// `dim1 × dim2` planes.
-pub fn diag_embed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let offset = ctx.int(1)?;
-    let dim1 = ctx.int(2)?;
-    let dim2 = ctx.int(3)?;
+#[infer_meta]
+pub fn diag_embed_infer_meta(
+    x: &TensorMeta,
+    offset: i64,
+    dim1: i64,
+    dim2: i64,
+    out: Output<'_>,
+) -> R {
     need_rank_ge(x, 1, "x")?;
     let r = x.rank() as i64;
     for (name, v) in [("dim1", dim1), ("dim2", dim2)] {
@@ -2365,7 +2642,7 @@ pub fn diag_embed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let mut d = x.dims[..x.rank() - 1].to_vec();
     d.insert(d1.min(d2) as usize, n);
     d.insert(d1.max(d2) as usize, n);
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2381,16 +2658,21 @@ fn last_fft_axis(x: &TensorMeta, axes: &[i64]) -> Res<usize> {
 
 /// `FFTC2RInferMeta(x, axes, normalization, forward, last_dim_size)`: complex to real; the last
 /// fft axis becomes `last_dim_size` or `2·(n − 1)`.
-pub fn fft_c2r_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = ints(ctx, 1)?;
-    let last_dim_size = ctx.int(4)?;
+#[infer_meta(name = "FFTC2RInferMeta")]
+pub fn fft_c2r_infer_meta(
+    x: &TensorMeta,
+    axes: &[i64],
+    _normalization: &str,
+    _forward: bool,
+    last_dim_size: i64,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         x.dtype.is_complex(),
         "fft_c2r input must be complex, got {}",
         x.dtype
     );
-    let a = last_fft_axis(x, &axes)?;
+    let a = last_fft_axis(x, axes)?;
     let mut d = x.dims.to_vec();
     d[a] = if last_dim_size > 0 {
         last_dim_size
@@ -2399,20 +2681,25 @@ pub fn fft_c2r_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         mul(sub(d[a], 1), 2)
     };
-    let out = Out::new()
+    let meta = MetaBuilder::new()
         .layout(x.layout)
         .dtype(x.dtype.to_real())
         .dims(&d)
-        .get();
-    ctx.set_output(0, out)
+        .build();
+    out.set(meta)
 }
 
 /// `FFTR2CInferMeta(x, axes, normalization, forward, onesided)`: real to complex; one-sided
 /// transforms keep `n/2 + 1` of the last fft axis.
-pub fn fft_r2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = ints(ctx, 1)?;
-    let onesided = ctx.bool(4)?;
+#[infer_meta(name = "FFTR2CInferMeta")]
+pub fn fft_r2c_infer_meta(
+    x: &TensorMeta,
+    axes: &[i64],
+    _normalization: &str,
+    _forward: bool,
+    onesided: bool,
+    out: Output<'_>,
+) -> R {
     let t = match x.dtype {
         DataType::Float32 => DataType::Complex64,
         DataType::Float64 => DataType::Complex128,
@@ -2424,22 +2711,34 @@ pub fn fft_r2c_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     };
     let mut d = x.dims.to_vec();
     if onesided {
-        let a = last_fft_axis(x, &axes)?;
+        let a = last_fft_axis(x, axes)?;
         d[a] = d[a] / 2 + 1;
     }
-    ctx.set_output(0, Out::new().layout(x.layout).dtype(t).dims(&d).get())
+    out.set(
+        MetaBuilder::new()
+            .layout(x.layout)
+            .dtype(t)
+            .dims(&d)
+            .build(),
+    )
 }
 
 /// `FrameInferMeta(x, frame_length, hop_length, axis)`: slices the signal axis (first or last)
 /// into frames.
-pub fn frame_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let frame_length = ctx.int(1)?;
-    let hop = ctx.int(2)?;
-    let axis = ctx.int(3)?;
+#[infer_meta]
+pub fn frame_infer_meta(
+    x: &TensorMeta,
+    frame_length: i64,
+    hop_length: i64,
+    axis: i64,
+    out: Output<'_>,
+) -> R {
     let r = x.rank();
     need_rank_ge(x, 1, "x")?;
-    ensure_meta!(hop > 0, "hop_length must be positive, got {hop}");
+    ensure_meta!(
+        hop_length > 0,
+        "hop_length must be positive, got {hop_length}"
+    );
     ensure_meta!(axis == 0 || axis == -1, "axis must be 0 or -1, got {axis}");
     let (seq, rest): (i64, Vec<i64>) = if axis == 0 {
         (x.dims[0], x.dims[1..].to_vec())
@@ -2455,24 +2754,25 @@ pub fn frame_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let n_frames = if seq == -1 {
         -1
     } else {
-        add(1, sub(seq, frame_length).wrapping_div(hop))
+        add(1, sub(seq, frame_length).wrapping_div(hop_length))
     };
     let d: Vec<i64> = if axis == 0 {
         [vec![n_frames, frame_length], rest].concat()
     } else {
         [rest, vec![frame_length, n_frames]].concat()
     };
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `OverlapAddInferMeta(x, hop_length, axis)`: reassembles frames into a signal; the dtype
 /// stays float32, as Paddle leaves it unset.
-pub fn overlap_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let hop = ctx.int(1)?;
-    let axis = ctx.int(2)?;
+#[infer_meta]
+pub fn overlap_add_infer_meta(x: &TensorMeta, hop_length: i64, axis: i64, out: Output<'_>) -> R {
     need_rank_ge(x, 2, "x")?;
-    ensure_meta!(hop > 0, "hop_length must be positive, got {hop}");
+    ensure_meta!(
+        hop_length > 0,
+        "hop_length must be positive, got {hop_length}"
+    );
     ensure_meta!(axis == 0 || axis == -1, "axis must be 0 or -1, got {axis}");
     let r = x.rank();
     let (n_frames, frame_len, rest) = if axis == 0 {
@@ -2482,21 +2782,21 @@ pub fn overlap_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     };
     if !has_unknown(&x.dims) {
         ensure_meta!(
-            hop <= frame_len,
-            "hop_length {hop} exceeds frame_length {frame_len}"
+            hop_length <= frame_len,
+            "hop_length {hop_length} exceeds frame_length {frame_len}"
         );
     }
     let seq = if n_frames == -1 {
         -1
     } else {
-        add(mul(sub(n_frames, 1), hop), frame_len)
+        add(mul(sub(n_frames, 1), hop_length), frame_len)
     };
     let d: Vec<i64> = if axis == 0 {
         [vec![seq], rest].concat()
     } else {
         [rest, vec![seq]].concat()
     };
-    ctx.set_output(0, Out::new().dims(&d).get())
+    out.set(TensorMeta::new(DataType::Float32, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2513,37 +2813,40 @@ fn dyn_dim(d: i64, v: i64) -> i64 {
 
 /// `PixelShuffleInferMeta(x, upscale_factor, data_format)`: moves `r²` channels into an
 /// `r`-times larger H and W.
-pub fn pixel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let f = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
+#[infer_meta]
+pub fn pixel_shuffle_infer_meta(
+    x: &TensorMeta,
+    upscale_factor: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 4, "x (NCHW or NHWC)")?;
-    ensure_meta!(f != 0, "upscale_factor must not be 0");
-    let ff = mul(f, f);
-    let nhwc = fmt == "NHWC";
+    ensure_meta!(upscale_factor != 0, "upscale_factor must not be 0");
+    let ff = mul(upscale_factor, upscale_factor);
+    let nhwc = data_format == "NHWC";
     let c = if nhwc { x.dims[3] } else { x.dims[1] };
     ensure_meta!(
         rem(c, ff, "upscale_factor²")? == 0,
         "the channel count {c} of x {} must be divisible by upscale_factor² = {ff}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let i = &x.dims;
     let d = if nhwc {
         vec![
             i[0],
-            dyn_dim(i[1], mul(i[1], f)),
-            dyn_dim(i[2], mul(i[2], f)),
+            dyn_dim(i[1], mul(i[1], upscale_factor)),
+            dyn_dim(i[2], mul(i[2], upscale_factor)),
             dyn_dim(i[3], i[3] / ff),
         ]
     } else {
         vec![
             i[0],
             dyn_dim(i[1], i[1] / ff),
-            dyn_dim(i[2], mul(i[2], f)),
-            dyn_dim(i[3], mul(i[3], f)),
+            dyn_dim(i[2], mul(i[2], upscale_factor)),
+            dyn_dim(i[3], mul(i[3], upscale_factor)),
         ]
     };
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `dims` (4-D, NCHW or NHWC) with H and W divided by `f` (non-zero) and the channels
@@ -2570,62 +2873,82 @@ fn unshuffled_dims(i: &[i64], f: i64, nhwc: bool) -> Vec<i64> {
 
 /// `PixelShuffleGradInferMeta(out_grad, upscale_factor, data_format)`: the inverse of
 /// `PixelShuffleInferMeta`.
-pub fn pixel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let f = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
-    need_rank(g, 4, "out_grad (NCHW or NHWC)")?;
-    ensure_meta!(f != 0, "upscale_factor must not be 0");
-    ctx.set_output(0, dd(g, &unshuffled_dims(&g.dims, f, fmt == "NHWC")))
+#[infer_meta]
+pub fn pixel_shuffle_grad_infer_meta(
+    out_grad: &TensorMeta,
+    upscale_factor: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
+    need_rank(out_grad, 4, "out_grad (NCHW or NHWC)")?;
+    ensure_meta!(upscale_factor != 0, "upscale_factor must not be 0");
+    out.set(with_dtype_of(
+        out_grad,
+        &unshuffled_dims(&out_grad.dims, upscale_factor, data_format == "NHWC"),
+    ))
 }
 
 /// `PixelUnshuffleInferMeta(x, downscale_factor, data_format)`: moves `r × r` blocks of H and W
 /// into channels.
-pub fn pixel_unshuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let f = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
+#[infer_meta]
+pub fn pixel_unshuffle_infer_meta(
+    x: &TensorMeta,
+    downscale_factor: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 4, "x (NCHW or NHWC)")?;
-    ensure_meta!(f >= 1, "downscale_factor must be ≥ 1, got {f}");
     ensure_meta!(
-        fmt == "NCHW" || fmt == "NHWC",
-        "data_format must be NCHW or NHWC, got '{fmt}'"
+        downscale_factor >= 1,
+        "downscale_factor must be ≥ 1, got {downscale_factor}"
     );
-    let nhwc = fmt == "NHWC";
+    ensure_meta!(
+        data_format == "NCHW" || data_format == "NHWC",
+        "data_format must be NCHW or NHWC, got '{data_format}'"
+    );
+    let nhwc = data_format == "NHWC";
     let i = &x.dims;
     let (h, w) = if nhwc { (i[1], i[2]) } else { (i[2], i[3]) };
     ensure_meta!(
-        h % f == 0 && w % f == 0,
-        "downscale_factor {f} must divide both height {h} and width {w}"
+        h % downscale_factor == 0 && w % downscale_factor == 0,
+        "downscale_factor {downscale_factor} must divide both height {h} and width {w}"
     );
-    ctx.set_output(0, dd(x, &unshuffled_dims(i, f, nhwc)))
+    out.set(with_dtype_of(
+        x,
+        &unshuffled_dims(i, downscale_factor, nhwc),
+    ))
 }
 
 /// `ChannelShuffleInferMeta(x, groups, data_format)`: dims and dtype of a 4-D `x` whose
 /// channels divide into `groups`.
-pub fn channel_shuffle_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let groups = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
+#[infer_meta]
+pub fn channel_shuffle_infer_meta(
+    x: &TensorMeta,
+    groups: i64,
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 4, "x (NCHW or NHWC)")?;
     ensure_meta!(groups >= 1, "groups must be ≥ 1, got {groups}");
     ensure_meta!(
-        fmt == "NCHW" || fmt == "NHWC",
-        "data_format must be NCHW or NHWC, got '{fmt}'"
+        data_format == "NCHW" || data_format == "NHWC",
+        "data_format must be NCHW or NHWC, got '{data_format}'"
     );
-    let c = if fmt == "NHWC" { x.dims[3] } else { x.dims[1] };
+    let c = if data_format == "NHWC" {
+        x.dims[3]
+    } else {
+        x.dims[1]
+    };
     ensure_meta!(
         c % groups == 0,
         "the channel count {c} must be divisible by groups {groups}"
     );
-    ctx.set_output(0, same(x))
+    out.set(dims_dtype_of(x))
 }
 
 /// `MaxOutInferMeta(x, groups, axis)`: the channel axis (1 or 3 of a 4-D x) divided by `groups`.
-pub fn max_out_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let groups = ctx.int(1)?;
-    let axis = ctx.int(2)?;
+#[infer_meta]
+pub fn max_out_infer_meta(x: &TensorMeta, groups: i64, axis: i64, out: Output<'_>) -> R {
     ensure_meta!(groups > 1, "groups must be larger than 1, got {groups}");
     ensure_meta!(
         axis == 1 || axis == -1 || axis == 3,
@@ -2637,11 +2960,11 @@ pub fn max_out_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         x.dims[a] % groups == 0,
         "the channel count {} on axis {a} of x {} must be divisible by groups {groups}",
         x.dims[a],
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     let mut d = x.dims.to_vec();
     d[a] = x.dims[a] / groups;
-    ctx.set_output(0, dd(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2654,13 +2977,13 @@ fn batch_size_like(x: &TensorMeta, shape: &[i64], xb: i64, ob: i64) -> Res<Vec<i
     ensure_meta!(
         (xb as usize) < x.rank(),
         "input_dim_idx {xb} is out of range for input {}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(ob >= 0, "output_dim_idx must be ≥ 0, got {ob}");
     ensure_meta!(
         (ob as usize) < shape.len(),
         "output_dim_idx {ob} is out of range for shape {}",
-        fd(shape)
+        fmt_dims(shape)
     );
     let mut d = shape.to_vec();
     d[ob as usize] = x.dims[xb as usize];
@@ -2669,107 +2992,156 @@ fn batch_size_like(x: &TensorMeta, shape: &[i64], xb: i64, ob: i64) -> Res<Vec<i
 
 /// `FullBatchSizeLikeInferMeta(input, shape, value, dtype, input_dim_idx, output_dim_idx)`:
 /// `shape` of `dtype` with the batch extent copied from `input`.
-pub fn full_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let shape = ints(ctx, 1)?;
-    let dtype = ctx.dtype(3)?;
-    let xb = ctx.int(4)?;
-    let ob = ctx.int(5)?;
-    let d = batch_size_like(x, &shape, xb, ob)?;
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+#[infer_meta]
+pub fn full_batch_size_like_infer_meta(
+    input: &TensorMeta,
+    shape: &[i64],
+    _value: Option<Scalar>,
+    dtype: DataType,
+    input_dim_idx: i64,
+    output_dim_idx: i64,
+    out: Output<'_>,
+) -> R {
+    let d = batch_size_like(input, shape, input_dim_idx, output_dim_idx)?;
+    out.set(TensorMeta::new(dtype, &d))
 }
 
 /// `UniformRandomBatchSizeLikeInferMeta(input, shape, input_dim_idx, output_dim_idx, ..., dtype)`:
 /// `shape` of `dtype` with the batch extent copied from `input`.
-pub fn uniform_random_batch_size_like_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let shape = ints(ctx, 1)?;
-    let xb = ctx.int(2)?;
-    let ob = ctx.int(3)?;
-    let dtype = ctx.dtype(10)?;
-    let d = batch_size_like(x, &shape, xb, ob)?;
-    ctx.set_output(0, Out::new().dims(&d).dtype(dtype).get())
+#[infer_meta]
+pub fn uniform_random_batch_size_like_infer_meta(
+    input: &TensorMeta,
+    shape: &[i64],
+    input_dim_idx: i64,
+    output_dim_idx: i64,
+    _min: f64,
+    _max: f64,
+    _seed: i64,
+    _diag_num: i64,
+    _diag_step: i64,
+    _diag_val: f64,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let d = batch_size_like(input, shape, input_dim_idx, output_dim_idx)?;
+    out.set(TensorMeta::new(dtype, &d))
 }
 
 /// `AffineGridInferMeta(input, output_shape, align_corners)`: sampling grids `[N, H, W, 2]` (or
 /// `[N, D, H, W, 3]`) from affine matrices `[N, 2|3, 3|4]`.
-pub fn affine_grid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let t = ctx.tensor(0)?;
-    let shape = int_array(ctx, 1, "output_shape")?;
-    if !shape.from_tensor {
-        need_rank(t, 3, "theta")?;
-        let n = shape.values.len();
+#[infer_meta]
+pub fn affine_grid_infer_meta(
+    input: &TensorMeta,
+    output_shape: IntArray<'_>,
+    _align_corners: bool,
+    out: Output<'_>,
+) -> R {
+    if !output_shape.from_tensor() {
+        need_rank(input, 3, "theta")?;
+        let n = output_shape.values().len();
         ensure_meta!(
             (4..=5).contains(&n),
             "output_shape must have 4 or 5 values, got {}",
-            fd(&shape.values)
+            fmt_dims(output_shape.values())
         );
     }
-    need_rank_ge(t, 3, "theta")?;
+    need_rank_ge(input, 3, "theta")?;
     ensure_meta!(
-        (2..=3).contains(&t.dims[1]),
+        (2..=3).contains(&input.dims[1]),
         "dim 1 of theta {} must be 2 or 3",
-        fd(&t.dims)
+        fmt_dims(&input.dims)
     );
     ensure_meta!(
-        (3..=4).contains(&t.dims[2]),
+        (3..=4).contains(&input.dims[2]),
         "dim 2 of theta {} must be 3 or 4",
-        fd(&t.dims)
+        fmt_dims(&input.dims)
     );
-    let d = if shape.values.len() == 4 && !shape.from_tensor {
-        vec![t.dims[0], -1, -1, 2]
+    let d = if output_shape.values().len() == 4 && !output_shape.from_tensor() {
+        vec![input.dims[0], -1, -1, 2]
     } else {
-        vec![t.dims[0], -1, -1, -1, 3]
+        vec![input.dims[0], -1, -1, -1, 3]
     };
-    ctx.set_output(0, ddl(t, &d))
+    out.set(with_dtype_lod_of(input, &d))
 }
 
 /// `BipartiteMatchInferMeta(dist_mat, match_type, dist_threshold)`: int32 indices and
 /// distances shaped like the 2-D `dist_mat`.
-pub fn bipartite_match_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    need_rank(x, 2, "dist_mat")?;
-    ctx.set_output(0, Out::new().dims(&x.dims).dtype(DataType::Int32).get())?;
-    set_opt(ctx, 1, same(x))
+#[infer_meta]
+pub fn bipartite_match_infer_meta(
+    dist_mat: &TensorMeta,
+    _match_type: &str,
+    _dist_threshold: f64,
+    col_to_row_match_indices: Output<'_>,
+    col_to_row_match_dist: Output<'_>,
+) -> R {
+    need_rank(dist_mat, 2, "dist_mat")?;
+    col_to_row_match_indices.set(TensorMeta::new(DataType::Int32, &dist_mat.dims))?;
+    col_to_row_match_dist.set_if_present(dims_dtype_of(dist_mat));
+    Ok(())
 }
 
 /// `ClassCenterSampleInferMeta(label, num_classes, num_samples, ...)`: remapped labels like
 /// the 1-D `label`, sampled centers `[-1]`.
-pub fn class_center_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let l = ctx.tensor(0)?;
-    need_rank(l, 1, "label")?;
-    ctx.set_output(0, same(l))?;
-    set_opt(ctx, 1, dd(l, &[-1]))
+#[infer_meta]
+pub fn class_center_sample_infer_meta(
+    label: &TensorMeta,
+    _num_classes: i64,
+    _num_samples: i64,
+    _ring_id: i64,
+    _rank: i64,
+    _nranks: i64,
+    _fix_seed: bool,
+    _seed: i64,
+    remapped_label: Output<'_>,
+    sampled_local_class_center: Output<'_>,
+) -> R {
+    need_rank(label, 1, "label")?;
+    remapped_label.set(dims_dtype_of(label))?;
+    sampled_local_class_center.set_if_present(with_dtype_of(label, &[-1]));
+    Ok(())
 }
 
 /// `ShardIndexInferMeta(input, index_num, nshards, shard_id, ignore_value)`: like `input`
 /// (rank ≥ 2, last dim 1).
-pub fn shard_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    need_rank_ge(x, 2, "input")?;
-    let last = x.dims[x.rank() - 1];
+#[infer_meta]
+pub fn shard_index_infer_meta(
+    input: &TensorMeta,
+    _index_num: i64,
+    _nshards: i64,
+    _shard_id: i64,
+    _ignore_value: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank_ge(input, 2, "input")?;
+    let last = input.dims[input.rank() - 1];
     ensure_meta!(
         last <= 0 || last == 1,
         "the last dim of input {} must be 1",
-        fd(&x.dims)
+        fmt_dims(&input.dims)
     );
-    ctx.set_output(0, same_lod(x))
+    out.set(dims_dtype_lod_of(input))
 }
 
 /// `UniqueConsecutiveInferMeta(x, return_inverse, return_counts, axis, dtype)`: unique values
 /// (`[-1]` or `axis` unknown), inverse indices and counts.
-pub fn unique_consecutive_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let ret_inverse = ctx.bool(1)?;
-    let ret_counts = ctx.bool(2)?;
-    let axis = ints(ctx, 3)?;
+#[infer_meta]
+pub fn unique_consecutive_infer_meta(
+    x: &TensorMeta,
+    return_inverse: bool,
+    return_counts: bool,
+    axis: &[i64],
+    _dtype: DataType,
+    out: Output<'_>,
+    index: Output<'_>,
+    counts: Output<'_>,
+) -> R {
     if x.rank() == 0 {
         ensure_meta!(axis.is_empty(), "axis must be empty for a 0-D x");
     }
     if axis.is_empty() {
-        ctx.set_output(0, dd(x, &[-1]))?;
-        if ret_inverse {
-            set_opt(ctx, 1, Out::new().dims(&[product(&x.dims)]).get())?;
+        out.set(with_dtype_of(x, &[-1]))?;
+        if return_inverse {
+            index.set_if_present(TensorMeta::new(DataType::Float32, &[product(&x.dims)]));
         }
     } else {
         let a = axis[0];
@@ -2782,13 +3154,13 @@ pub fn unique_consecutive_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
         let mut d = x.dims.to_vec();
         d[a as usize] = -1;
-        ctx.set_output(0, dd(x, &d))?;
-        if ret_inverse {
-            set_opt(ctx, 1, Out::new().dims(&[x.dims[a as usize]]).get())?;
+        out.set(with_dtype_of(x, &d))?;
+        if return_inverse {
+            index.set_if_present(TensorMeta::new(DataType::Float32, &[x.dims[a as usize]]));
         }
     }
-    if ret_counts {
-        set_opt(ctx, 2, Out::new().dims(&[-1]).get())?;
+    if return_counts {
+        counts.set_if_present(TensorMeta::new(DataType::Float32, &[-1]));
     }
     Ok(())
 }
@@ -2802,46 +3174,82 @@ fn fake_quant_bits(bit_length: i64) -> R {
 }
 
 /// `FakeQuantizeAbsMaxInferMeta(x, bit_length, round_type)`: `out` like `x`, `out_scale` `[1]`.
-pub fn fake_quantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    fake_quant_bits(ctx.int(1)?)?;
-    ctx.set_output(0, same_lod(x))?;
-    set_opt(ctx, 1, Out::new().dims(&[1]).get())
+#[infer_meta]
+pub fn fake_quantize_abs_max_infer_meta(
+    x: &TensorMeta,
+    bit_length: i64,
+    _round_type: i64,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    fake_quant_bits(bit_length)?;
+    out.set(dims_dtype_lod_of(x))?;
+    out_scale.set_if_present(TensorMeta::new(DataType::Float32, &[1]));
+    Ok(())
 }
 
-fn channel_wise_quant(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    fake_quant_bits(ctx.int(1)?)?;
-    let axis = ctx.int(3)?;
+/// Channel-wise fake quantization: `out` like `x`, one scale per channel of `quant_axis`.
+fn channel_wise_quant(
+    x: &TensorMeta,
+    bit_length: i64,
+    quant_axis: i64,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    fake_quant_bits(bit_length)?;
     ensure_meta!(
-        axis == 0 || axis == 1,
-        "quant_axis must be 0 or 1, got {axis}"
+        quant_axis == 0 || quant_axis == 1,
+        "quant_axis must be 0 or 1, got {quant_axis}"
     );
-    let c = at(&x.dims, axis as usize, "x")?;
-    ctx.set_output(0, same_lod(x))?;
-    set_opt(ctx, 1, Out::new().dims(&[c]).get())
+    let c = dim_at(&x.dims, quant_axis as usize, "x")?;
+    out.set(dims_dtype_lod_of(x))?;
+    out_scale.set_if_present(TensorMeta::new(DataType::Float32, &[c]));
+    Ok(())
 }
 
 /// `FakeChannelWiseQuantizeAbsMaxInferMeta(x, bit_length, round_type, quant_axis, is_test)`:
 /// `out` like `x`, one scale per channel of `quant_axis` (0 or 1).
-pub fn fake_channel_wise_quantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    channel_wise_quant(ctx)
+#[infer_meta]
+pub fn fake_channel_wise_quantize_abs_max_infer_meta(
+    x: &TensorMeta,
+    bit_length: i64,
+    _round_type: i64,
+    quant_axis: i64,
+    _is_test: bool,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    channel_wise_quant(x, bit_length, quant_axis, out, out_scale)
 }
 
 /// `FakeChannelWiseQuantizeDequantizeAbsMaxInferMeta(x, bit_length, round_type, quant_axis)`:
 /// like `FakeChannelWiseQuantizeAbsMaxInferMeta`.
-pub fn fake_channel_wise_quantize_dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    channel_wise_quant(ctx)
+#[infer_meta]
+pub fn fake_channel_wise_quantize_dequantize_abs_max_infer_meta(
+    x: &TensorMeta,
+    bit_length: i64,
+    _round_type: i64,
+    quant_axis: i64,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    channel_wise_quant(x, bit_length, quant_axis, out, out_scale)
 }
 
 /// `SequencePoolInferMeta(x, is_test, pooltype, pad_value)`: `out` takes `x`'s dims (dtype
 /// unset, float32), `max_index` too in `MAX` mode.
-pub fn sequence_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pooltype = str_arg(ctx, 2)?;
-    ctx.set_output(0, Out::new().dims(&x.dims).get())?;
+#[infer_meta]
+pub fn sequence_pool_infer_meta(
+    x: &TensorMeta,
+    _is_test: bool,
+    pooltype: &str,
+    _pad_value: f64,
+    out: Output<'_>,
+    max_index: Output<'_>,
+) -> R {
+    out.set(TensorMeta::new(DataType::Float32, &x.dims))?;
     if pooltype == "MAX" {
-        set_opt(ctx, 1, Out::new().dims(&x.dims).get())?;
+        max_index.set_if_present(TensorMeta::new(DataType::Float32, &x.dims));
     }
     Ok(())
 }
@@ -2849,15 +3257,15 @@ pub fn sequence_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 fn partial_inputs(xs: &[TensorMeta]) -> Res<(i64, i64)> {
     ensure_meta!(!xs.is_empty(), "the input list must not be empty");
     let (b, l) = (
-        at(&xs[0].dims, 0, "each input")?,
-        at(&xs[0].dims, 1, "each input")?,
+        dim_at(&xs[0].dims, 0, "each input")?,
+        dim_at(&xs[0].dims, 1, "each input")?,
     );
     for (i, x) in xs.iter().enumerate() {
         need_rank(x, 2, &format!("input {i}"))?;
         ensure_meta!(
             x.dims[0] == b && x.dims[1] == l,
             "input {i} {} must have the shape of input 0 [{b}, {l}]",
-            fd(&x.dims)
+            fmt_dims(&x.dims)
         );
     }
     Ok((b, l))
@@ -2865,32 +3273,43 @@ fn partial_inputs(xs: &[TensorMeta]) -> Res<(i64, i64)> {
 
 /// `PartialSumInferMeta(x, start_index, length)`: sums `[start, start+length)` columns of 2-D
 /// inputs of equal shape.
-pub fn partial_sum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let start = ctx.int(1)?;
-    let length = ctx.int(2)?;
-    let (b, l) = partial_inputs(xs)?;
+#[infer_meta]
+pub fn partial_sum_infer_meta(
+    x: &[TensorMeta],
+    start_index: i64,
+    length: i64,
+    out: Output<'_>,
+) -> R {
+    let (b, l) = partial_inputs(x)?;
     ensure_meta!(
-        l > start,
-        "start_index {start} must be less than the input length {l}"
+        l > start_index,
+        "start_index {start_index} must be less than the input length {l}"
     );
     if length > 0 {
         ensure_meta!(
-            l >= add(start, length),
-            "start_index {start} + length {length} exceeds the input length {l}"
+            l >= add(start_index, length),
+            "start_index {start_index} + length {length} exceeds the input length {l}"
         );
     }
-    let w = if length == -1 { sub(l, start) } else { length };
-    ctx.set_output(0, dd(&xs[0], &[b, w]))
+    let w = if length == -1 {
+        sub(l, start_index)
+    } else {
+        length
+    };
+    out.set(with_dtype_of(&x[0], &[b, w]))
 }
 
 /// `PartialConcatInferMeta(x, start_index, length)`: concatenates the same column range of
 /// 2-D inputs of equal shape.
-pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let mut start = ctx.int(1)?;
-    let length = ctx.int(2)?;
-    let (b, l) = partial_inputs(xs)?;
+#[infer_meta]
+pub fn partial_concat_infer_meta(
+    x: &[TensorMeta],
+    start_index: i64,
+    length: i64,
+    out: Output<'_>,
+) -> R {
+    let mut start = start_index;
+    let (b, l) = partial_inputs(x)?;
     ensure_meta!(
         start >= -l && start < l,
         "start_index {start} must lie in [{}, {l})",
@@ -2906,46 +3325,56 @@ pub fn partial_concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     let w = if length < 0 { sub(l, start) } else { length };
-    ctx.set_output(0, dd(&xs[0], &[b, mul(w, xs.len() as i64)]))
+    out.set(with_dtype_of(&x[0], &[b, mul(w, x.len() as i64)]))
 }
 
 /// `EmbeddingGradSparseInferMeta(x, weight)`: the weight gradient takes `weight`'s dims and
 /// dtype.
-pub fn embedding_grad_sparse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    if let Some(w) = ctx.opt_tensor(1)? {
-        ctx.set_output(0, same(w))?;
+#[infer_meta]
+pub fn embedding_grad_sparse_infer_meta(
+    _x: Option<&TensorMeta>,
+    weight: Option<&TensorMeta>,
+    out: Output<'_>,
+) -> R {
+    match weight {
+        Some(w) => out.set(dims_dtype_of(w)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `WeightQuantizeInferMeta(x, algo, arch, group_size)`: int8 packed weights and their scales.
-pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let algo = str_arg(ctx, 1)?;
-    let group = ctx.int(3)?;
+#[infer_meta]
+pub fn weight_quantize_infer_meta(
+    x: &TensorMeta,
+    algo: &str,
+    _arch: i64,
+    group_size: i64,
+    out: Output<'_>,
+    scale: Output<'_>,
+) -> R {
     need_rank(x, 2, "x")?;
     let (r, c) = (x.dims[0], x.dims[1]);
     let m = if algo == "w4a8" { 32 } else { 64 };
     ensure_meta!(
         r % m == 0,
         "dim 0 of x {} must be divisible by {m}",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
         c % 16 == 0,
         "dim 1 of x {} must be divisible by 16",
-        fd(&x.dims)
+        fmt_dims(&x.dims)
     );
     ensure_meta!(
-        group == -1 || group == 64 || group == 128,
-        "group_size must be -1, 64 or 128, got {group}"
+        group_size == -1 || group_size == 64 || group_size == 128,
+        "group_size must be -1, 64 or 128, got {group_size}"
     );
-    let scale: Vec<i64> = if group != -1 {
-        vec![(r + group - 1) / group, c]
+    let scale_dims: Vec<i64> = if group_size != -1 {
+        vec![(r + group_size - 1) / group_size, c]
     } else {
         vec![c]
     };
-    let out: Vec<i64> = match &*algo {
+    let out_dims: Vec<i64> = match algo {
         "weight_only_int8" | "llm.int8" => vec![c, r],
         "weight_only_int4" => vec![c / 2, r],
         "w4a8" => x.dims.to_vec(),
@@ -2955,19 +3384,23 @@ pub fn weight_quantize_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     };
-    ctx.set_output(0, Out::new().dims(&out).dtype(DataType::Int8).get())?;
-    set_opt(ctx, 1, dd(x, &scale))
+    out.set(TensorMeta::new(DataType::Int8, &out_dims))?;
+    scale.set_if_present(with_dtype_of(x, &scale_dims));
+    Ok(())
 }
 
 /// `TransLayoutGradInferMeta(x, out_grad, perm)`: `out_grad` transposed back by `perm`, with
 /// `x`'s layout.
-pub fn trans_layout_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let g = ctx.tensor(1)?;
-    let perm = ints(ctx, 2)?;
-    let rev = reverse_perm(&perm, g.rank())?;
-    let d = transpose_dims(&g.dims, &rev)?;
-    ctx.set_output(0, dd(g, &d).with_layout(x.layout))
+#[infer_meta]
+pub fn trans_layout_grad_infer_meta(
+    x: &TensorMeta,
+    out_grad: &TensorMeta,
+    perm: &[i64],
+    out: Output<'_>,
+) -> R {
+    let rev = reverse_perm(perm, out_grad.rank())?;
+    let d = transpose_dims(&out_grad.dims, &rev)?;
+    out.set(with_dtype_of(out_grad, &d).with_layout(x.layout))
 }
 
 /// The inverse of a permutation (`TransposeGradInferMeta`'s reversed axis).
@@ -2975,7 +3408,11 @@ pub(crate) fn reverse_perm(perm: &[i64], rank: usize) -> Res<Vec<i64>> {
     let mut rev = perm.to_vec();
     for (i, &p) in perm.iter().enumerate() {
         let a = axis_in(p, rank, "perm entry")?;
-        ensure_meta!(a < rev.len(), "perm {} does not cover axis {a}", fd(perm));
+        ensure_meta!(
+            a < rev.len(),
+            "perm {} does not cover axis {a}",
+            fmt_dims(perm)
+        );
         rev[a] = i as i64;
     }
     Ok(rev)

@@ -2,6 +2,7 @@
 //! ([`GenOp`]) become a typed op handle, its static tables and thin build functions that call
 //! `pir_runtime::op_support`.
 
+mod infer_meta_check;
 mod schema_tokens;
 
 use proc_macro2::{Span, TokenStream};
@@ -420,6 +421,7 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
     let ident = &g.ident;
     let vis = &g.vis;
     let attrs = &g.attrs;
+    let fit_check = infer_meta_check::fit_check(g);
     let names = accessor_names(s);
     let upper = ident.to_string();
     let schema_static = format_ident!("__PIR_SCHEMA_{}", upper);
@@ -878,6 +880,7 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
         }
 
         #attrs_struct
+        #fit_check
     }
 }
 
