@@ -1,166 +1,234 @@
 //! Infer-meta functions of gradient ops, after Paddle's `paddle/phi/infermeta/backward.cc`
 //! (plus the few gradient functions Paddle keeps in `unary.cc`/`ternary.cc`).
 //!
-//! Arguments are read by the position of the C++ parameter they bind to: when an op's
-//! `infer_meta.param` lists tensors in another order than the C++ function names them, Paddle
-//! binds them by position, and so do these functions. Gradients of absent optional inputs are
-//! left unset, as Paddle leaves them.
+//! Every function takes Paddle's C++ parameters in order: when an op's `infer_meta.param`
+//! lists tensors in another order than the C++ function names them, Paddle binds them by
+//! position, and so do these functions. Gradients of absent optional inputs are left unset, as
+//! Paddle leaves them.
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{InferMetaError, IntArrayArg, Output, OutputList, Scalar, TensorMeta};
 
 use super::common::{
-    axis_in, dim_at, dims_dtype_of, div, fmt_dims, has_unknown, ints, mul, need_rank, output_count,
-    set_opt, share_meta, str_arg, with_dtype_lod_of, with_dtype_of, MetaBuilder,
+    axis_in, dim_at, dims_dtype_lod_of, dims_dtype_of, dims_lod_with_dtype, dims_only, div,
+    fmt_dims, has_unknown, mul, need_rank, output_count, share_each, share_if_present, share_meta,
+    with_dtype_of, MetaBuilder,
 };
 use super::unary::{reverse_perm, transpose_dims};
 
 type R = Result<(), InferMetaError>;
 
-/// Sets output `j` to `share_meta(x)` when `x` is present.
-/// Output `j` (if the op has it) shares the metadata of argument `i` (if present).
-fn share_opt(ctx: &mut InferMetaCtx<'_>, j: usize, i: usize) -> R {
-    if ctx.opt_tensor(i)?.is_some() && j < ctx.num_outputs() {
-        ctx.share_output(j, i)?;
-    }
-    Ok(())
-}
-
 // ---------------------------------------------------------------------------------------------
 // The general families
 // ---------------------------------------------------------------------------------------------
 
-/// `GeneralUnaryGradInferMeta(x)`: `dx` shares `x`'s metadata.
-#[infer_meta]
-pub fn general_unary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    share_opt(ctx, 0, 0)
+/// `GeneralUnaryGradInferMeta(x)`: `dx` shares `x`'s metadata. Also
+/// `FlashAttnQKVPackedGradInferMeta(qkv)`, which Paddle writes the same way.
+#[infer_meta(also = ["FlashAttnQKVPackedGradInferMeta"])]
+pub fn general_unary_grad_infer_meta(x: Option<&TensorMeta>, dx: Output<'_>) -> R {
+    share_if_present(x, dx)
 }
 
-/// `GeneralBinaryGradInferMeta(x, y)`: `dx`, `dy` share the metadata of `x`, `y`.
-#[infer_meta]
-pub fn general_binary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 2)
+/// `GeneralBinaryGradInferMeta(x, y)`: `dx`, `dy` share the metadata of `x`, `y`. Also
+/// `SwiGLUGradInferMeta(x, y)`.
+#[infer_meta(also = ["SwiGLUGradInferMeta"])]
+pub fn general_binary_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: Option<&TensorMeta>,
+    dx: Output<'_>,
+    dy: Output<'_>,
+) -> R {
+    share_each([(x, dx), (y, dy)])
 }
 
 /// `GeneralTernaryGradInferMeta(x, y, z)`: each gradient shares its input's metadata (absent
-/// optional inputs leave their gradients unset).
-#[infer_meta]
-pub fn general_ternary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)
+/// optional inputs leave their gradients unset). Also `LayerNormGradInferMeta(x, scale, bias)`,
+/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)` and `FlashAttnGradInferMeta(q, k, v)`.
+#[infer_meta(also = [
+    "LayerNormGradInferMeta",
+    "RmsNormGradInferMeta",
+    "FlashAttnGradInferMeta"
+])]
+pub fn general_ternary_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: Option<&TensorMeta>,
+    z: Option<&TensorMeta>,
+    dx: Output<'_>,
+    dy: Output<'_>,
+    dz: Output<'_>,
+) -> R {
+    share_each([(x, dx), (y, dy), (z, dz)])
 }
 
 /// `GeneralQuaternaryGradInferMeta(x, y, z, k)`.
 #[infer_meta]
-pub fn general_quaternary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 4)
+pub fn general_quaternary_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: Option<&TensorMeta>,
+    z: Option<&TensorMeta>,
+    k: Option<&TensorMeta>,
+    dx: Output<'_>,
+    dy: Output<'_>,
+    dz: Output<'_>,
+    dk: Output<'_>,
+) -> R {
+    share_each([(x, dx), (y, dy), (z, dz), (k, dk)])
 }
 
-/// `GeneralQuinaryGradInferMeta(x, y, z, k, l)`.
+/// `GeneralQuinaryGradInferMeta(x, y, z, k, l)`. Also `LSTMGradInferMeta(input, h0, c0,
+/// weight, bias)`.
+#[infer_meta(also = ["LSTMGradInferMeta"])]
+pub fn general_quinary_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: Option<&TensorMeta>,
+    z: Option<&TensorMeta>,
+    k: Option<&TensorMeta>,
+    l: Option<&TensorMeta>,
+    dx: Output<'_>,
+    dy: Output<'_>,
+    dz: Output<'_>,
+    dk: Output<'_>,
+    dl: Output<'_>,
+) -> R {
+    share_each([(x, dx), (y, dy), (z, dz), (k, dk), (l, dl)])
+}
+
+/// `GradSameWithXInferMeta(xshape, out)`: dims and LoD of `xshape` (the forward input), dtype
+/// of `out` (the gradient).
 #[infer_meta]
-pub fn general_quinary_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 5)
-}
-
-fn general_n_grad(ctx: &mut InferMetaCtx<'_>, n: usize) -> R {
-    for i in 0..n {
-        share_opt(ctx, i, i)?;
-    }
-    Ok(())
-}
-
-/// `GradSameWithXInferMeta(x, out)`: dims and LoD of `x`, dtype of `out` (the gradient).
-#[infer_meta]
-pub fn grad_same_with_x_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let out = ctx.tensor(1)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(out.dtype)
-            .lod(x)
-            .build(),
-    )
-}
-
-/// `LayerNormGradInferMeta(x, scale, bias)`: gradients share their inputs' metadata.
-#[infer_meta]
-pub fn layer_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)
-}
-
-/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)`.
-#[infer_meta]
-pub fn rms_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)
-}
-
-/// `LSTMGradInferMeta(input, h0, c0, weight, bias)`.
-#[infer_meta(name = "LSTMGradInferMeta")]
-pub fn lstm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 5)
-}
-
-/// `FlashAttnGradInferMeta(q, k, v)`.
-#[infer_meta]
-pub fn flash_attn_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)
-}
-
-/// `FlashAttnQKVPackedGradInferMeta(qkv)`.
-#[infer_meta(name = "FlashAttnQKVPackedGradInferMeta")]
-pub fn flash_attn_qkv_packed_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 1)
-}
-
-/// `SwiGLUGradInferMeta(x, y)`.
-#[infer_meta(name = "SwiGLUGradInferMeta")]
-pub fn swi_glu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 2)
+pub fn grad_same_with_x_infer_meta(xshape: &TensorMeta, out: &TensorMeta, dx: Output<'_>) -> R {
+    dx.set(dims_lod_with_dtype(xshape, out.dtype))
 }
 
 /// `IndexPutGradInferMeta(x, indices, value, out_grad, accumulate)`: `x_grad` like `x`,
 /// `value_grad` like `value`.
 #[infer_meta]
-pub fn index_put_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let v = ctx.tensor(2)?;
-    ctx.set_output(0, share_meta(x))?;
-    set_opt(ctx, 1, share_meta(v))
+pub fn index_put_grad_infer_meta(
+    x: &TensorMeta,
+    _indices: &[TensorMeta],
+    value: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _accumulate: bool,
+    x_grad: Output<'_>,
+    value_grad: Output<'_>,
+) -> R {
+    x_grad.set(share_meta(x))?;
+    value_grad.set_if_present(share_meta(value));
+    Ok(())
 }
 
-/// `MaxPoolWithIndexGradInferMeta(x, mask, dout, ...)`: `dx` like `x`.
+/// `MaxPoolWithIndexGradInferMeta(x, mask, dout, kernel_size, strides, paddings,
+/// global_pooling, adaptive, ceil_mode)`: `dx` like `x`.
 #[infer_meta]
-pub fn max_pool_with_index_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, share_meta(x))
+pub fn max_pool_with_index_grad_infer_meta(
+    x: &TensorMeta,
+    _mask: &TensorMeta,
+    _dout: &TensorMeta,
+    _kernel_size: &[i64],
+    _strides: &[i64],
+    _paddings: &[i64],
+    _global_pooling: bool,
+    _adaptive: bool,
+    _ceil_mode: bool,
+    dx: Output<'_>,
+) -> R {
+    dx.set(share_meta(x))
 }
 
-/// `ConvTransposeGradInferMeta(x, filter, dout, ...)`: `GeneralBinaryGradInferMeta(x, filter)`.
+/// `ConvTransposeGradInferMeta(x, filter, dout, strides, paddings, output_padding,
+/// output_size, padding_algorithm, groups, dilations, data_format)`:
+/// `GeneralBinaryGradInferMeta(x, filter)`.
 #[infer_meta]
-pub fn conv_transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 2)
+pub fn conv_transpose_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    filter: Option<&TensorMeta>,
+    _dout: &TensorMeta,
+    _strides: &[i64],
+    _paddings: &[i64],
+    _output_padding: &[i64],
+    _output_size: &[i64],
+    _padding_algorithm: &str,
+    _groups: i64,
+    _dilations: &[i64],
+    _data_format: &str,
+    dx: Output<'_>,
+    dfilter: Output<'_>,
+) -> R {
+    share_each([(x, dx), (filter, dfilter)])
 }
 
-/// `Conv2dTransposeGradInferMeta(x, filter, dout, ...)`: `GeneralBinaryGradInferMeta(x,
-/// filter)`.
+/// `Conv2dTransposeGradInferMeta(x, filter, dout, ...)`: as `ConvTransposeGradInferMeta`, with
+/// `output_size` an `IntArray`.
 #[infer_meta]
-pub fn conv2d_transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 2)
+pub fn conv2d_transpose_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    filter: Option<&TensorMeta>,
+    _dout: &TensorMeta,
+    _strides: &[i64],
+    _paddings: &[i64],
+    _output_padding: &[i64],
+    _output_size: IntArrayArg,
+    _padding_algorithm: &str,
+    _groups: i64,
+    _dilations: &[i64],
+    _data_format: &str,
+    dx: Output<'_>,
+    dfilter: Output<'_>,
+) -> R {
+    share_each([(x, dx), (filter, dfilter)])
 }
 
 /// `Conv2dTransposeDoubleGradInferMeta(x, filter, dout, ddx, ddfilter, ...)`: `dx`, `dfilter`
 /// like `x`, `filter`; `ddout` like `dout`.
 #[infer_meta]
-pub fn conv2d_transpose_double_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)
+pub fn conv2d_transpose_double_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    filter: Option<&TensorMeta>,
+    dout: Option<&TensorMeta>,
+    _ddx: &TensorMeta,
+    _ddfilter: &TensorMeta,
+    _strides: &[i64],
+    _paddings: &[i64],
+    _output_padding: &[i64],
+    _output_size: IntArrayArg,
+    _padding_algorithm: &str,
+    _groups: i64,
+    _dilations: &[i64],
+    _data_format: &str,
+    dx: Output<'_>,
+    dfilter: Output<'_>,
+    ddout: Output<'_>,
+) -> R {
+    share_each([(x, dx), (filter, dfilter), (dout, ddout)])
 }
 
-/// `DeformableConvGradInferMeta(x, offset, filter, mask, out_grad, ...)`.
+/// `DeformableConvGradInferMeta(x, offset, filter, mask, out_grad, ...)`: each gradient shares
+/// its input's metadata (`mask_grad` only when `mask` is present).
 #[infer_meta]
-pub fn deformable_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 4)
+pub fn deformable_conv_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    offset: Option<&TensorMeta>,
+    filter: Option<&TensorMeta>,
+    mask: Option<&TensorMeta>,
+    _out_grad: &TensorMeta,
+    _strides: &[i64],
+    _paddings: &[i64],
+    _dilations: &[i64],
+    _deformable_groups: i64,
+    _groups: i64,
+    _im2col_step: i64,
+    dx: Output<'_>,
+    offset_grad: Output<'_>,
+    filter_grad: Output<'_>,
+    mask_grad: Output<'_>,
+) -> R {
+    share_each([
+        (x, dx),
+        (offset, offset_grad),
+        (filter, filter_grad),
+        (mask, mask_grad),
+    ])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,165 +237,254 @@ pub fn deformable_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GatherNdGradInferMeta(x, index, out_grad)`: dims and LoD of `x`, dtype of `out_grad`.
 #[infer_meta]
-pub fn gather_nd_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let g = ctx.tensor(2)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .lod(x)
-            .dtype(g.dtype)
-            .build(),
-    )
+pub fn gather_nd_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &TensorMeta,
+    out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_lod_with_dtype(x, out_grad.dtype))
 }
 
 /// `IdentityLossGradInferMeta(x, out_grad, reduction)`: dims and LoD of `x`, dtype of
 /// `out_grad`.
 #[infer_meta]
-pub fn identity_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let g = ctx.tensor(1)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .lod(x)
-            .dtype(g.dtype)
-            .build(),
-    )
+pub fn identity_loss_grad_infer_meta(
+    x: &TensorMeta,
+    out_grad: &TensorMeta,
+    _reduction: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_lod_with_dtype(x, out_grad.dtype))
 }
 
 /// `InverseGradInferMeta(out, dout)`: dims of `dout`, dtype of `out`.
 #[infer_meta]
-pub fn inverse_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let out = ctx.tensor(0)?;
-    let g = ctx.tensor(1)?;
-    ctx.set_output(0, with_dtype_of(out, &g.dims))
+pub fn inverse_grad_infer_meta(out: &TensorMeta, dout: &TensorMeta, dx: Output<'_>) -> R {
+    dx.set(with_dtype_of(out, &dout.dims))
 }
 
-/// `SpectralNormGradInferMeta(weight, u, v, out_grad, ...)`: dims of `weight`, dtype of
-/// `out_grad`.
+/// `SpectralNormGradInferMeta(weight, u, v, out_grad, dim, power_iters, eps)`: dims of
+/// `weight`, dtype of `out_grad`.
 #[infer_meta]
-pub fn spectral_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let w = ctx.tensor(0)?;
-    let g = ctx.tensor(3)?;
-    ctx.set_output(0, with_dtype_of(g, &w.dims))
-}
-
-/// The first tensor argument's dims and dtype (`LUGradInferMeta`, `LUUnpackGradInferMeta`,
-/// `NanmedianGradInferMeta`, `OverlapAddGradInferMeta`, `YoloLossGradInferMeta`,
-/// `BmmGrad`'s halves, ...).
-fn first_same(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_of(x))
+pub fn spectral_norm_grad_infer_meta(
+    weight: &TensorMeta,
+    _u: &TensorMeta,
+    _v: &TensorMeta,
+    out_grad: &TensorMeta,
+    _dim: i64,
+    _power_iters: i64,
+    _eps: f64,
+    weight_grad: Output<'_>,
+) -> R {
+    weight_grad.set(with_dtype_of(out_grad, &weight.dims))
 }
 
 /// `LUGradInferMeta(x, out, pivots, out_grad, pivot)`: dims and dtype of `x`.
 #[infer_meta(name = "LUGradInferMeta")]
-pub fn lu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn lu_grad_infer_meta(
+    x: &TensorMeta,
+    _out: &TensorMeta,
+    _pivots: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _pivot: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `LUUnpackGradInferMeta(x, pivots, l, u, pmat, l_grad, u_grad, ...)`: dims and dtype of `x`.
+/// `LUUnpackGradInferMeta(x, pivots, l, u, pmat, l_grad, u_grad, unpack_ludata,
+/// unpack_pivots)`: dims and dtype of `x`.
 #[infer_meta(name = "LUUnpackGradInferMeta")]
-pub fn lu_unpack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn lu_unpack_grad_infer_meta(
+    x: &TensorMeta,
+    _pivots: &TensorMeta,
+    _l: &TensorMeta,
+    _u: &TensorMeta,
+    _pmat: &TensorMeta,
+    _l_grad: &TensorMeta,
+    _u_grad: &TensorMeta,
+    _unpack_ludata: bool,
+    _unpack_pivots: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `NanmedianGradInferMeta(x, median_index, out_grad, axes, keep_dim, mode)`.
+/// `NanmedianGradInferMeta(x, median_index, out_grad, axes, keep_dim, mode)`: dims and dtype
+/// of `x`.
 #[infer_meta]
-pub fn nanmedian_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn nanmedian_grad_infer_meta(
+    x: &TensorMeta,
+    _median_index: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _axes: IntArrayArg,
+    _keep_dim: bool,
+    _mode: &str,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `OverlapAddGradInferMeta(x, out_grad, hop_length, axis)`.
+/// `OverlapAddGradInferMeta(x, out_grad, hop_length, axis)`: dims and dtype of `x`.
 #[infer_meta]
-pub fn overlap_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn overlap_add_grad_infer_meta(
+    x: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _hop_length: i64,
+    _axis: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `YoloLossGradInferMeta(x, ...)`: only `x_grad` is set, like `x`'s dims and dtype.
+/// `YoloLossGradInferMeta(x, gt_box, gt_label, gt_score, ...)`: only `x_grad` is set, with
+/// `x`'s dims and dtype.
 #[infer_meta]
-pub fn yolo_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn yolo_loss_grad_infer_meta(
+    x: &TensorMeta,
+    _gt_box: &TensorMeta,
+    _gt_label: &TensorMeta,
+    _gt_score: Option<&TensorMeta>,
+    _objectness_mask: &TensorMeta,
+    _gt_match_mask: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    _anchors: &[i64],
+    _anchor_mask: &[i64],
+    _class_num: i64,
+    _ignore_thresh: f64,
+    _downsample_ratio: i64,
+    _use_label_smooth: bool,
+    _scale_x_y: f64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `FillDiagonalGradInferMeta(dout, value, offset, wrap)`.
+/// `FillDiagonalGradInferMeta(dout, value, offset, wrap)`: dims and dtype of `dout`.
 #[infer_meta]
-pub fn fill_diagonal_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn fill_diagonal_grad_infer_meta(
+    dout: &TensorMeta,
+    _value: f64,
+    _offset: i64,
+    _wrap: bool,
+    dx: Output<'_>,
+) -> R {
+    dx.set(dims_dtype_of(dout))
 }
 
-/// `FillDiagonalTensorGradInferMeta(out_grad, offset, dim1, dim2)`.
+/// `FillDiagonalTensorGradInferMeta(out_grad, offset, dim1, dim2)`: dims and dtype of
+/// `out_grad`.
 #[infer_meta]
-pub fn fill_diagonal_tensor_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn fill_diagonal_tensor_grad_infer_meta(
+    out_grad: &TensorMeta,
+    _offset: i64,
+    _dim1: i64,
+    _dim2: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(out_grad))
 }
 
-/// `UniformRandomInplaceGradInferMeta(out_grad, ...)`.
+/// `UniformRandomInplaceGradInferMeta(out_grad, min, max, seed, diag_num, diag_step,
+/// diag_val)`: dims and dtype of `out_grad`.
 #[infer_meta]
-pub fn uniform_random_inplace_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn uniform_random_inplace_grad_infer_meta(
+    out_grad: &TensorMeta,
+    _min: f64,
+    _max: f64,
+    _seed: i64,
+    _diag_num: i64,
+    _diag_step: i64,
+    _diag_val: f64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(out_grad))
 }
 
 /// `EigvalshGradInferMeta(out_v, out_w_grad, uplo, is_test)`: dims and dtype of `out_v`.
 #[infer_meta]
-pub fn eigvalsh_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    first_same(ctx)
+pub fn eigvalsh_grad_infer_meta(
+    out_v: &TensorMeta,
+    _out_w_grad: &TensorMeta,
+    _uplo: &str,
+    _is_test: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(out_v))
 }
 
-/// `CropGradInferMeta(out_grad, x, offsets)`: dims and dtype of the C++ `x` parameter, i.e.
-/// the second tensor argument.
+/// `CropGradInferMeta(out_grad, x, offsets)`: dims and dtype of `x`.
 #[infer_meta]
-pub fn crop_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(1)?;
-    ctx.set_output(0, dims_dtype_of(x))
+pub fn crop_grad_infer_meta(
+    _out_grad: &TensorMeta,
+    x: &TensorMeta,
+    _offsets: IntArrayArg,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
 }
 
-/// `EigGradInferMeta(out_w, out_v, dout_w, dout_v)`: dims of `out_v` (dtype left float32, as in
-/// Paddle).
+/// `EigGradInferMeta(out_w, out_v, dout_w, dout_v)`: dims of `out_v` (dtype left float32, as
+/// in Paddle).
 #[infer_meta]
-pub fn eig_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let v = ctx.tensor(1)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&v.dims).build())
+pub fn eig_grad_infer_meta(
+    _out_w: &TensorMeta,
+    out_v: &TensorMeta,
+    _dout_w: &TensorMeta,
+    _dout_v: &TensorMeta,
+    dx: Output<'_>,
+) -> R {
+    dx.set(dims_only(&out_v.dims))
 }
 
-/// `BmmGradInferMeta(x, y, out_grad)`.
-#[infer_meta]
-pub fn bmm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    ctx.set_output(0, dims_dtype_of(x))?;
-    set_opt(ctx, 1, dims_dtype_of(y))
-}
-
-/// `ComplexGradInferMeta(x, y, dout)`.
-#[infer_meta]
-pub fn complex_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    bmm_grad_infer_meta(ctx)
-}
-
-/// `BatchFCGradInferMeta(input, w, bias, out_grad)`.
-#[infer_meta(name = "BatchFCGradInferMeta")]
-pub fn batch_fc_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    for i in 0..3 {
-        let t = ctx.tensor(i)?;
-        ctx.set_output(i, dims_dtype_of(t))?;
-    }
+/// `BmmGradInferMeta(x, y, out_grad)`: `x_grad`, `y_grad` with the dims and dtype of `x`, `y`.
+/// Also `ComplexGradInferMeta(x, y, dout)`, which Paddle writes the same way.
+#[infer_meta(also = ["ComplexGradInferMeta"])]
+pub fn bmm_grad_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    y_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))?;
+    y_grad.set_if_present(dims_dtype_of(y));
     Ok(())
+}
+
+/// `BatchFCGradInferMeta(input, w, bias, out_grad)`: each gradient with its input's dims and
+/// dtype.
+#[infer_meta(name = "BatchFCGradInferMeta")]
+pub fn batch_fc_grad_infer_meta(
+    input: &TensorMeta,
+    w: &TensorMeta,
+    bias: &TensorMeta,
+    _out_grad: &TensorMeta,
+    input_grad: Output<'_>,
+    w_grad: Output<'_>,
+    bias_grad: Output<'_>,
+) -> R {
+    input_grad.set(dims_dtype_of(input))?;
+    w_grad.set(dims_dtype_of(w))?;
+    bias_grad.set(dims_dtype_of(bias))
 }
 
 /// `BilinearGradInferMeta(x, y, weight, dout)`: `dbias` is `[1, dout[1]]`.
 #[infer_meta]
-pub fn bilinear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let dout = ctx.tensor(3)?;
+pub fn bilinear_grad_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    weight: &TensorMeta,
+    dout: &TensorMeta,
+    dx: Output<'_>,
+    dy: Output<'_>,
+    dweight: Output<'_>,
+    dbias: Output<'_>,
+) -> R {
     need_rank(dout, 2, "out_grad")?;
     let x0 = dim_at(&x.dims, 0, "x")?;
-    let w0 = dim_at(&w.dims, 0, "weight")?;
+    let w0 = dim_at(&weight.dims, 0, "weight")?;
     ensure_meta!(
         x0 == dout.dims[0],
         "out_grad {} and x {} must share the batch size",
@@ -338,77 +495,126 @@ pub fn bilinear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         w0 == dout.dims[1],
         "out_grad {} dim 1 must equal weight {} dim 0",
         fmt_dims(&dout.dims),
-        fmt_dims(&w.dims)
+        fmt_dims(&weight.dims)
     );
-    ctx.set_output(0, dims_dtype_of(x))?;
-    ctx.set_output(1, dims_dtype_of(y))?;
-    ctx.set_output(2, dims_dtype_of(w))?;
-    set_opt(ctx, 3, with_dtype_of(dout, &[1, dout.dims[1]]))
+    dx.set(dims_dtype_of(x))?;
+    dy.set(dims_dtype_of(y))?;
+    dweight.set(dims_dtype_of(weight))?;
+    dbias.set_if_present(with_dtype_of(dout, &[1, dout.dims[1]]));
+    Ok(())
 }
 
 /// `ChannelShuffleGradInferMeta(out_grad, groups, data_format)`: like `out_grad` (4-D).
 #[infer_meta]
-pub fn channel_shuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    need_rank(g, 4, "out_grad")?;
-    ctx.set_output(0, dims_dtype_of(g))
+pub fn channel_shuffle_grad_infer_meta(
+    out_grad: &TensorMeta,
+    _groups: i64,
+    _data_format: &str,
+    x_grad: Output<'_>,
+) -> R {
+    need_rank(out_grad, 4, "out_grad")?;
+    x_grad.set(dims_dtype_of(out_grad))
 }
 
-/// `CSoftmaxWithCrossEntropyGradInferMeta(softmax, label, loss_grad, ...)`: dims of `softmax`.
+/// `CSoftmaxWithCrossEntropyGradInferMeta(softmax, label, loss_grad, ignore_index, rank,
+/// nranks)`: dims of `softmax` (dtype left float32, as in Paddle).
 #[infer_meta]
-pub fn c_softmax_with_cross_entropy_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let s = ctx.tensor(0)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&s.dims).build())
+pub fn c_softmax_with_cross_entropy_grad_infer_meta(
+    softmax: &TensorMeta,
+    _label: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    _ignore_index: i64,
+    _rank: i64,
+    _nranks: i64,
+    logits_grad: Output<'_>,
+) -> R {
+    logits_grad.set(dims_only(&softmax.dims))
 }
 
 /// `MarginCrossEntropyGradInferMeta(logits, label, softmax, loss_grad, ...)`: like `softmax`.
 #[infer_meta]
-pub fn margin_cross_entropy_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let s = ctx.tensor(2)?;
-    ctx.set_output(0, dims_dtype_of(s))
+pub fn margin_cross_entropy_grad_infer_meta(
+    _logits: &TensorMeta,
+    _label: &TensorMeta,
+    softmax: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    _return_softmax: bool,
+    _ring_id: i64,
+    _rank: i64,
+    _nranks: i64,
+    _margin1: f64,
+    _margin2: f64,
+    _margin3: f64,
+    _scale: f64,
+    logits_grad: Output<'_>,
+) -> R {
+    logits_grad.set(dims_dtype_of(softmax))
 }
 
-/// `RankAttentionGradInferMeta(x, rank_offset, rank_param, ...)`: like `rank_param`.
+/// `RankAttentionGradInferMeta(x, rank_offset, rank_param, input_help, ins_rank, out_grad,
+/// max_rank, max_size)`: like `rank_param`.
 #[infer_meta]
-pub fn rank_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let p = ctx.tensor(2)?;
-    ctx.set_output(0, dims_dtype_of(p))
+pub fn rank_attention_grad_infer_meta(
+    _x: &TensorMeta,
+    _rank_offset: &TensorMeta,
+    rank_param: &TensorMeta,
+    _input_help: &TensorMeta,
+    _ins_rank: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _max_rank: i64,
+    _max_size: i64,
+    rank_param_grad: Output<'_>,
+) -> R {
+    rank_param_grad.set(dims_dtype_of(rank_param))
 }
 
-/// `ShuffleBatchGradInferMeta(shuffle_idx, out_grad, startup_seed)`: like `out_grad`.
+/// `ShuffleBatchGradInferMeta(shuffle_idx, out_grad, startup_seed)`: dims, dtype and LoD of
+/// `out_grad`.
 #[infer_meta]
-pub fn shuffle_batch_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(1)?;
-    ctx.set_output(0, with_dtype_lod_of(g, &g.dims))
+pub fn shuffle_batch_grad_infer_meta(
+    _shuffle_idx: &TensorMeta,
+    out_grad: &TensorMeta,
+    _startup_seed: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_lod_of(out_grad))
 }
 
 /// `RealAndImagGradInferMeta(out_grad)`: dims and layout of `out_grad`, complex dtype.
 #[infer_meta]
-pub fn real_and_imag_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let out = MetaBuilder::new()
-        .dims(&g.dims)
-        .dtype(g.dtype.to_complex())
-        .layout(g.layout);
-    ctx.set_output(0, out.build())
+pub fn real_and_imag_grad_infer_meta(out_grad: &TensorMeta, dx: Output<'_>) -> R {
+    let meta = MetaBuilder::new()
+        .dims(&out_grad.dims)
+        .dtype(out_grad.dtype.to_complex())
+        .layout(out_grad.layout);
+    dx.set(meta.build())
 }
 
 /// `EmbeddingGradInferMeta(x, weight)`: dims of `weight` (`share_dims`: the dtype stays
 /// float32).
 #[infer_meta]
-pub fn embedding_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    if let Some(w) = ctx.opt_tensor(1)? {
-        ctx.set_output(0, MetaBuilder::new().dims(&w.dims).build())?;
+pub fn embedding_grad_infer_meta(
+    _x: &TensorMeta,
+    weight: Option<&TensorMeta>,
+    out: Output<'_>,
+) -> R {
+    match weight {
+        Some(w) => out.set(dims_only(&w.dims)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// `PreluGradInferMeta(x, y)`: dims only (`share_dims`).
 #[infer_meta]
-pub fn prelu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    for i in 0..2 {
-        if let Some(t) = ctx.opt_tensor(i)? {
-            set_opt(ctx, i, MetaBuilder::new().dims(&t.dims).build())?;
+pub fn prelu_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: Option<&TensorMeta>,
+    dx: Output<'_>,
+    dy: Output<'_>,
+) -> R {
+    for (t, out) in [(x, dx), (y, dy)] {
+        if let Some(t) = t {
+            out.set_if_present(dims_only(&t.dims));
         }
     }
     Ok(())
@@ -416,98 +622,147 @@ pub fn prelu_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `GumbelSoftmaxGradInferMeta(out, dout, axis)`: like `dout`, whose dims must equal `out`'s.
 #[infer_meta]
-pub fn gumbel_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let out = ctx.tensor(0)?;
-    let g = ctx.tensor(1)?;
+pub fn gumbel_softmax_grad_infer_meta(
+    out: &TensorMeta,
+    dout: &TensorMeta,
+    _axis: i64,
+    dx: Output<'_>,
+) -> R {
     ensure_meta!(
-        out.dims == g.dims,
+        out.dims == dout.dims,
         "out {} and its gradient {} must have the same shape",
         fmt_dims(&out.dims),
-        fmt_dims(&g.dims)
+        fmt_dims(&dout.dims)
     );
-    ctx.set_output(0, share_meta(g))
+    dx.set(share_meta(dout))
 }
 
-/// `IndexAddGradInferMeta(index, add_value, out_grad, axis)`.
+/// `IndexAddGradInferMeta(index, add_value, out_grad, axis)`: `x_grad` like `out_grad`,
+/// `add_value_grad` like `add_value` (dims, dtype, layout and LoD).
 #[infer_meta]
-pub fn index_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let v = ctx.tensor(1)?;
-    let g = ctx.tensor(2)?;
-    let like = |t: &TensorMeta| {
-        MetaBuilder::new()
-            .dims(&t.dims)
-            .dtype(t.dtype)
-            .layout(t.layout)
-            .lod(t)
-            .build()
-    };
-    ctx.set_output(0, like(g))?;
-    set_opt(ctx, 1, like(v))
+pub fn index_add_grad_infer_meta(
+    _index: &TensorMeta,
+    add_value: &TensorMeta,
+    out_grad: &TensorMeta,
+    _axis: i64,
+    x_grad: Output<'_>,
+    add_value_grad: Output<'_>,
+) -> R {
+    x_grad.set(share_meta(out_grad))?;
+    add_value_grad.set_if_present(share_meta(add_value));
+    Ok(())
+}
+
+/// `x_grad` like `out_grad`; `updates_grad` with `updates`' dims: both in `out_grad`'s dtype
+/// (`ScatterGradInferMeta`, `ScatterNdAddGradInferMeta`).
+fn scatter_grads(
+    updates: &TensorMeta,
+    out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    updates_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(out_grad))?;
+    updates_grad.set_if_present(with_dtype_of(out_grad, &updates.dims));
+    Ok(())
 }
 
 /// `ScatterGradInferMeta(index, updates, out_grad, overwrite)`: `x_grad` like `out_grad`,
 /// `updates_grad` with `updates`' dims; both in `out_grad`'s dtype.
 #[infer_meta]
-pub fn scatter_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let u = ctx.tensor(1)?;
-    let g = ctx.tensor(2)?;
-    ctx.set_output(0, dims_dtype_of(g))?;
-    set_opt(ctx, 1, with_dtype_of(g, &u.dims))
+pub fn scatter_grad_infer_meta(
+    _index: &TensorMeta,
+    updates: &TensorMeta,
+    out_grad: &TensorMeta,
+    _overwrite: bool,
+    x_grad: Output<'_>,
+    updates_grad: Output<'_>,
+) -> R {
+    scatter_grads(updates, out_grad, x_grad, updates_grad)
 }
 
-/// `ScatterNdAddGradInferMeta(index, updates, out_grad)`.
+/// `ScatterNdAddGradInferMeta(index, updates, out_grad)`: as `ScatterGradInferMeta`.
 #[infer_meta]
-pub fn scatter_nd_add_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    scatter_grad_infer_meta(ctx)
+pub fn scatter_nd_add_grad_infer_meta(
+    _index: &TensorMeta,
+    updates: &TensorMeta,
+    out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    updates_grad: Output<'_>,
+) -> R {
+    scatter_grads(updates, out_grad, x_grad, updates_grad)
 }
 
-/// `SetValueGradInferMeta(out_grad, values)`.
+/// `SetValueGradInferMeta(out_grad, values)`: each gradient with its tensor's dims, dtype and
+/// LoD.
 #[infer_meta]
-pub fn set_value_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let v = ctx.tensor(1)?;
-    ctx.set_output(0, with_dtype_lod_of(g, &g.dims))?;
-    set_opt(ctx, 1, with_dtype_lod_of(v, &v.dims))
+pub fn set_value_grad_infer_meta(
+    out_grad: &TensorMeta,
+    values: &TensorMeta,
+    x_grad: Output<'_>,
+    value_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_lod_of(out_grad))?;
+    value_grad.set_if_present(dims_dtype_lod_of(values));
+    Ok(())
 }
 
 /// `WeightOnlyLinearGradInferMeta(x, weight, bias, weight_scale, out_grad, weight_dtype, arch,
 /// group_size)`: only arch 80/86 and per-channel mode.
 #[infer_meta]
-pub fn weight_only_linear_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let arch = ctx.int(6)?;
-    let gs = ctx.int(7)?;
+pub fn weight_only_linear_grad_infer_meta(
+    x: &TensorMeta,
+    _weight: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    _weight_scale: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _weight_dtype: &str,
+    arch: i64,
+    group_size: i64,
+    x_grad: Output<'_>,
+) -> R {
     ensure_meta!(
         arch == 80 || arch == 86,
         "weight-only linear grad supports arch 80 or 86, got {arch}"
     );
     ensure_meta!(
-        gs == -1,
-        "weight-only linear grad supports only per-channel mode (group_size -1), got {gs}"
+        group_size == -1,
+        "weight-only linear grad supports only per-channel mode (group_size -1), got \
+         {group_size}"
     );
-    ctx.set_output(0, dims_dtype_of(x))
+    x_grad.set(dims_dtype_of(x))
 }
 
 /// `AffineGridGradInferMeta(output_grad, output_shape, align_corners)`: `[N, 2, 3]` for a 4-D
 /// gradient, `[N, 3, 4]` otherwise (dims only).
 #[infer_meta]
-pub fn affine_grid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let n = dim_at(&g.dims, 0, "output_grad")?;
-    let d = if g.rank() == 4 { [n, 2, 3] } else { [n, 3, 4] };
-    ctx.set_output(0, MetaBuilder::new().dims(&d).build())
+pub fn affine_grid_grad_infer_meta(
+    output_grad: &TensorMeta,
+    _output_shape: IntArrayArg,
+    _align_corners: bool,
+    input_grad: Output<'_>,
+) -> R {
+    let n = dim_at(&output_grad.dims, 0, "output_grad")?;
+    let d = if output_grad.rank() == 4 {
+        [n, 2, 3]
+    } else {
+        [n, 3, 4]
+    };
+    input_grad.set(dims_only(&d))
 }
 
 /// `PixelUnshuffleGradInferMeta(out_grad, downscale_factor, data_format)`.
 #[infer_meta]
-pub fn pixel_unshuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let f = ctx.int(1)?;
-    let fmt = str_arg(ctx, 2)?;
+pub fn pixel_unshuffle_grad_infer_meta(
+    out_grad: &TensorMeta,
+    downscale_factor: i64,
+    data_format: &str,
+    x_grad: Output<'_>,
+) -> R {
+    let (g, f) = (out_grad, downscale_factor);
     need_rank(g, 4, "out_grad")?;
     let mut d = g.dims.to_vec();
     let ff = mul(f, f);
-    if fmt != "NHWC" {
+    if data_format != "NHWC" {
         d[1] = div(g.dims[1], ff, "downscale_factor squared")?;
         d[2] = mul(g.dims[2], f);
         d[3] = mul(g.dims[3], f);
@@ -516,16 +771,20 @@ pub fn pixel_unshuffle_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         d[2] = mul(g.dims[2], f);
         d[3] = div(g.dims[3], ff, "downscale_factor squared")?;
     }
-    ctx.set_output(0, with_dtype_of(g, &d))
+    x_grad.set(with_dtype_of(g, &d))
 }
 
 /// `FFTC2RGradInferMeta(x, axes, normalization, forward, last_dim_size)`: complex dtype; the
 /// last transformed axis becomes `n / 2 + 1`.
 #[infer_meta(name = "FFTC2RGradInferMeta")]
-pub fn fft_c2r_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axes = ints(ctx, 1)?;
-    let last_size = ctx.int(4)?;
+pub fn fft_c2r_grad_infer_meta(
+    x: &TensorMeta,
+    axes: &[i64],
+    _normalization: &str,
+    _forward: bool,
+    last_dim_size: i64,
+    out: Output<'_>,
+) -> R {
     let last = *axes
         .last()
         .ok_or_else(|| InferMetaError::new("axes must not be empty"))?;
@@ -536,81 +795,116 @@ pub fn fft_c2r_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let a = last as usize;
     let mut d = x.dims.to_vec();
-    d[a] = if last_size > 0 {
-        last_size / 2 + 1
+    d[a] = if last_dim_size > 0 {
+        last_dim_size / 2 + 1
     } else if d[a] == -1 {
         -1
     } else {
         d[a] / 2 + 1
     };
-    let out = MetaBuilder::new()
+    let meta = MetaBuilder::new()
         .layout(x.layout)
         .dtype(x.dtype.to_complex())
         .dims(&d);
-    ctx.set_output(0, out.build())
+    out.set(meta.build())
 }
 
-/// `InstanceNormGradInferMeta(x, scale, [bias,] saved_mean, saved_variance, y_grad, epsilon)`:
+/// `x_grad` with `x`'s dims, dtype and layout (no LoD), the instance-norm gradients' first
+/// output; returns `x`'s channel count `C` (dim 1).
+fn instance_norm_x_grad(x: &TensorMeta, x_grad: Output<'_>) -> Result<i64, InferMetaError> {
+    let c = dim_at(&x.dims, 1, "x")?;
+    let meta = MetaBuilder::new()
+        .dims(&x.dims)
+        .dtype(x.dtype)
+        .layout(x.layout);
+    x_grad.set(meta.build())?;
+    Ok(c)
+}
+
+/// `InstanceNormGradInferMeta(x, scale, bias, saved_mean, saved_variance, y_grad, epsilon)`:
 /// `x_grad` with `x`'s dims, dtype and layout; `scale_grad`/`bias_grad` `[C]`.
 #[infer_meta]
-pub fn instance_norm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let c = dim_at(&x.dims, 1, "x")?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(x.dtype)
-            .layout(x.layout)
-            .build(),
-    )?;
-    set_opt(ctx, 1, MetaBuilder::new().dims(&[c]).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&[c]).build())
+pub fn instance_norm_grad_infer_meta(
+    x: &TensorMeta,
+    _scale: Option<&TensorMeta>,
+    _bias: Option<&TensorMeta>,
+    _saved_mean: &TensorMeta,
+    _saved_variance: &TensorMeta,
+    _y_grad: &TensorMeta,
+    _epsilon: f64,
+    x_grad: Output<'_>,
+    scale_grad: Output<'_>,
+    bias_grad: Output<'_>,
+) -> R {
+    let c = instance_norm_x_grad(x, x_grad)?;
+    scale_grad.set_if_present(dims_only(&[c]));
+    bias_grad.set_if_present(dims_only(&[c]));
+    Ok(())
 }
 
 /// `InstanceNormDoubleGradInferMeta(x, scale, saved_mean, saved_variance, dy, ddx, ddscale,
-/// ddbias, epsilon)`.
+/// ddbias, epsilon)`: `dx` as in `InstanceNormGradInferMeta`, `dscale` `[C]`, `ddy` with `x`'s
+/// dims.
 #[infer_meta]
-pub fn instance_norm_double_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let c = dim_at(&x.dims, 1, "x")?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(x.dtype)
-            .layout(x.layout)
-            .build(),
-    )?;
-    set_opt(ctx, 1, MetaBuilder::new().dims(&[c]).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&x.dims).build())
+pub fn instance_norm_double_grad_infer_meta(
+    x: &TensorMeta,
+    _scale: Option<&TensorMeta>,
+    _saved_mean: &TensorMeta,
+    _saved_variance: &TensorMeta,
+    _dy: &TensorMeta,
+    _ddx: Option<&TensorMeta>,
+    _ddscale: Option<&TensorMeta>,
+    _ddbias: Option<&TensorMeta>,
+    _epsilon: f64,
+    dx: Output<'_>,
+    dscale: Output<'_>,
+    ddy: Output<'_>,
+) -> R {
+    let c = instance_norm_x_grad(x, dx)?;
+    dscale.set_if_present(dims_only(&[c]));
+    ddy.set_if_present(dims_only(&x.dims));
+    Ok(())
 }
 
 /// `SequenceConvGradInferMeta(x, padding_data, filter, out_grad, context_length,
-/// padding_trainable, ...)`.
+/// padding_trainable, context_start, context_stride)`.
 #[infer_meta]
-pub fn sequence_conv_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pad = ctx.opt_tensor(1)?;
-    let f = ctx.tensor(2)?;
-    let trainable = ctx.bool(5)?;
-    if let (true, Some(p)) = (trainable, pad) {
-        set_opt(ctx, 1, dims_dtype_of(p))?;
+pub fn sequence_conv_grad_infer_meta(
+    x: &TensorMeta,
+    padding_data: Option<&TensorMeta>,
+    filter: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _context_length: i64,
+    padding_trainable: bool,
+    _context_start: i64,
+    _context_stride: i64,
+    x_grad: Output<'_>,
+    padding_data_grad: Output<'_>,
+    filter_grad: Output<'_>,
+) -> R {
+    if let (true, Some(p)) = (padding_trainable, padding_data) {
+        padding_data_grad.set_if_present(dims_dtype_of(p));
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &x.dims))?;
-    set_opt(ctx, 2, dims_dtype_of(f))
+    x_grad.set(dims_dtype_lod_of(x))?;
+    filter_grad.set_if_present(dims_dtype_of(filter));
+    Ok(())
 }
 
 /// `GruGradInferMeta(input, h0, weight, bias)`.
 #[infer_meta]
-pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let h0 = ctx.opt_tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
+pub fn gru_grad_infer_meta(
+    input: &TensorMeta,
+    h0: Option<&TensorMeta>,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    input_grad: Output<'_>,
+    h0_grad: Output<'_>,
+    weight_grad: Output<'_>,
+    bias_grad: Output<'_>,
+) -> R {
     let isz = dim_at(&input.dims, 1, "input")?;
-    let frame = dim_at(&w.dims, 0, "weight")?;
-    let w1 = dim_at(&w.dims, 1, "weight")?;
+    let frame = dim_at(&weight.dims, 0, "weight")?;
+    let w1 = dim_at(&weight.dims, 1, "weight")?;
     ensure_meta!(
         isz == mul(frame, 3),
         "input width {isz} must be 3 × the frame size {frame}"
@@ -618,7 +912,7 @@ pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         w1 == mul(frame, 3),
         "weight must be [frame, 3 × frame], got {}",
-        fmt_dims(&w.dims)
+        fmt_dims(&weight.dims)
     );
     if let Some(h) = h0 {
         let h1 = dim_at(&h.dims, 1, "h0")?;
@@ -626,7 +920,7 @@ pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             h1 == frame,
             "h0 width {h1} must equal the frame size {frame}"
         );
-        set_opt(ctx, 1, dims_dtype_of(h))?;
+        h0_grad.set_if_present(dims_dtype_of(h));
     }
     if let Some(b) = bias {
         let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
@@ -635,91 +929,109 @@ pub fn gru_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             "bias must be [1, 3 × {frame}], got {}",
             fmt_dims(&b.dims)
         );
-        set_opt(ctx, 3, dims_dtype_of(b))?;
+        bias_grad.set_if_present(dims_dtype_of(b));
     }
-    ctx.set_output(0, dims_dtype_of(input))?;
-    set_opt(ctx, 2, dims_dtype_of(w))
+    input_grad.set(dims_dtype_of(input))?;
+    weight_grad.set_if_present(dims_dtype_of(weight));
+    Ok(())
 }
 
 /// `GruUnitGradInferMeta(input, hidden_prev, weight, bias)`.
 #[infer_meta]
-pub fn gru_unit_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let hp = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
-    super::multiary::gru_unit_frame(input, hp, w, bias)?;
+pub fn gru_unit_grad_infer_meta(
+    input: &TensorMeta,
+    hidden_prev: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    input_grad: Output<'_>,
+    hidden_prev_grad: Output<'_>,
+    weight_grad: Output<'_>,
+    bias_grad: Output<'_>,
+) -> R {
+    super::multiary::gru_unit_frame(input, hidden_prev, weight, bias)?;
     if let Some(b) = bias {
-        set_opt(ctx, 3, dims_dtype_of(b))?;
+        bias_grad.set_if_present(dims_dtype_of(b));
     }
-    ctx.set_output(0, dims_dtype_of(input))?;
-    set_opt(ctx, 1, dims_dtype_of(hp))?;
-    set_opt(ctx, 2, dims_dtype_of(w))
+    input_grad.set(dims_dtype_of(input))?;
+    hidden_prev_grad.set_if_present(dims_dtype_of(hidden_prev));
+    weight_grad.set_if_present(dims_dtype_of(weight));
+    Ok(())
 }
 
-/// `NllLossGradInferMeta(x, label, weight, total_weight, out_grad, ignore_index, reduction)`.
+/// The rank `out_grad` must have for `reduction` (`"none"` keeps the loss per element: the
+/// batch dims of `x` without the class dim), checked on known dims only.
+fn nll_loss_out_grad_rank(gd: &[i64], unreduced_rank: usize, reduction: &str) -> R {
+    if reduction == "none" {
+        ensure_meta!(
+            gd.len() == unreduced_rank,
+            "out_grad must be {unreduced_rank}-D for reduction 'none', got {}",
+            fmt_dims(gd)
+        );
+    } else {
+        ensure_meta!(
+            gd.is_empty(),
+            "out_grad must be 0-D for a reduced loss, got {}",
+            fmt_dims(gd)
+        );
+    }
+    Ok(())
+}
+
+/// `NllLossGradInferMeta(input, label, weight, total_weight, out_grad, ignore_index,
+/// reduction)`: dims and dtype of `input`; `out_grad` must have the loss's shape.
 #[infer_meta]
-pub fn nll_loss_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let g = ctx.tensor(4)?;
-    let reduction = str_arg(ctx, 6)?;
-    let (xd, gd) = (&x.dims, &g.dims);
+pub fn nll_loss_grad_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    _weight: Option<&TensorMeta>,
+    _total_weight: &TensorMeta,
+    out_grad: &TensorMeta,
+    _ignore_index: i64,
+    reduction: &str,
+    input_grad: Output<'_>,
+) -> R {
+    let (xd, gd) = (&input.dims, &out_grad.dims);
     if !has_unknown(xd) && !has_unknown(gd) {
         if xd.len() == 2 {
+            nll_loss_out_grad_rank(gd, 1, reduction)?;
             if reduction == "none" {
-                ensure_meta!(
-                    gd.len() == 1,
-                    "out_grad must be 1-D for reduction 'none', got {}",
-                    fmt_dims(gd)
-                );
                 ensure_meta!(
                     gd[0] == xd[0],
                     "out_grad {} must have the batch size {}",
                     fmt_dims(gd),
                     xd[0]
                 );
-            } else {
-                ensure_meta!(
-                    gd.is_empty(),
-                    "out_grad must be 0-D for a reduced loss, got {}",
-                    fmt_dims(gd)
-                );
             }
         } else if xd.len() == 4 {
+            nll_loss_out_grad_rank(gd, 3, reduction)?;
             if reduction == "none" {
-                ensure_meta!(
-                    gd.len() == 3,
-                    "out_grad must be 3-D for reduction 'none', got {}",
-                    fmt_dims(gd)
-                );
                 ensure_meta!(
                     label.dims.len() >= 3 && gd[..] == label.dims[..3],
                     "out_grad {} must match label {}",
                     fmt_dims(gd),
                     fmt_dims(&label.dims)
                 );
-            } else {
-                ensure_meta!(
-                    gd.is_empty(),
-                    "out_grad must be 0-D for a reduced loss, got {}",
-                    fmt_dims(gd)
-                );
             }
         }
     }
-    ctx.set_output(0, dims_dtype_of(x))
+    input_grad.set(dims_dtype_of(input))
 }
 
 /// `CrossEntropyWithSoftmaxGradInferMeta(label, softmax, loss_grad, soft_label, use_softmax,
 /// numeric_stable_mode, ignore_index, axis)`: like `softmax`; `label` must match it except on
 /// `axis` (where it is 1 for hard labels).
 #[infer_meta]
-pub fn cross_entropy_with_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let label = ctx.tensor(0)?;
-    let softmax = ctx.tensor(1)?;
-    let soft = ctx.bool(3)?;
-    let axis = ctx.int(7)?;
+pub fn cross_entropy_with_softmax_grad_infer_meta(
+    label: &TensorMeta,
+    softmax: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    soft_label: bool,
+    _use_softmax: bool,
+    _numeric_stable_mode: bool,
+    _ignore_index: i64,
+    axis: i64,
+    logits_grad: Output<'_>,
+) -> R {
     let (sd, ld) = (&softmax.dims, &label.dims);
     let a = axis_in(axis, sd.len(), "axis")?;
     ensure_meta!(
@@ -738,7 +1050,7 @@ pub fn cross_entropy_with_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) ->
             );
         }
     }
-    if soft {
+    if soft_label {
         if sd[a] > 0 && ld[a] > 0 {
             ensure_meta!(
                 sd[a] == ld[a],
@@ -754,37 +1066,45 @@ pub fn cross_entropy_with_softmax_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) ->
             fmt_dims(ld)
         );
     }
-    ctx.set_output(0, dims_dtype_of(softmax))
+    logits_grad.set(dims_dtype_of(softmax))
 }
 
-/// `MemoryEfficientAttentionGradInferMeta(query, key, value, bias, ...)`.
+/// `MemoryEfficientAttentionGradInferMeta(query, key, value, bias, cu_seqlens_q, cu_seqlens_k,
+/// output, logsumexp, seed_and_offset, output_grad, max_seqlen_q, max_seqlen_k, causal,
+/// dropout_p, scale)`: each gradient like its (4-D) input.
 #[infer_meta]
-pub fn memory_efficient_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let q = ctx.tensor(0)?;
-    let k = ctx.tensor(1)?;
-    let v = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
-    let output = ctx.tensor(6)?;
-    let og = ctx.tensor(9)?;
-    need_rank(og, 4, "output_grad")?;
+pub fn memory_efficient_attention_grad_infer_meta(
+    query: &TensorMeta,
+    key: &TensorMeta,
+    value: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _cu_seqlens_q: Option<&TensorMeta>,
+    _cu_seqlens_k: Option<&TensorMeta>,
+    output: &TensorMeta,
+    _logsumexp: &TensorMeta,
+    _seed_and_offset: &TensorMeta,
+    output_grad: &TensorMeta,
+    _max_seqlen_q: Option<Scalar>,
+    _max_seqlen_k: Option<Scalar>,
+    _causal: bool,
+    _dropout_p: f64,
+    _scale: f64,
+    query_grad: Output<'_>,
+    key_grad: Output<'_>,
+    value_grad: Output<'_>,
+    bias_grad: Output<'_>,
+) -> R {
+    need_rank(output_grad, 4, "output_grad")?;
     need_rank(output, 4, "output")?;
-    for (t, n) in [(q, "query"), (k, "key"), (v, "value")] {
+    for (t, n) in [(query, "query"), (key, "key"), (value, "value")] {
         need_rank(t, 4, n)?;
     }
-    let like = |t: &TensorMeta| {
-        MetaBuilder::new()
-            .dims(&t.dims)
-            .lod(t)
-            .dtype(t.dtype)
-            .layout(t.layout)
-            .build()
-    };
-    ctx.set_output(0, like(q))?;
-    ctx.set_output(1, like(k))?;
-    ctx.set_output(2, like(v))?;
+    query_grad.set(share_meta(query))?;
+    key_grad.set(share_meta(key))?;
+    value_grad.set(share_meta(value))?;
     if let Some(b) = bias {
         need_rank(b, 4, "bias")?;
-        set_opt(ctx, 3, like(b))?;
+        bias_grad.set_if_present(share_meta(b));
     }
     Ok(())
 }
@@ -793,38 +1113,32 @@ pub fn memory_efficient_attention_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) ->
 // Layout changes and tensor lists
 // ---------------------------------------------------------------------------------------------
 
-/// `TransposeGradInferMeta(out_grad, perm)`: `out_grad` transposed by the inverse of `perm`.
+/// `TransposeGradInferMeta(x, axis)`: the gradient `x` transposed by the inverse of `axis`.
 #[infer_meta]
-pub fn transpose_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let perm = ints(ctx, 1)?;
-    let rev = reverse_perm(&perm, g.rank())?;
-    let d = transpose_dims(&g.dims, &rev)?;
-    ctx.set_output(0, with_dtype_of(g, &d))
+pub fn transpose_grad_infer_meta(x: &TensorMeta, axis: &[i64], out: Output<'_>) -> R {
+    let rev = reverse_perm(axis, x.rank())?;
+    let d = transpose_dims(&x.dims, &rev)?;
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `StackGradInferMeta(out_grad, axis)`: one gradient per slice of `out_grad` along `axis`
 /// (`x.size()` of the op equals `out_grad[axis]`), each without that axis.
 #[infer_meta]
-pub fn stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let axis = ctx.int(1)?;
-    let a = axis_in(axis, g.rank(), "axis")?;
-    let n = output_count(g.dims[a], "the stacked extent of out_grad")?;
-    let mut d = g.dims.to_vec();
+pub fn stack_grad_infer_meta(out_grad: &TensorMeta, axis: i64, x_grad: OutputList<'_>) -> R {
+    let a = axis_in(axis, out_grad.rank(), "axis")?;
+    let n = output_count(out_grad.dims[a], "the stacked extent of out_grad")?;
+    let mut d = out_grad.dims.to_vec();
     d.remove(a);
-    ctx.set_outputs(0, (0..n).map(|_| with_dtype_of(g, &d)).collect())
+    x_grad.set((0..n).map(|_| with_dtype_of(out_grad, &d)).collect())
 }
 
 /// `UnStackGradInferMeta(out_grad, axis)`: stacks the equal-shaped gradients along `axis`.
 #[infer_meta]
-pub fn un_stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let gs = ctx.tensors(0)?;
-    let axis = ctx.int(1)?;
-    let g0 = gs
+pub fn un_stack_grad_infer_meta(out_grad: &[TensorMeta], axis: i64, x_grad: Output<'_>) -> R {
+    let g0 = out_grad
         .first()
         .ok_or_else(|| InferMetaError::new("out_grad is empty: at least one tensor is needed"))?;
-    for (i, g) in gs.iter().enumerate().skip(1) {
+    for (i, g) in out_grad.iter().enumerate().skip(1) {
         ensure_meta!(
             g.dims == g0.dims,
             "every out_grad must have the same shape: out_grad[0] is {} but out_grad[{i}] is {}",
@@ -841,69 +1155,80 @@ pub fn un_stack_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let a = if axis < 0 { axis + rank + 1 } else { axis } as usize;
     let mut d = g0.dims.to_vec();
-    d.insert(a, gs.len() as i64);
-    ctx.set_output(0, with_dtype_of(g0, &d))
+    d.insert(a, out_grad.len() as i64);
+    x_grad.set(with_dtype_of(g0, &d))
 }
 
-/// `MeshgridGradInferMeta(inputs, out_grad)`: each input gradient shares its input's metadata.
+/// `MeshgridGradInferMeta(inputs, outputs_grad)`: each input gradient shares its input's
+/// metadata.
 #[infer_meta]
-pub fn meshgrid_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let inputs = ctx.tensors(0)?;
-    let grads = ctx.tensors(1)?;
+pub fn meshgrid_grad_infer_meta(
+    inputs: &[TensorMeta],
+    outputs_grad: &[TensorMeta],
+    inputs_grad: OutputList<'_>,
+) -> R {
     ensure_meta!(
-        grads.len() > 1,
+        outputs_grad.len() > 1,
         "meshgrid_grad needs more than one out_grad, got {}",
-        grads.len()
+        outputs_grad.len()
     );
-    ctx.set_outputs(0, inputs.iter().map(share_meta).collect())
+    inputs_grad.set(inputs.iter().map(share_meta).collect())
 }
 
 /// `MultiDotGradInferMeta(x, out_grad)`: each gradient gets its input's dims and LoD (dtype
 /// left float32, as in Paddle).
 #[infer_meta]
-pub fn multi_dot_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    ctx.set_outputs(
-        0,
-        xs.iter()
+pub fn multi_dot_grad_infer_meta(
+    x: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    x_grad: OutputList<'_>,
+) -> R {
+    x_grad.set(
+        x.iter()
             .map(|x| MetaBuilder::new().dims(&x.dims).lod(x).build())
             .collect(),
     )
 }
 
-/// `PartialConcatGradInferMeta(x)`: each gradient has its input's dims and dtype.
-#[infer_meta]
-pub fn partial_concat_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(dims_dtype_of).collect())
+/// `PartialConcatGradInferMeta(xs)`: each gradient has its input's dims and dtype. Also
+/// `PartialSumGradInferMeta(xs)`, which Paddle writes the same way.
+#[infer_meta(also = ["PartialSumGradInferMeta"])]
+pub fn partial_concat_grad_infer_meta(xs: &[TensorMeta], x_grads: OutputList<'_>) -> R {
+    x_grads.set(xs.iter().map(dims_dtype_of).collect())
 }
 
-/// `PartialSumGradInferMeta(x)`: each gradient has its input's dims and dtype.
-#[infer_meta]
-pub fn partial_sum_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    partial_concat_grad_infer_meta(ctx)
-}
-
-/// `CudnnLSTMGradInferMeta(x, init_h, init_c, weight_list)`.
+/// `CudnnLSTMGradInferMeta(x, init_h, init_c, weight_list)`: each gradient shares its input's
+/// metadata.
 #[infer_meta(name = "CudnnLSTMGradInferMeta")]
-pub fn cudnn_lstm_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    general_n_grad(ctx, 3)?;
-    if let Some(ws) = ctx.opt_tensors(3)? {
-        if ctx.num_outputs() > 3 {
-            ctx.set_outputs(3, ws.iter().map(share_meta).collect())?;
-        }
+pub fn cudnn_lstm_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    init_h: Option<&TensorMeta>,
+    init_c: Option<&TensorMeta>,
+    weight_list: Option<&[TensorMeta]>,
+    x_grad: Output<'_>,
+    init_h_grad: Output<'_>,
+    init_c_grad: Output<'_>,
+    weight_list_grad: OutputList<'_>,
+) -> R {
+    share_each([(x, x_grad), (init_h, init_h_grad), (init_c, init_c_grad)])?;
+    if let Some(ws) = weight_list {
+        weight_list_grad.set_if_present(ws.iter().map(share_meta).collect());
     }
     Ok(())
 }
 
-/// `RnnGradInferMeta(x, pre_state, weight_list)`.
+/// `RnnGradInferMeta(x, pre_state, weight_list)`: each gradient shares its input's metadata.
 #[infer_meta]
-pub fn rnn_grad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pre = ctx.tensors(1)?;
-    let ws = ctx.tensors(2)?;
-    ensure_meta!(!pre.is_empty(), "pre_state must not be empty");
-    ctx.set_output(0, share_meta(x))?;
-    ctx.set_outputs(1, pre.iter().map(share_meta).collect())?;
-    ctx.set_outputs(2, ws.iter().map(share_meta).collect())
+pub fn rnn_grad_infer_meta(
+    x: &TensorMeta,
+    pre_state: &[TensorMeta],
+    weight_list: &[TensorMeta],
+    x_grad: Output<'_>,
+    pre_state_grad: OutputList<'_>,
+    weight_grad_list: OutputList<'_>,
+) -> R {
+    ensure_meta!(!pre_state.is_empty(), "pre_state must not be empty");
+    x_grad.set(share_meta(x))?;
+    pre_state_grad.set(pre_state.iter().map(share_meta).collect())?;
+    weight_grad_list.set(weight_list.iter().map(share_meta).collect())
 }

@@ -667,3 +667,34 @@ pub(crate) fn need_one_element(t: &TensorMeta, what: &str) -> Res {
     }
     Ok(())
 }
+
+/// `if (out && x) out->share_meta(x)`: `out` shares `x`'s metadata when `x` is present and the
+/// op has the output; otherwise nothing (the gradient of an absent optional input stays unset).
+pub(crate) fn share_if_present(x: Option<&TensorMeta>, out: pir_runtime::meta::Output<'_>) -> Res {
+    match x {
+        Some(x) if out.is_present() => out.share(x),
+        _ => Ok(()),
+    }
+}
+
+/// [`share_if_present`] for each `(input, its gradient)` pair, in order (Paddle's
+/// `General*GradInferMeta` family).
+pub(crate) fn share_each<const N: usize>(
+    pairs: [(Option<&TensorMeta>, pir_runtime::meta::Output<'_>); N],
+) -> Res {
+    pairs
+        .into_iter()
+        .try_for_each(|(x, out)| share_if_present(x, out))
+}
+
+/// A fresh output of dims `d` and nothing else (`set_dims(d)` alone, or `share_dims`: the
+/// dtype stays float32, as Paddle leaves it).
+pub(crate) fn dims_only(d: &[i64]) -> TensorMeta {
+    MetaBuilder::new().dims(d).build()
+}
+
+/// A fresh output with `x`'s dims and LoD and dtype `t` (`set_dims(x.dims); share_lod(x);
+/// set_dtype(t)`: a gradient shaped like the forward input, typed like the incoming gradient).
+pub(crate) fn dims_lod_with_dtype(x: &TensorMeta, t: DataType) -> TensorMeta {
+    MetaBuilder::new().dims(&x.dims).dtype(t).lod(x).build()
+}
