@@ -138,30 +138,11 @@ pub fn max_pool_with_index_grad_infer_meta(
 
 /// `ConvTransposeGradInferMeta(x, filter, dout, strides, paddings, output_padding,
 /// output_size, padding_algorithm, groups, dilations, data_format)`:
-/// `GeneralBinaryGradInferMeta(x, filter)`.
-#[infer_meta]
+/// `GeneralBinaryGradInferMeta(x, filter)`. Also `Conv2dTransposeGradInferMeta`, whose
+/// `output_size` is an `IntArray` instead of an `int[]`: neither reads it, and one parameter
+/// takes both.
+#[infer_meta(also = ["Conv2dTransposeGradInferMeta"])]
 pub fn conv_transpose_grad_infer_meta(
-    x: Option<&TensorMeta>,
-    filter: Option<&TensorMeta>,
-    _dout: &TensorMeta,
-    _strides: &[i64],
-    _paddings: &[i64],
-    _output_padding: &[i64],
-    _output_size: &[i64],
-    _padding_algorithm: &str,
-    _groups: i64,
-    _dilations: &[i64],
-    _data_format: &str,
-    dx: Output<'_>,
-    dfilter: Output<'_>,
-) -> R {
-    share_each([(x, dx), (filter, dfilter)])
-}
-
-/// `Conv2dTransposeGradInferMeta(x, filter, dout, ...)`: as `ConvTransposeGradInferMeta`, with
-/// `output_size` an `IntArray`.
-#[infer_meta]
-pub fn conv2d_transpose_grad_infer_meta(
     x: Option<&TensorMeta>,
     filter: Option<&TensorMeta>,
     _dout: &TensorMeta,
