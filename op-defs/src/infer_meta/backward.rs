@@ -293,10 +293,27 @@ pub fn lu_unpack_grad_infer_meta(
 }
 
 /// `NanmedianGradInferMeta(x, median_index, out_grad, axes, keep_dim, mode)`: dims and dtype
-/// of `x`.
-#[infer_meta]
+/// of `x` (the signature of the yaml snapshot).
+#[infer_meta(name = "NanmedianGradInferMeta")]
 pub fn nanmedian_grad_infer_meta(
     x: &TensorMeta,
+    _median_index: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _axes: IntArrayArg,
+    _keep_dim: bool,
+    _mode: &str,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
+}
+
+/// `NanmedianGradInferMeta(x, median_data, median_index, out_grad, axes, keep_dim, mode)`:
+/// Paddle 3.3.1's signature, which passes the medians too (its `nanmedian_grad` takes four
+/// tensors: `paddle-ref/ops/vjp/nanmedian.txt`); the same result.
+#[infer_meta(name = "NanmedianGradInferMeta")]
+pub fn nanmedian_grad_with_medians_infer_meta(
+    x: &TensorMeta,
+    _median_data: &TensorMeta,
     _median_index: &TensorMeta,
     _out_grad: &TensorMeta,
     _axes: IntArrayArg,
