@@ -1596,3 +1596,242 @@ fn nadam_and_radam_update_param_states_and_moments() {
     radam[7] = f32t(&[4, 3]);
     assert!(err("RAdamInferMeta", &radam, 7).contains("moment2"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Gradient functions (backward.rs) on the shapes of Paddle 3.3.1's vjp programs
+// (`paddle-ref/ops/vjp/<op>.txt`), called with their typed signatures' arguments
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn general_gradient_family_shares_present_inputs_into_present_outputs() {
+    // lstm_grad without h0 and c0: their gradients stay unset.
+    let lstm = [
+        f32t(&[6, 2, 4]),
+        A::None,
+        A::None,
+        f32t(&[20, 9]),
+        f32t(&[1, 20]),
+    ];
+    let o = ok("LSTMGradInferMeta", &lstm, 5);
+    is(&o[0], &[6, 2, 4], Float32);
+    assert_eq!((&o[1], &o[2]), (&MetaOut::None, &MetaOut::None));
+    is(&o[3], &[20, 9], Float32);
+    is(&o[4], &[1, 20], Float32);
+    // swiglu_grad(x 2x8, y 2x8) -> 2x8, 2x8; without y only x_grad.
+    let o = ok("SwiGLUGradInferMeta", &[f32t(&[2, 8]), f32t(&[2, 8])], 2);
+    is(&o[1], &[2, 8], Float32);
+    let o = ok("SwiGLUGradInferMeta", &[f32t(&[2, 8]), A::None], 2);
+    assert_eq!(o[1], MetaOut::None);
+    // An op with fewer outputs than the function leaves the rest alone.
+    let o = ok(
+        "GeneralBinaryGradInferMeta",
+        &[f32t(&[2, 3]), f32t(&[3])],
+        1,
+    );
+    is(&o[0], &[2, 3], Float32);
+    let o = ok(
+        "FlashAttnQKVPackedGradInferMeta",
+        &[f32t(&[2, 8, 3, 4, 16])],
+        1,
+    );
+    is(&o[0], &[2, 8, 3, 4, 16], Float32);
+    // cudnn_lstm_grad: the weight list's gradients share the weights' metadata.
+    let cudnn = [
+        f32t(&[5, 2, 3]),
+        f32t(&[1, 2, 4]),
+        f32t(&[1, 2, 4]),
+        ts(&[&[16, 3], &[16, 4]]),
+    ];
+    let o = ok("CudnnLSTMGradInferMeta", &cudnn, 4);
+    is(&o[1], &[1, 2, 4], Float32);
+    assert_eq!(dims_of(tv(&o[3])), vec![vec![16, 3], vec![16, 4]]);
+    let mut no_weights = cudnn.to_vec();
+    no_weights[3] = A::NoTs;
+    assert_eq!(
+        ok("CudnnLSTMGradInferMeta", &no_weights, 4)[3],
+        MetaOut::None
+    );
+}
+
+#[test]
+fn conv_transpose_grads_take_output_size_as_a_list_or_an_int_array() {
+    // conv2d_transpose_grad(x 2x4x5x5, filter 4x3x3x3, out_grad 2x3x7x7) as Paddle built it.
+    let args = |output_size: A| {
+        vec![
+            f32t(&[2, 4, 5, 5]),
+            f32t(&[4, 3, 3, 3]),
+            f32t(&[2, 3, 7, 7]),
+            ints(&[1, 1]),
+            ints(&[0, 0]),
+            ints(&[]),
+            output_size,
+            s("EXPLICIT"),
+            int(1),
+            ints(&[1, 1]),
+            s("NCHW"),
+        ]
+    };
+    for (name, size) in [
+        ("Conv2dTransposeGradInferMeta", ia(&[])),
+        ("Conv2dTransposeGradInferMeta", ia_unknown(Some(2))),
+        ("ConvTransposeGradInferMeta", ints(&[])),
+    ] {
+        let o = ok(name, &args(size), 2);
+        is(&o[0], &[2, 4, 5, 5], Float32);
+        is(&o[1], &[4, 3, 3, 3], Float32);
+    }
+}
+
+#[test]
+fn nanmedian_grad_takes_the_snapshot_and_the_3_3_1_signatures() {
+    // Paddle 3.3.1: nanmedian_grad(x 3x4, medians [], median_index [2], out_grad []).
+    let x = f32t(&[3, 4]);
+    let attrs = [ia(&[]), b(false), s("avg")];
+    let mut v331 = vec![x.clone(), f32t(&[]), t(Int64, &[2]), f32t(&[])];
+    v331.extend(attrs.iter().cloned());
+    is(&ok("NanmedianGradInferMeta", &v331, 1)[0], &[3, 4], Float32);
+    let mut snapshot = vec![x, t(Int64, &[2]), f32t(&[])];
+    snapshot.extend(attrs.iter().cloned());
+    is(
+        &ok("NanmedianGradInferMeta", &snapshot, 1)[0],
+        &[3, 4],
+        Float32,
+    );
+    let e = err("NanmedianGradInferMeta", &snapshot[..5], 1);
+    assert_eq!(e, "NanmedianGradInferMeta takes 6 or 7 arguments, got 5");
+}
+
+#[test]
+fn nll_loss_grad_checks_out_grad_against_the_reduction() {
+    // nll_loss_grad(input 4x10, label 4, weight absent, total_weight [], out_grad [], -100, mean)
+    let args = |input: &[i64], label: &[i64], g: &[i64], reduction: &str| {
+        vec![
+            f32t(input),
+            t(Int64, label),
+            A::None,
+            f32t(&[]),
+            f32t(g),
+            i64a(-100),
+            s(reduction),
+        ]
+    };
+    let o = ok(
+        "NllLossGradInferMeta",
+        &args(&[4, 10], &[4], &[], "mean"),
+        1,
+    );
+    is(&o[0], &[4, 10], Float32);
+    ok(
+        "NllLossGradInferMeta",
+        &args(&[4, 10], &[4], &[4], "none"),
+        1,
+    );
+    ok(
+        "NllLossGradInferMeta",
+        &args(&[-1, 10], &[-1], &[], "none"),
+        1,
+    ); // unknown: unchecked
+    let e = err(
+        "NllLossGradInferMeta",
+        &args(&[4, 10], &[4], &[], "none"),
+        1,
+    );
+    assert_eq!(e, "out_grad must be 1-D for reduction 'none', got []");
+    let e = err(
+        "NllLossGradInferMeta",
+        &args(&[4, 10], &[4], &[3], "none"),
+        1,
+    );
+    assert_eq!(e, "out_grad [3] must have the batch size 4");
+    let e = err(
+        "NllLossGradInferMeta",
+        &args(&[4, 10], &[4], &[4], "sum"),
+        1,
+    );
+    assert_eq!(e, "out_grad must be 0-D for a reduced loss, got [4]");
+    // 4-D input [N, C, H, W]: the unreduced loss has label's [N, H, W].
+    let four_d = |g: &[i64]| args(&[2, 3, 4, 5], &[2, 4, 5], g, "none");
+    ok("NllLossGradInferMeta", &four_d(&[2, 4, 5]), 1);
+    let e = err("NllLossGradInferMeta", &four_d(&[2, 4]), 1);
+    assert_eq!(e, "out_grad must be 3-D for reduction 'none', got [2, 4]");
+    let e = err("NllLossGradInferMeta", &four_d(&[2, 4, 6]), 1);
+    assert_eq!(e, "out_grad [2, 4, 6] must match label [2, 4, 5]");
+}
+
+#[test]
+fn scatter_index_and_set_value_grads_follow_out_grad_and_the_updates() {
+    // scatter_grad(index 2, updates 2x3, out_grad 4x3): updates_grad takes out_grad's dtype.
+    let scatter = [t(Int64, &[2]), t(Float16, &[2, 3]), f32t(&[4, 3]), b(true)];
+    let o = ok("ScatterGradInferMeta", &scatter, 2);
+    is(&o[0], &[4, 3], Float32);
+    is(&o[1], &[2, 3], Float32);
+    let nd_add = [t(Int64, &[2, 2]), f32t(&[2, 5]), f32t(&[3, 4, 5])];
+    let o = ok("ScatterNdAddGradInferMeta", &nd_add, 2);
+    is(&o[0], &[3, 4, 5], Float32);
+    is(&o[1], &[2, 5], Float32);
+    // index_put_grad(x 4x3, indices [2], value 2x3, out_grad 4x3, accumulate)
+    let indices = A::Ts(vec![TensorMeta::new(Int64, &[2])]);
+    let put = [
+        f32t(&[4, 3]),
+        indices,
+        f32t(&[2, 3]),
+        f32t(&[4, 3]),
+        b(false),
+    ];
+    let o = ok("IndexPutGradInferMeta", &put, 2);
+    is(&o[0], &[4, 3], Float32);
+    is(&o[1], &[2, 3], Float32);
+    let add = [t(Int64, &[2]), f32t(&[2, 3]), f32t(&[4, 3]), int(0)];
+    let o = ok("IndexAddGradInferMeta", &add, 2);
+    is(&o[0], &[4, 3], Float32);
+    is(&o[1], &[2, 3], Float32);
+    // set_value_with_tensor_grad(out_grad 4x3, values 2x3); x_grad alone when values_grad is cut.
+    let o = ok("SetValueGradInferMeta", &[f32t(&[4, 3]), f32t(&[2, 3])], 2);
+    is(&o[1], &[2, 3], Float32);
+    let o = ok("SetValueGradInferMeta", &[f32t(&[4, 3]), f32t(&[2, 3])], 1);
+    is(&o[0], &[4, 3], Float32);
+}
+
+#[test]
+fn recurrent_and_normalisation_grads() {
+    // gru_grad(input 6x9, h0 absent, weight 3x9, bias absent)
+    let gru = [f32t(&[6, 9]), A::None, f32t(&[3, 9]), A::None];
+    let o = ok("GruGradInferMeta", &gru, 4);
+    is(&o[0], &[6, 9], Float32);
+    assert_eq!((&o[1], &o[3]), (&MetaOut::None, &MetaOut::None));
+    is(&o[2], &[3, 9], Float32);
+    let bad = [f32t(&[6, 8]), A::None, f32t(&[3, 9]), A::None];
+    assert_eq!(
+        err("GruGradInferMeta", &bad, 4),
+        "input width 8 must be 3 × the frame size 3"
+    );
+    // rnn_grad(x 6x2x4, pre_state [1x2x5], weight_list [5x4, 5x5, 5, 5])
+    let weights = ts(&[&[5, 4], &[5, 5], &[5], &[5]]);
+    let rnn = [f32t(&[6, 2, 4]), ts(&[&[1, 2, 5]]), weights.clone()];
+    let o = ok("RnnGradInferMeta", &rnn, 3);
+    is(&o[0], &[6, 2, 4], Float32);
+    assert_eq!(dims_of(tv(&o[1])), vec![vec![1, 2, 5]]);
+    assert_eq!(tv(&o[2]).len(), 4);
+    let e = err("RnnGradInferMeta", &[f32t(&[6, 2, 4]), ts(&[]), weights], 3);
+    assert_eq!(e, "pre_state must not be empty");
+    // instance_norm_grad(x 2x3x4x4, scale, bias absent, saved_mean 6, saved_variance 6, y_grad)
+    let inorm = [
+        f32t(&[2, 3, 4, 4]),
+        A::None,
+        A::None,
+        f32t(&[6]),
+        f32t(&[6]),
+        f32t(&[2, 3, 4, 4]),
+        fl(1e-5),
+    ];
+    let o = ok("InstanceNormGradInferMeta", &inorm, 3);
+    is(&o[0], &[2, 3, 4, 4], Float32);
+    is(&o[2], &[3], Float32);
+    // bilinear_grad(x 4x5, y 4x6, weight 7x5x6, dout 4x7): dbias is [1, 7].
+    let bilinear = |dout: &[i64]| [f32t(&[4, 5]), f32t(&[4, 6]), f32t(&[7, 5, 6]), f32t(dout)];
+    let o = ok("BilinearGradInferMeta", &bilinear(&[4, 7]), 4);
+    is(&o[2], &[7, 5, 6], Float32);
+    is(&o[3], &[1, 7], Float32);
+    let e = err("BilinearGradInferMeta", &bilinear(&[3, 7]), 4);
+    assert_eq!(e, "out_grad [3, 7] and x [4, 5] must share the batch size");
+}
