@@ -19,11 +19,11 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token};
 
+use pir_spec::known::{self, InterfaceImpl};
 use pir_spec::yaml::{load_op_set, YamlSource};
 use pir_spec::OpSchema;
 
 use crate::codegen::{generate_dialect, generate_op, GenOp, InterfaceGen};
-use crate::known::{self, KnownInterface};
 
 pub(crate) struct YamlInput {
     dialect: LitStr,
@@ -277,10 +277,15 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
     };
     let mut traits = Vec::new();
     for t in s.traits.iter() {
-        let Some(path) = known::trait_path(t) else {
+        let Some(path) = known::find_trait(t).and_then(|k| k.runtime) else {
             return Err(format!(
                 "{at}: unknown trait `{t}`; pir-runtime implements {}",
-                known::TRAIT_NAMES
+                yaml_names(
+                    known::TRAITS
+                        .iter()
+                        .filter(|k| k.runtime.is_some())
+                        .map(|k| k.name)
+                )
             ));
         };
         let id = Ident::new(path, Span::call_site());
@@ -288,26 +293,29 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
     }
     let mut interfaces = Vec::new();
     for i in s.interfaces.iter() {
-        let Some(k) = known::interface(i) else {
+        // `InferShape` needs the op's own Rust implementation, which yaml cannot give.
+        let from_yaml =
+            |k: &&known::KnownInterface| k.implementation != InterfaceImpl::OwnInferShape;
+        let Some(k) = known::find_interface(i).filter(from_yaml) else {
             return Err(format!(
                 "{at}: unknown interface `{i}`; pir-runtime implements {}",
-                known::INTERFACE_NAMES
+                yaml_names(known::INTERFACES.iter().filter(from_yaml).map(|k| k.name))
             ));
         };
-        interfaces.push(match k {
-            KnownInterface::OpYamlInfo => InterfaceGen::OpYamlInfo,
-            KnownInterface::InferMeta => InterfaceGen::InferMetaRegistry {
+        interfaces.push(match k.implementation {
+            InterfaceImpl::SchemaInfo => InterfaceGen::OpYamlInfo,
+            InterfaceImpl::InferMetaFunc => InterfaceGen::InferMetaRegistry {
                 func: s.runtime.infer_meta_func.to_string(),
                 registry: registry.clone(),
             },
-            KnownInterface::Vjp => InterfaceGen::Vjp {
+            InterfaceImpl::BackwardOp => InterfaceGen::Vjp {
                 backward_op: match &s.backward {
                     Some(b) => format!("{}.{b}", s.dialect),
                     None => String::new(),
                 },
             },
-            KnownInterface::Declared(name) => {
-                let id = Ident::new(name, Span::call_site());
+            InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly => {
+                let id = Ident::new(k.runtime, Span::call_site());
                 InterfaceGen::Generic {
                     path: quote!(::pir_runtime::interfaces::#id),
                     span: Span::call_site(),
@@ -326,4 +334,9 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
         extra_verify: None,
         overrides: Default::default(),
     })
+}
+
+/// `a, b, c`: names for messages.
+fn yaml_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
 }

@@ -9,6 +9,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Path};
 
+use pir_spec::known::{self, InterfaceImpl};
 use pir_spec::{
     AttrKind, AttributeSpec, DefaultValue, InputKind, InputSpec, MutableAttr, OpKind, OpSchema,
     OutputSpec, RuntimeInfo, Str, ValueKind,
@@ -20,43 +21,16 @@ use super::meta::{backticked, closest, Errors};
 use super::options::OpArgs;
 use super::types::{attr_type, value_type};
 use crate::codegen::{GenOp, InterfaceGen, SchemaOverrides};
-use crate::known::{self, KnownInterface};
 
-/// pir-runtime's traits, by the short name `traits(...)` accepts.
-const TRAITS: &[&str] = &[
-    "Inplace",
-    "ViewLike",
-    "ReadOnly",
-    "HasValueSemantics",
-    "ForwardOnly",
-    "UnaryElementWise",
-    "BinaryElementWise",
-    "SideEffect",
-    "CustomVjp",
-    "ImmutableLayout",
-    "OneResult",
-    "SameOperandsShape",
-    "SameOperandsAndResultShape",
-    "SameOperandsElementType",
-    "SameOperandsAndResultElementType",
-    "SameOperandsAndResultType",
-    "SameTypeOperands",
-];
+/// pir-runtime's traits, by the short name `traits(...)` accepts (its type's name).
+fn runtime_traits() -> Vec<&'static str> {
+    known::TRAITS.iter().filter_map(|t| t.runtime).collect()
+}
 
 /// pir-runtime's interfaces, by the short name `interfaces(...)` accepts.
-const INTERFACES: &[&str] = &[
-    "OpYamlInfo",
-    "InferMeta",
-    "Vjp",
-    "InferShape",
-    "GetKernelTypeForVar",
-    "InferSymbolicShape",
-    "CacheGradOpSymbolicShape",
-    "LayoutTransformation",
-    "Decomp",
-    "DecompVjp",
-    "ParseKernelKey",
-];
+fn runtime_interfaces() -> Vec<&'static str> {
+    known::INTERFACES.iter().map(|i| i.runtime).collect()
+}
 
 /// C++ build-argument types a `Scalar` may name with `data_type`.
 const SCALAR_DATA_TYPES: &[&str] = &["bool", "int", "int64_t", "float", "double"];
@@ -623,17 +597,16 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
             Some(id) => {
                 let short = id.to_string();
                 let short = short.strip_suffix("Trait").unwrap_or(&short).to_string();
-                if !TRAITS.contains(&short.as_str())
-                    || known::trait_path(&format!("{short}Trait")).is_none()
-                {
-                    let hint = closest(&id.to_string(), TRAITS.iter().copied())
+                if known::runtime_trait(&short).is_none() {
+                    let traits = runtime_traits();
+                    let hint = closest(&id.to_string(), traits.iter().copied())
                         .map(|c| format!("did you mean `{c}`? "))
                         .unwrap_or_default();
                     errors.push(syn::Error::new(
                         id.span(),
                         format!(
                             "unknown trait `{id}`; {hint}pir-runtime's traits are {}; for a trait of your own (declared with `declare_trait!`), write its path, e.g. `crate::MyTrait` or `self::MyTrait`",
-                            backticked(TRAITS, "and")
+                            backticked(&traits, "and")
                         ),
                     ));
                     continue;
@@ -709,9 +682,9 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
             .unwrap_or(&short)
             .to_string();
         let span = id.span();
-        match short.as_str() {
-            "OpYamlInfo" => {}
-            "InferMeta" => {
+        match known::runtime_interface(&short).map(|k| k.implementation) {
+            Some(InterfaceImpl::SchemaInfo) => {}
+            Some(InterfaceImpl::InferMetaFunc) => {
                 if args.infer_meta.is_none() {
                     errors.push(syn::Error::new(
                         span,
@@ -719,7 +692,7 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
                     ));
                 }
             }
-            "Vjp" => {
+            Some(InterfaceImpl::BackwardOp) => {
                 if args.backward.is_none() {
                     errors.push(syn::Error::new(
                         span,
@@ -727,31 +700,26 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
                     ));
                 }
             }
-            "InferShape" => {
-                ifaces.push(generic("InferShape", span));
-                iface_names.push("InferShapeInterface".into());
+            Some(InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly) => {
+                if short == "GetKernelTypeForVar" {
+                    listed_kernel_type = true;
+                }
+                ifaces.push(generic(&short, span));
+                iface_names.push(format!("{short}Interface"));
             }
-            _ => match known::interface(&format!("{short}Interface")) {
-                Some(KnownInterface::Declared(rt_name)) => {
-                    if rt_name == "GetKernelTypeForVar" {
-                        listed_kernel_type = true;
-                    }
-                    ifaces.push(generic(rt_name, span));
-                    iface_names.push(format!("{short}Interface"));
-                }
-                _ => {
-                    let hint = closest(&id.to_string(), INTERFACES.iter().copied())
-                        .map(|c| format!("did you mean `{c}`? "))
-                        .unwrap_or_default();
-                    errors.push(syn::Error::new(
-                        span,
-                        format!(
-                            "unknown interface `{id}`; {hint}pir-runtime's interfaces are {}; for an interface of your own (declared with `declare_interface!`), write its path, e.g. `crate::MyInterface`",
-                            backticked(INTERFACES, "and")
-                        ),
-                    ));
-                }
-            },
+            None => {
+                let interfaces = runtime_interfaces();
+                let hint = closest(&id.to_string(), interfaces.iter().copied())
+                    .map(|c| format!("did you mean `{c}`? "))
+                    .unwrap_or_default();
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "unknown interface `{id}`; {hint}pir-runtime's interfaces are {}; for an interface of your own (declared with `declare_interface!`), write its path, e.g. `crate::MyInterface`",
+                        backticked(&interfaces, "and")
+                    ),
+                ));
+            }
         }
     }
     if let Some(g) = infer_meta_gen {
