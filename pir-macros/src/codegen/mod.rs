@@ -101,85 +101,45 @@ fn rt() -> TokenStream {
     quote!(::pir_runtime)
 }
 
+/// The Rust type of one value of `kind` (`AttrKind::rust_type`), `str` borrowed for `lt`.
+fn rust_value_type(kind: AttrKind, lt: TokenStream) -> TokenStream {
+    let mut segments = kind.rust_type().split("::");
+    let first = segments.next().map(|n| Ident::new(n, Span::call_site()));
+    let rest: Vec<Ident> = segments.map(|n| Ident::new(n, Span::call_site())).collect();
+    match (first, rest.is_empty()) {
+        (Some(id), true) if id == "str" => quote!(&#lt #id),
+        (Some(id), true) => quote!(#id),
+        (first, _) => {
+            let rt = rt();
+            quote!(#rt::#first #(::#rest)*)
+        }
+    }
+}
+
 /// The Rust type of an attribute value in the typed build.
 fn attr_rust_type(kind: AttrKind) -> TokenStream {
-    let rt = rt();
-    match kind {
-        AttrKind::Bool => quote!(bool),
-        AttrKind::Int32 => quote!(i32),
-        AttrKind::Int64 | AttrKind::Long | AttrKind::SizeT => quote!(i64),
-        AttrKind::Float => quote!(f32),
-        AttrKind::Double => quote!(f64),
-        AttrKind::Str => quote!(&'a str),
-        AttrKind::BoolArray => quote!(&'a [bool]),
-        AttrKind::Int32Array => quote!(&'a [i32]),
-        AttrKind::Int64Array | AttrKind::IntArray => quote!(&'a [i64]),
-        AttrKind::FloatArray => quote!(&'a [f32]),
-        AttrKind::DoubleArray => quote!(&'a [f64]),
-        AttrKind::StrArray => quote!(&'a [&'a str]),
-        AttrKind::Scalar => quote!(#rt::meta::Scalar),
-        AttrKind::ScalarArray => quote!(&'a [#rt::meta::Scalar]),
-        AttrKind::DataType => quote!(#rt::phi::DataType),
-        AttrKind::DataLayout => quote!(#rt::phi::DataLayout),
-        AttrKind::Place => quote!(#rt::phi::Place),
+    let value = rust_value_type(kind, quote!('a));
+    if kind.is_rust_list() {
+        quote!(&'a [#value])
+    } else {
+        value
     }
 }
 
 /// The Rust type an attribute accessor returns (borrowing from the program for `'p`).
 fn attr_getter_type(kind: AttrKind) -> TokenStream {
-    let rt = rt();
-    match kind {
-        AttrKind::Str => quote!(&'p str),
-        AttrKind::BoolArray => quote!(::std::vec::Vec<bool>),
-        AttrKind::Int32Array => quote!(::std::vec::Vec<i32>),
-        AttrKind::Int64Array | AttrKind::IntArray => quote!(::std::vec::Vec<i64>),
-        AttrKind::FloatArray => quote!(::std::vec::Vec<f32>),
-        AttrKind::DoubleArray => quote!(::std::vec::Vec<f64>),
-        AttrKind::StrArray => quote!(::std::vec::Vec<&'p str>),
-        AttrKind::ScalarArray => quote!(::std::vec::Vec<#rt::meta::Scalar>),
-        other => attr_rust_type(other),
+    let value = rust_value_type(kind, quote!('p));
+    if kind.is_rust_list() {
+        quote!(::std::vec::Vec<#value>)
+    } else {
+        value
     }
-}
-
-fn borrows(kind: AttrKind) -> bool {
-    !matches!(
-        kind,
-        AttrKind::Bool
-            | AttrKind::Int32
-            | AttrKind::Int64
-            | AttrKind::Long
-            | AttrKind::SizeT
-            | AttrKind::Float
-            | AttrKind::Double
-            | AttrKind::Scalar
-            | AttrKind::DataType
-            | AttrKind::DataLayout
-            | AttrKind::Place
-    )
 }
 
 /// `AttrArg::X(value)` for an attribute of `kind`.
 fn attr_arg(kind: AttrKind, value: TokenStream) -> TokenStream {
     let rt = rt();
-    let v = match kind {
-        AttrKind::Bool => quote!(Bool),
-        AttrKind::Int32 => quote!(I32),
-        AttrKind::Int64 | AttrKind::Long | AttrKind::SizeT => quote!(I64),
-        AttrKind::Float => quote!(F32),
-        AttrKind::Double => quote!(F64),
-        AttrKind::Str => quote!(Str),
-        AttrKind::BoolArray => quote!(Bools),
-        AttrKind::Int32Array => quote!(I32s),
-        AttrKind::Int64Array | AttrKind::IntArray => quote!(I64s),
-        AttrKind::FloatArray => quote!(F32s),
-        AttrKind::DoubleArray => quote!(F64s),
-        AttrKind::StrArray => quote!(Strs),
-        AttrKind::Scalar => quote!(Scalar),
-        AttrKind::ScalarArray => quote!(Scalars),
-        AttrKind::DataType => quote!(DataType),
-        AttrKind::DataLayout => quote!(DataLayout),
-        AttrKind::Place => quote!(Place),
-    };
+    let v = Ident::new(kind.attr_arg(), Span::call_site());
     quote!(#rt::op_support::AttrArg::#v(#value))
 }
 
@@ -360,14 +320,7 @@ fn signature_doc(s: &OpSchema) -> String {
         let ty = match &i.kind {
             InputKind::Value(ValueKind::Tensor(_)) => "Tensor".to_string(),
             InputKind::Value(ValueKind::Vector(_)) => "Tensor[]".to_string(),
-            InputKind::MutableAttribute(m) => format!(
-                "{} (mutable)",
-                if m.kind == AttrKind::IntArray {
-                    "IntArray"
-                } else {
-                    "Scalar"
-                }
-            ),
+            InputKind::MutableAttribute(m) => format!("{} (mutable)", m.kind.yaml_name()),
         };
         inputs.push(format!(
             "{ty} {}{}",
@@ -585,7 +538,7 @@ pub(crate) fn generate_op(g: &GenOp) -> TokenStream {
 
     // The attributes struct of the typed build.
     let has_attrs = !s.attributes.is_empty();
-    let needs_lifetime = s.attributes.iter().any(|a| borrows(a.kind));
+    let needs_lifetime = s.attributes.iter().any(|a| a.kind.borrows());
     let lt = if needs_lifetime {
         quote!(<'a>)
     } else {

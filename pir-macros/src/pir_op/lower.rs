@@ -133,23 +133,13 @@ struct Output {
 
 fn type_text(kind: ValueKind, optional: bool) -> String {
     let t = match kind {
-        ValueKind::Tensor(t) => tensor_marker(t).to_string(),
-        ValueKind::Vector(t) => format!("Vec<{}>", tensor_marker(t)),
+        ValueKind::Tensor(t) => t.short_name().to_string(),
+        ValueKind::Vector(t) => format!("Vec<{}>", t.short_name()),
     };
     if optional {
         format!("Option<{t}>")
     } else {
         t
-    }
-}
-
-fn tensor_marker(t: pir_spec::TensorKind) -> &'static str {
-    match t {
-        pir_spec::TensorKind::Dense => "DenseTensor",
-        pir_spec::TensorKind::SelectedRows => "SelectedRows",
-        pir_spec::TensorKind::DenseTensorArray => "DenseTensorArray",
-        pir_spec::TensorKind::SparseCoo => "SparseCooTensor",
-        pir_spec::TensorKind::SparseCsr => "SparseCsrTensor",
     }
 }
 
@@ -227,12 +217,12 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
                 });
             }
             Role::Attr(o) => {
-                let Some(t) = errors.ok(attr_type(&f.ty)) else {
+                let Some(kind) = errors.ok(attr_type(&f.ty)) else {
                     continue;
                 };
                 let ty_text = f.ty.to_token_stream().to_string().replace(' ', "");
                 let mutable = match &o.mutable {
-                    Some(m) if !matches!(t.kind, AttrKind::IntArray | AttrKind::Scalar) => {
+                    Some(m) if !matches!(kind, AttrKind::IntArray | AttrKind::Scalar) => {
                         errors.push(syn::Error::new(
                             m.0,
                             format!(
@@ -244,13 +234,10 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
                     }
                     m => m.is_some(),
                 };
-                let data_type = match (&o.data_type, t.kind) {
-                    (None, AttrKind::IntArray) => "std::vector<int64_t>".to_string(),
-                    (None, AttrKind::Scalar) => "float".to_string(),
-                    (None, AttrKind::ScalarArray) => "std::vector<Scalar>".to_string(),
-                    (None, _) => String::new(),
+                let data_type = match (&o.data_type, kind) {
+                    (None, _) => kind.data_type().to_string(),
                     (Some(d), AttrKind::Scalar | AttrKind::IntArray) => {
-                        let (allowed, what) = if t.kind == AttrKind::Scalar {
+                        let (allowed, what) = if kind == AttrKind::Scalar {
                             (SCALAR_DATA_TYPES, "Scalar")
                         } else {
                             (INT_ARRAY_DATA_TYPES, "IntArray")
@@ -280,16 +267,16 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
                         String::new()
                     }
                 };
-                let yaml_type = match t.kind {
+                let yaml_type = match kind {
                     AttrKind::Scalar if data_type != "float" => format!("Scalar({data_type})"),
-                    _ => t.yaml.to_string(),
+                    _ => kind.yaml_name().to_string(),
                 };
                 let default = o.default.as_ref().and_then(|d| {
-                    errors.ok(lower_default(&d.0, &f.name, t.kind, &data_type, &ty_text))
+                    errors.ok(lower_default(&d.0, &f.name, kind, &data_type, &ty_text))
                 });
                 attrs.push(Attr {
                     name: f.name.clone(),
-                    kind: t.kind,
+                    kind,
                     data_type,
                     default,
                     yaml_type,
