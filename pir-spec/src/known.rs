@@ -90,75 +90,29 @@ const fn it(
 /// let names: Vec<&str> = pir_spec::known::TRAITS.iter().map(|t| t.name).collect();
 /// assert!(names.contains(&"InplaceTrait"));
 /// ```
+#[rustfmt::skip]
 pub const TRAITS: &[KnownTrait] = &[
+    //  Paddle's name, C++ name ("": pir-runtime's own), pir-runtime type ("": none)
     tr("InplaceTrait", "paddle::dialect::InplaceTrait", "Inplace"),
     tr("ViewLikeTrait", "", "ViewLike"),
     tr("ReadOnlyTrait", "", "ReadOnly"),
     tr("HasValueSemanticsTrait", "", "HasValueSemantics"),
-    tr(
-        "ForwardOnlyTrait",
-        "paddle::dialect::ForwardOnlyTrait",
-        "ForwardOnly",
-    ),
-    tr(
-        "UnaryElementWiseTrait",
-        "pir::UnaryElementWiseTrait",
-        "UnaryElementWise",
-    ),
-    tr(
-        "BinaryElementWiseTrait",
-        "pir::BinaryElementWiseTrait",
-        "BinaryElementWise",
-    ),
+    tr("ForwardOnlyTrait", "paddle::dialect::ForwardOnlyTrait", "ForwardOnly"),
+    tr("UnaryElementWiseTrait", "pir::UnaryElementWiseTrait", "UnaryElementWise"),
+    tr("BinaryElementWiseTrait", "pir::BinaryElementWiseTrait", "BinaryElementWise"),
     tr("SideEffectTrait", "pir::SideEffectTrait", "SideEffect"),
-    tr(
-        "CustomVjpTrait",
-        "paddle::dialect::CustomVjpTrait",
-        "CustomVjp",
-    ),
-    tr(
-        "ImmutableLayoutTrait",
-        "pir::ImmutableLayoutTrait",
-        "ImmutableLayout",
-    ),
+    tr("CustomVjpTrait", "paddle::dialect::CustomVjpTrait", "CustomVjp"),
+    tr("ImmutableLayoutTrait", "pir::ImmutableLayoutTrait", "ImmutableLayout"),
     tr("OneResultTrait", "pir::OneResultTrait", "OneResult"),
-    tr(
-        "SameOperandsShapeTrait",
-        "pir::SameOperandsShapeTrait",
-        "SameOperandsShape",
-    ),
-    tr(
-        "SameOperandsAndResultShapeTrait",
-        "pir::SameOperandsAndResultShapeTrait",
-        "SameOperandsAndResultShape",
-    ),
-    tr(
-        "SameOperandsElementTypeTrait",
-        "pir::SameOperandsElementTypeTrait",
-        "SameOperandsElementType",
-    ),
-    tr(
-        "SameOperandsAndResultElementTypeTrait",
-        "pir::SameOperandsAndResultElementTypeTrait",
-        "SameOperandsAndResultElementType",
-    ),
-    tr(
-        "SameOperandsAndResultTypeTrait",
-        "pir::SameOperandsAndResultTypeTrait",
-        "SameOperandsAndResultType",
-    ),
-    tr(
-        "SameTypeOperandsTrait",
-        "pir::SameTypeOperandsTrait",
-        "SameTypeOperands",
-    ),
+    tr("SameOperandsShapeTrait", "pir::SameOperandsShapeTrait", "SameOperandsShape"),
+    tr("SameOperandsAndResultShapeTrait", "pir::SameOperandsAndResultShapeTrait", "SameOperandsAndResultShape"),
+    tr("SameOperandsElementTypeTrait", "pir::SameOperandsElementTypeTrait", "SameOperandsElementType"),
+    tr("SameOperandsAndResultElementTypeTrait", "pir::SameOperandsAndResultElementTypeTrait", "SameOperandsAndResultElementType"),
+    tr("SameOperandsAndResultTypeTrait", "pir::SameOperandsAndResultTypeTrait", "SameOperandsAndResultType"),
+    tr("SameTypeOperandsTrait", "pir::SameTypeOperandsTrait", "SameTypeOperands"),
     tr("OneDNNTrait", "paddle::dialect::OneDNNTrait", ""),
     tr("OneDNNOnlyTrait", "paddle::dialect::OneDNNOnlyTrait", ""),
-    tr(
-        "OneDNNDynamicFallbackTrait",
-        "paddle::dialect::OneDNNDynamicFallbackTrait",
-        "",
-    ),
+    tr("OneDNNDynamicFallbackTrait", "paddle::dialect::OneDNNDynamicFallbackTrait", ""),
 ];
 
 /// Every known interface, in the order messages list them. C++ names from Paddle's generator
@@ -168,73 +122,20 @@ pub const TRAITS: &[KnownTrait] = &[
 /// use pir_spec::known::{InterfaceImpl, INTERFACES};
 /// assert_eq!(INTERFACES[0].implementation, InterfaceImpl::SchemaInfo);
 /// ```
+#[rustfmt::skip]
 pub const INTERFACES: &[KnownInterface] = &[
-    it(
-        "OpYamlInfoInterface",
-        "paddle::dialect::OpYamlInfoInterface",
-        "OpYamlInfo",
-        InterfaceImpl::SchemaInfo,
-    ),
-    it(
-        "InferMetaInterface",
-        "paddle::dialect::InferMetaInterface",
-        "InferMeta",
-        InterfaceImpl::InferMetaFunc,
-    ),
-    it(
-        "VjpInterface",
-        "paddle::dialect::VjpInterface",
-        "Vjp",
-        InterfaceImpl::BackwardOp,
-    ),
-    it(
-        "InferShapeInterface",
-        "",
-        "InferShape",
-        InterfaceImpl::OwnInferShape,
-    ),
-    it(
-        "GetKernelTypeForVarInterface",
-        "paddle::dialect::GetKernelTypeForVarInterface",
-        "GetKernelTypeForVar",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "InferSymbolicShapeInterface",
-        "paddle::dialect::InferSymbolicShapeInterface",
-        "InferSymbolicShape",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "CacheGradOpSymbolicShapeInterface",
-        "paddle::dialect::CacheGradOpSymbolicShapeInterface",
-        "CacheGradOpSymbolicShape",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "LayoutTransformationInterface",
-        "paddle::dialect::LayoutTransformationInterface",
-        "LayoutTransformation",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "DecompInterface",
-        "paddle::dialect::DecompInterface",
-        "Decomp",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "DecompVjpInterface",
-        "paddle::dialect::DecompVjpInterface",
-        "DecompVjp",
-        InterfaceImpl::DeclarationOnly,
-    ),
-    it(
-        "ParseKernelKeyInterface",
-        "paddle::dialect::ParseKernelKeyInterface",
-        "ParseKernelKey",
-        InterfaceImpl::DeclarationOnly,
-    ),
+    //  Paddle's name, C++ name ("": pir-runtime's own), pir-runtime type, how ops get it
+    it("OpYamlInfoInterface", "paddle::dialect::OpYamlInfoInterface", "OpYamlInfo", InterfaceImpl::SchemaInfo),
+    it("InferMetaInterface", "paddle::dialect::InferMetaInterface", "InferMeta", InterfaceImpl::InferMetaFunc),
+    it("VjpInterface", "paddle::dialect::VjpInterface", "Vjp", InterfaceImpl::BackwardOp),
+    it("InferShapeInterface", "", "InferShape", InterfaceImpl::OwnInferShape),
+    it("GetKernelTypeForVarInterface", "paddle::dialect::GetKernelTypeForVarInterface", "GetKernelTypeForVar", InterfaceImpl::DeclarationOnly),
+    it("InferSymbolicShapeInterface", "paddle::dialect::InferSymbolicShapeInterface", "InferSymbolicShape", InterfaceImpl::DeclarationOnly),
+    it("CacheGradOpSymbolicShapeInterface", "paddle::dialect::CacheGradOpSymbolicShapeInterface", "CacheGradOpSymbolicShape", InterfaceImpl::DeclarationOnly),
+    it("LayoutTransformationInterface", "paddle::dialect::LayoutTransformationInterface", "LayoutTransformation", InterfaceImpl::DeclarationOnly),
+    it("DecompInterface", "paddle::dialect::DecompInterface", "Decomp", InterfaceImpl::DeclarationOnly),
+    it("DecompVjpInterface", "paddle::dialect::DecompVjpInterface", "DecompVjp", InterfaceImpl::DeclarationOnly),
+    it("ParseKernelKeyInterface", "paddle::dialect::ParseKernelKeyInterface", "ParseKernelKey", InterfaceImpl::DeclarationOnly),
 ];
 
 /// `name` without its C++ namespace (`pir::SideEffectTrait` → `SideEffectTrait`).

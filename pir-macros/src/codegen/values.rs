@@ -93,93 +93,76 @@ pub(super) fn default_expr(
     data_type: &str,
     d: &DefaultValue,
 ) -> Option<TokenStream> {
-    use proc_macro2::Literal;
-    let ints = |v: &[i64], f: fn(i64) -> Literal| {
-        let items = v.iter().map(|x| f(*x));
-        quote!(&[#(#items),*])
-    };
     Some(match (kind, d) {
-        (AttrKind::Bool, DefaultValue::Bool(b)) => quote!(#b),
-        (AttrKind::Int32, DefaultValue::Int(i)) => {
-            let v = Literal::i32_suffixed(i32::try_from(*i).ok()?);
-            quote!(#v)
-        }
-        (AttrKind::Int64 | AttrKind::Long | AttrKind::SizeT, DefaultValue::Int(i)) => {
-            let v = Literal::i64_suffixed(*i);
-            quote!(#v)
-        }
-        (AttrKind::Float, DefaultValue::Float(f)) => {
-            let v = Literal::f32_suffixed(*f as f32);
-            quote!(#v)
-        }
-        (AttrKind::Float, DefaultValue::Int(i)) => {
-            let v = Literal::f32_suffixed(*i as f32);
-            quote!(#v)
-        }
-        (AttrKind::Double, DefaultValue::Float(f)) => float_lit(*f),
-        (AttrKind::Double, DefaultValue::Int(i)) => float_lit(*i as f64),
-        (AttrKind::Str, DefaultValue::Str(s)) => {
-            let s: &str = s;
-            quote!(#s)
-        }
-        (AttrKind::BoolArray, DefaultValue::BoolList(v)) => quote!(&[#(#v),*]),
-        (
-            AttrKind::BoolArray
-            | AttrKind::StrArray
-            | AttrKind::FloatArray
-            | AttrKind::DoubleArray
-            | AttrKind::ScalarArray,
-            DefaultValue::IntList(v),
-        ) if v.is_empty() => {
-            quote!(&[])
-        }
-        (AttrKind::Int32Array, DefaultValue::IntList(v)) => {
-            for x in v.iter() {
-                i32::try_from(*x).ok()?;
-            }
-            ints(v, |x| Literal::i32_suffixed(x as i32))
-        }
-        (AttrKind::Int64Array | AttrKind::IntArray, DefaultValue::IntList(v)) => {
-            ints(v, Literal::i64_suffixed)
-        }
-        (AttrKind::FloatArray, DefaultValue::FloatList(v)) => {
-            let items = v.iter().map(|x| Literal::f32_suffixed(*x as f32));
-            quote!(&[#(#items),*])
-        }
-        (AttrKind::FloatArray, DefaultValue::IntList(v)) => {
-            let items = v.iter().map(|x| Literal::f32_suffixed(*x as f32));
-            quote!(&[#(#items),*])
-        }
-        (AttrKind::DoubleArray, DefaultValue::FloatList(v)) => {
-            let items = v.iter().map(|x| float_lit(*x));
-            quote!(&[#(#items),*])
-        }
-        (AttrKind::DoubleArray, DefaultValue::IntList(v)) => {
-            let items = v.iter().map(|x| float_lit(*x as f64));
-            quote!(&[#(#items),*])
-        }
-        (AttrKind::StrArray, DefaultValue::StrList(v)) => {
-            let items = v.iter().map(|x| {
-                let x: &str = x;
-                quote!(#x)
-            });
-            quote!(&[#(#items),*])
-        }
         (AttrKind::Scalar, d) => scalar_expr(data_type, d)?,
         (AttrKind::ScalarArray, DefaultValue::FloatList(v)) => {
-            let items = v
+            let items: Option<Vec<_>> = v
                 .iter()
-                .map(|x| scalar_expr(data_type, &DefaultValue::Float(*x)));
-            let items: Option<Vec<_>> = items.collect();
+                .map(|x| scalar_expr(data_type, &DefaultValue::Float(*x)))
+                .collect();
             let items = items?;
             quote!(&[#(#items),*])
         }
+        (AttrKind::ScalarArray, DefaultValue::IntList(v)) if v.is_empty() => quote!(&[]),
+        (AttrKind::ScalarArray, _) => return None,
         (AttrKind::DataType, DefaultValue::DataType(d)) => schema_tokens::data_type(*d),
         (AttrKind::DataLayout, DefaultValue::DataLayout(l)) => schema_tokens::data_layout(*l),
         (AttrKind::DataLayout, DefaultValue::Str(s)) => {
             schema_tokens::data_layout(pir_spec::phi::DataLayout::from_name(s)?)
         }
         (AttrKind::Place, DefaultValue::Place(p)) => schema_tokens::place(*p),
+        (AttrKind::DataType | AttrKind::DataLayout | AttrKind::Place, _) => return None,
+        (k, d) if k.is_rust_list() => {
+            let items: Option<Vec<_>> = list_items(d)?
+                .iter()
+                .map(|x| value_literal(k.rust_type(), x))
+                .collect();
+            let items = items?;
+            quote!(&[#(#items),*])
+        }
+        (k, d) => value_literal(k.rust_type(), d)?,
+    })
+}
+
+/// The items of a list default, each as a one-value default; an empty list fits any list.
+fn list_items(d: &DefaultValue) -> Option<Vec<DefaultValue>> {
+    Some(match d {
+        DefaultValue::IntList(v) => v.iter().map(|x| DefaultValue::Int(*x)).collect(),
+        DefaultValue::FloatList(v) => v.iter().map(|x| DefaultValue::Float(*x)).collect(),
+        DefaultValue::BoolList(v) => v.iter().map(|x| DefaultValue::Bool(*x)).collect(),
+        DefaultValue::StrList(v) => v.iter().map(|x| DefaultValue::Str(x.clone())).collect(),
+        _ => return None,
+    })
+}
+
+/// A literal of Rust type `rust` (`AttrKind::rust_type` of a bool, integer, float or string
+/// kind) for a one-value default: integers fit their type, and floats take integers.
+fn value_literal(rust: &str, d: &DefaultValue) -> Option<TokenStream> {
+    use proc_macro2::Literal;
+    Some(match (rust, d) {
+        ("bool", DefaultValue::Bool(b)) => quote!(#b),
+        ("i32", DefaultValue::Int(i)) => {
+            let v = Literal::i32_suffixed(i32::try_from(*i).ok()?);
+            quote!(#v)
+        }
+        ("i64", DefaultValue::Int(i)) => {
+            let v = Literal::i64_suffixed(*i);
+            quote!(#v)
+        }
+        ("f32", DefaultValue::Float(f)) => {
+            let v = Literal::f32_suffixed(*f as f32);
+            quote!(#v)
+        }
+        ("f32", DefaultValue::Int(i)) => {
+            let v = Literal::f32_suffixed(*i as f32);
+            quote!(#v)
+        }
+        ("f64", DefaultValue::Float(f)) => float_lit(*f),
+        ("f64", DefaultValue::Int(i)) => float_lit(*i as f64),
+        ("str", DefaultValue::Str(s)) => {
+            let s: &str = s;
+            quote!(#s)
+        }
         _ => return None,
     })
 }

@@ -108,14 +108,36 @@ pub(super) fn lower_traits(
 
 fn unknown_trait(ident: &Ident) -> syn::Error {
     let traits: Vec<&str> = known::TRAITS.iter().filter_map(|t| t.runtime).collect();
-    let hint = closest(&ident.to_string(), traits.iter().copied())
+    unknown(
+        ident,
+        "trait",
+        &traits,
+        "`declare_trait!`), write its path, e.g. `crate::MyTrait` or `self::MyTrait`",
+    )
+}
+
+fn unknown_interface(ident: &Ident) -> syn::Error {
+    let interfaces: Vec<&str> = known::INTERFACES.iter().map(|i| i.runtime).collect();
+    unknown(
+        ident,
+        "interface",
+        &interfaces,
+        "`declare_interface!`), write its path, e.g. `crate::MyInterface`",
+    )
+}
+
+/// An unknown trait or interface: the closest of pir-runtime's, all of them, and how to name
+/// one of your own (`own`, after "declared with ").
+fn unknown(ident: &Ident, what: &str, names: &[&str], own: &str) -> syn::Error {
+    let hint = closest(&ident.to_string(), names.iter().copied())
         .map(|c| format!("did you mean `{c}`? "))
         .unwrap_or_default();
     syn::Error::new(
         ident.span(),
         format!(
-            "unknown trait `{ident}`; {hint}pir-runtime's traits are {}; for a trait of your own (declared with `declare_trait!`), write its path, e.g. `crate::MyTrait` or `self::MyTrait`",
-            backticked(&traits, "and")
+            "unknown {what} `{ident}`; {hint}pir-runtime's {what}s are {}; for {} {what} of your own (declared with {own}",
+            backticked(names, "and"),
+            if what == "interface" { "an" } else { "a" }
         ),
     )
 }
@@ -209,18 +231,4 @@ pub(super) fn lower_interfaces(
         out.names.push("GetKernelTypeForVarInterface".into());
     }
     out
-}
-
-fn unknown_interface(ident: &Ident) -> syn::Error {
-    let interfaces: Vec<&str> = known::INTERFACES.iter().map(|i| i.runtime).collect();
-    let hint = closest(&ident.to_string(), interfaces.iter().copied())
-        .map(|c| format!("did you mean `{c}`? "))
-        .unwrap_or_default();
-    syn::Error::new(
-        ident.span(),
-        format!(
-            "unknown interface `{ident}`; {hint}pir-runtime's interfaces are {}; for an interface of your own (declared with `declare_interface!`), write its path, e.g. `crate::MyInterface`",
-            backticked(&interfaces, "and")
-        ),
-    )
 }

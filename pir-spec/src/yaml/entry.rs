@@ -618,64 +618,63 @@ fn keep_as_written(_: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 
 /// `optional : a, b`: tensor inputs or outputs that may be absent.
 fn parse_optional(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
-    let Some(names) = cx.name_list(key, v) else {
-        return;
-    };
-    for n in names {
-        if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
-            entry.input_optional[i] = true;
-        } else if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
-            entry.output_optional[i] = true;
-        } else {
-            cx.err(
-                v.line,
-                SpecErrorKind::UnknownName,
-                format!(
-                    "`optional` names `{n}`, which is neither a tensor input nor an output; expected one of {}",
-                    io_names(entry)
-                ),
-            );
-        }
-    }
+    let expected = io_names(entry);
+    mark_names(
+        cx,
+        key,
+        v,
+        "is neither a tensor input nor an output",
+        expected,
+        |n| {
+            if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
+                entry.input_optional[i] = true;
+            } else if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
+                entry.output_optional[i] = true;
+            } else {
+                return false;
+            }
+            true
+        },
+    );
 }
 
 /// `intermediate : xshape`: outputs.
 fn parse_intermediate(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
-    let Some(names) = cx.name_list(key, v) else {
-        return;
-    };
-    for n in names {
-        if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
-            entry.output_intermediate[i] = true;
-        } else {
-            cx.err(
-                v.line,
-                SpecErrorKind::UnknownName,
-                format!(
-                    "`intermediate` names `{n}`, which is not an output; expected one of {}",
-                    names_of(entry.outputs.iter().map(|o| o.name.as_str()))
-                ),
-            );
-        }
-    }
+    let expected = names_of(entry.outputs.iter().map(|o| o.name.as_str()));
+    mark_names(cx, key, v, "is not an output", expected, |n| {
+        let i = entry.outputs.iter().position(|o| o.name == n);
+        i.map(|i| entry.output_intermediate[i] = true).is_some()
+    });
 }
 
 /// `no_need_buffer : x`: tensor inputs.
 fn parse_no_need_buffer(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let expected = names_of(entry.inputs.iter().map(|a| a.name.as_str()));
+    mark_names(cx, key, v, "is not a tensor input", expected, |n| {
+        let i = entry.inputs.iter().position(|a| a.name == n);
+        i.map(|i| entry.input_no_need_buffer[i] = true).is_some()
+    });
+}
+
+/// A list of names, each marked by `mark`; one it does not know is reported as "`key` names
+/// `n`, which {`is_not`}; expected one of {`expected`}".
+fn mark_names(
+    cx: &mut Ctx<'_>,
+    key: &str,
+    v: &Node,
+    is_not: &str,
+    expected: String,
+    mut mark: impl FnMut(&str) -> bool,
+) {
     let Some(names) = cx.name_list(key, v) else {
         return;
     };
     for n in names {
-        if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
-            entry.input_no_need_buffer[i] = true;
-        } else {
+        if !mark(&n) {
             cx.err(
                 v.line,
                 SpecErrorKind::UnknownName,
-                format!(
-                    "`no_need_buffer` names `{n}`, which is not a tensor input; expected one of {}",
-                    names_of(entry.inputs.iter().map(|a| a.name.as_str()))
-                ),
+                format!("`{key}` names `{n}`, which {is_not}; expected one of {expected}"),
             );
         }
     }
