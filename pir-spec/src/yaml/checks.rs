@@ -29,11 +29,11 @@ fn check_backward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) -> bool {
     };
     let line = e.line_of("backward");
     if b == &e.name {
-        cx.err(
+        mismatch(
+            cx,
             diag,
             e,
             line,
-            SpecErrorKind::ForwardBackward,
             format!("`backward : {b}` names the op itself"),
         );
         return false;
@@ -42,20 +42,20 @@ fn check_backward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) -> bool {
         return true;
     };
     if be.kind != OpKind::Backward {
-        cx.err(
+        mismatch(
+            cx,
             diag,
             e,
             line,
-            SpecErrorKind::ForwardBackward,
             format!("`backward : {b}` names an `op` entry; expected a `backward_op` entry"),
         );
     } else if let Some(sig) = &be.forward {
         if sig.name != e.name {
-            cx.err(
+            mismatch(
+                cx,
                 diag,
                 e,
                 line,
-                SpecErrorKind::ForwardBackward,
                 format!(
                     "backward op `{b}` ({}:{}) says its forward is `{}`, not `{}`",
                     cx.files[be.file],
@@ -80,12 +80,7 @@ fn check_forward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) {
         // Higher-order backward ops (`abs_double_grad`'s forward is `abs_grad`) live in the
         // backward files themselves, so their forward must be in the set.
         if sig.name.ends_with("_grad") || sig.name.ends_with("_grad_") {
-            cx.err(
-                diag,
-                e,
-                line,
-                SpecErrorKind::ForwardBackward,
-                format!(
+            mismatch(cx, diag, e, line, format!(
                     "forward op `{}` is not defined in the loaded files; a backward op's forward that is itself a backward op must be defined alongside it",
                     sig.name
                 ),
@@ -97,11 +92,11 @@ fn check_forward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) {
         return;
     };
     if fb != &e.name {
-        cx.err(
+        mismatch(
+            cx,
             diag,
             e,
             line,
-            SpecErrorKind::ForwardBackward,
             format!(
                 "forward op `{}` ({}:{}) declares `backward : {fb}`, not `{}`",
                 f.name,
@@ -113,17 +108,22 @@ fn check_forward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) {
         return;
     }
     for p in signature_problems(sig, f) {
-        cx.err(
+        mismatch(
+            cx,
             diag,
             e,
             line,
-            SpecErrorKind::ForwardBackward,
             format!(
                 "`forward` signature disagrees with op `{}` ({}:{}): {p}",
                 f.name, cx.files[f.file], f.line
             ),
         );
     }
+}
+
+/// A forward/backward pair that disagrees, reported on entry `e`'s `line`.
+fn mismatch(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry, line: u32, msg: String) {
+    cx.err(diag, e, line, SpecErrorKind::ForwardBackward, msg);
 }
 
 /// Where a `forward:` signature disagrees with the forward op's own args and outputs.
