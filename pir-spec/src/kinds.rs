@@ -52,6 +52,7 @@ impl TensorKind {
     }
 
     /// Paddle's C++ type name.
+    #[inline]
     pub const fn type_name(self) -> &'static str {
         match self {
             TensorKind::Dense => "paddle::dialect::DenseTensorType",
@@ -156,6 +157,7 @@ struct Facts {
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 const fn row(
     cpp: &'static str,
     yaml: &'static str,
@@ -213,8 +215,10 @@ impl AttrKind {
         AttrKind::Place,
     ];
 
-    /// The facts of this kind, one row per kind.
+    /// The facts of this kind, one row per kind. Inlined, so that each accessor compiles to a
+    /// lookup of its one field.
     #[rustfmt::skip]
+    #[inline(always)]
     const fn facts(self) -> Facts {
         use AttrKind as K;
         const V: &str = "std::vector<int64_t>";
@@ -248,6 +252,7 @@ impl AttrKind {
     /// ```
     /// assert_eq!(pir_spec::AttrKind::SizeT.type_name(), "pir::Size_tAttribute");
     /// ```
+    #[inline]
     pub const fn type_name(self) -> &'static str {
         self.facts().cpp
     }
@@ -259,6 +264,7 @@ impl AttrKind {
     /// assert_eq!(AttrKind::StrArray.element(), Some(AttrKind::Str));
     /// assert_eq!(AttrKind::IntArray.element(), None); // one IntArrayAttribute, not an array
     /// ```
+    #[inline]
     pub const fn element(self) -> Option<AttrKind> {
         self.facts().element
     }
@@ -268,6 +274,7 @@ impl AttrKind {
     /// ```
     /// assert_eq!(pir_spec::AttrKind::Int64Array.yaml_name(), "int64_t[]");
     /// ```
+    #[inline]
     pub const fn yaml_name(self) -> &'static str {
         self.facts().yaml
     }
@@ -280,6 +287,7 @@ impl AttrKind {
     /// assert_eq!(AttrKind::Scalar.data_type(), "float");
     /// assert_eq!(AttrKind::Int32.data_type(), "");
     /// ```
+    #[inline]
     pub const fn data_type(self) -> &'static str {
         self.facts().data_type
     }
@@ -292,6 +300,7 @@ impl AttrKind {
     /// assert_eq!(AttrKind::SizeT.pir_op_marker(), Some("usize"));
     /// assert_eq!(AttrKind::Long.pir_op_marker(), None);
     /// ```
+    #[inline]
     pub const fn pir_op_marker(self) -> Option<&'static str> {
         self.facts().marker
     }
@@ -305,6 +314,7 @@ impl AttrKind {
     /// assert_eq!(AttrKind::SizeT.rust_type(), "i64");
     /// assert_eq!(AttrKind::ScalarArray.rust_type(), "meta::Scalar");
     /// ```
+    #[inline]
     pub const fn rust_type(self) -> &'static str {
         self.facts().rust
     }
@@ -316,6 +326,7 @@ impl AttrKind {
     /// use pir_spec::AttrKind;
     /// assert!(AttrKind::IntArray.is_rust_list() && !AttrKind::Scalar.is_rust_list());
     /// ```
+    #[inline]
     pub const fn is_rust_list(self) -> bool {
         self.facts().list
     }
@@ -326,6 +337,7 @@ impl AttrKind {
     /// use pir_spec::AttrKind;
     /// assert!(AttrKind::Str.borrows() && !AttrKind::Place.borrows());
     /// ```
+    #[inline]
     pub const fn borrows(self) -> bool {
         let f = self.facts();
         f.list || matches!(f.rust.as_bytes(), b"str")
@@ -337,6 +349,7 @@ impl AttrKind {
     /// use pir_spec::AttrKind;
     /// assert_eq!(AttrKind::IntArray.attr_arg(), "I64s");
     /// ```
+    #[inline]
     pub const fn attr_arg(self) -> &'static str {
         self.facts().arg
     }
