@@ -12,7 +12,6 @@
 
 mod codegen;
 mod infer_meta_fn;
-mod known;
 mod pir_op;
 mod yaml_front;
 

@@ -19,11 +19,11 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token};
 
-use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::known::{self, InterfaceImpl};
+use pir_spec::yaml::{load_op_set, SpecErrors, YamlSource};
 use pir_spec::OpSchema;
 
 use crate::codegen::{generate_dialect, generate_op, GenOp, InterfaceGen};
-use crate::known::{self, KnownInterface};
 
 pub(crate) struct YamlInput {
     dialect: LitStr,
@@ -150,74 +150,43 @@ fn read(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<(PathBuf, Strin
     Ok((path, text))
 }
 
+/// A yaml file the macro read: its label for messages (as written, or resolved when it uses
+/// `${VAR}`), its resolved path and its text.
+struct ReadFile {
+    label: String,
+    path: PathBuf,
+    text: String,
+    /// The path literal, where errors about the file point.
+    span: Span,
+}
+
 pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
-    let mut env_used = Vec::new();
     let dialect = input.dialect.value();
-    if dialect.is_empty()
-        || !dialect
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        return Err(syn::Error::new(
-            input.dialect.span(),
-            "the dialect name must be a non-empty identifier such as \"pd_op\"",
-        ));
-    }
-    // Messages name the file as written, or its resolved path when it uses `${VAR}`.
-    let label = |lit: &LitStr, path: &Path| {
-        let raw = lit.value();
-        if raw.contains("${") {
-            path.display().to_string()
-        } else {
-            raw
-        }
-    };
+    check_dialect_name(&input.dialect)?;
+    let mut env_used = Vec::new();
     let mut files = Vec::new();
     for lit in &input.ops {
-        let (path, text) = read(lit, &mut env_used)?;
-        files.push((label(lit, &path), (path, text)));
+        files.push(read_file(lit, &mut env_used)?);
     }
     let compat = match &input.compat {
-        Some(lit) => {
-            let (path, text) = read(lit, &mut env_used)?;
-            Some((label(lit, &path), (path, text)))
-        }
+        Some(lit) => Some(read_file(lit, &mut env_used)?),
         None => None,
     };
     let sources: Vec<YamlSource<'_>> = files
         .iter()
-        .map(|(label, (_, text))| YamlSource { path: label, text })
+        .map(|f| YamlSource {
+            path: &f.label,
+            text: &f.text,
+        })
         .collect();
-    let compat_src = compat
-        .as_ref()
-        .map(|(label, (_, text))| YamlSource { path: label, text });
+    let compat_src = compat.as_ref().map(|f| YamlSource {
+        path: &f.label,
+        text: &f.text,
+    });
     let set = match load_op_set(&dialect, &sources, compat_src) {
         Ok(set) => set,
-        Err(errors) => {
-            // Each error points at the path literal of the file it is about.
-            let spans: Vec<(String, Span)> = files
-                .iter()
-                .map(|(label, _)| label.clone())
-                .zip(input.ops.iter().map(|l| l.span()))
-                .chain(
-                    compat
-                        .iter()
-                        .map(|(label, _)| label.clone())
-                        .zip(input.compat.iter().map(|l| l.span())),
-                )
-                .collect();
-            let msgs = errors.iter().map(|e| {
-                let m = e.to_string();
-                let span = spans
-                    .iter()
-                    .find(|(l, _)| *l == e.file)
-                    .map_or(Span::call_site(), |(_, s)| *s);
-                quote::quote_spanned!(span=> ::core::compile_error!(#m);)
-            });
-            return Ok(quote!(#(#msgs)*));
-        }
+        Err(errors) => return Ok(load_errors(&errors, files.iter().chain(&compat))),
     };
-
     let registry = input
         .infer_meta
         .as_ref()
@@ -249,25 +218,73 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
         &dialect,
         &idents,
     ));
+    out.extend(tracking(files.iter().chain(&compat), &env_used));
+    Ok(out)
+}
 
-    // Make cargo rebuild when a yaml file or a variable in a path changes.
-    let tracked = files
-        .iter()
-        .map(|(_, (p, _))| p)
-        .chain(compat.iter().map(|(_, (p, _))| p))
-        .map(|p| {
-            let p = p.display().to_string();
-            quote!(
-                const _: &[u8] = ::core::include_bytes!(#p);
-            )
-        });
+fn check_dialect_name(lit: &LitStr) -> syn::Result<()> {
+    let dialect = lit.value();
+    if dialect.is_empty()
+        || !dialect
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(syn::Error::new(
+            lit.span(),
+            "the dialect name must be a non-empty identifier such as \"pd_op\"",
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the file `lit` names; messages name it as written, or by its resolved path when it
+/// uses `${VAR}`.
+fn read_file(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<ReadFile> {
+    let (path, text) = read(lit, env_used)?;
+    let raw = lit.value();
+    let label = if raw.contains("${") {
+        path.display().to_string()
+    } else {
+        raw
+    };
+    Ok(ReadFile {
+        label,
+        path,
+        text,
+        span: lit.span(),
+    })
+}
+
+/// The load errors as `compile_error!`s, each pointing at the path literal of its file.
+fn load_errors<'a>(
+    errors: &SpecErrors,
+    files: impl Iterator<Item = &'a ReadFile> + Clone,
+) -> TokenStream {
+    let msgs = errors.iter().map(|e| {
+        let m = e.to_string();
+        let span = files
+            .clone()
+            .find(|f| f.label == e.file)
+            .map_or(Span::call_site(), |f| f.span);
+        quote::quote_spanned!(span=> ::core::compile_error!(#m);)
+    });
+    quote!(#(#msgs)*)
+}
+
+/// Makes cargo rebuild when a yaml file or a variable in a path changes.
+fn tracking<'a>(files: impl Iterator<Item = &'a ReadFile>, env_used: &[String]) -> TokenStream {
+    let tracked = files.map(|f| {
+        let p = f.path.display().to_string();
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#p);
+        )
+    });
     let envs = env_used.iter().map(|v| {
         quote!(
             const _: ::core::option::Option<&str> = ::core::option_env!(#v);
         )
     });
-    out.extend(quote!(#(#tracked)* #(#envs)*));
-    Ok(out)
+    quote!(#(#tracked)* #(#envs)*)
 }
 
 fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
@@ -277,10 +294,15 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
     };
     let mut traits = Vec::new();
     for t in s.traits.iter() {
-        let Some(path) = known::trait_path(t) else {
+        let Some(path) = known::find_trait(t).and_then(|k| k.runtime) else {
             return Err(format!(
                 "{at}: unknown trait `{t}`; pir-runtime implements {}",
-                known::TRAIT_NAMES
+                yaml_names(
+                    known::TRAITS
+                        .iter()
+                        .filter(|k| k.runtime.is_some())
+                        .map(|k| k.name)
+                )
             ));
         };
         let id = Ident::new(path, Span::call_site());
@@ -288,26 +310,29 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
     }
     let mut interfaces = Vec::new();
     for i in s.interfaces.iter() {
-        let Some(k) = known::interface(i) else {
+        // `InferShape` needs the op's own Rust implementation, which yaml cannot give.
+        let from_yaml =
+            |k: &&known::KnownInterface| k.implementation != InterfaceImpl::OwnInferShape;
+        let Some(k) = known::find_interface(i).filter(from_yaml) else {
             return Err(format!(
                 "{at}: unknown interface `{i}`; pir-runtime implements {}",
-                known::INTERFACE_NAMES
+                yaml_names(known::INTERFACES.iter().filter(from_yaml).map(|k| k.name))
             ));
         };
-        interfaces.push(match k {
-            KnownInterface::OpYamlInfo => InterfaceGen::OpYamlInfo,
-            KnownInterface::InferMeta => InterfaceGen::InferMetaRegistry {
+        interfaces.push(match k.implementation {
+            InterfaceImpl::SchemaInfo => InterfaceGen::OpYamlInfo,
+            InterfaceImpl::InferMetaFunc => InterfaceGen::InferMetaRegistry {
                 func: s.runtime.infer_meta_func.to_string(),
                 registry: registry.clone(),
             },
-            KnownInterface::Vjp => InterfaceGen::Vjp {
+            InterfaceImpl::BackwardOp => InterfaceGen::Vjp {
                 backward_op: match &s.backward {
                     Some(b) => format!("{}.{b}", s.dialect),
                     None => String::new(),
                 },
             },
-            KnownInterface::Declared(name) => {
-                let id = Ident::new(name, Span::call_site());
+            InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly => {
+                let id = Ident::new(k.runtime, Span::call_site());
                 InterfaceGen::Generic {
                     path: quote!(::pir_runtime::interfaces::#id),
                     span: Span::call_site(),
@@ -326,4 +351,9 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
         extra_verify: None,
         overrides: Default::default(),
     })
+}
+
+/// `a, b, c`: names for messages.
+fn yaml_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
 }

@@ -26,13 +26,26 @@ use crate::declare_interface;
 use crate::meta::{InferMetaFn, InferMetaRegistry};
 use crate::op_def::OpInterfaceImpl;
 
+/// An interface of pir-runtime: its Paddle name is read from the one vocabulary table,
+/// `pir_spec::known::INTERFACES` (a type the table lacks does not compile).
+macro_rules! known_interface {
+    ($name:ident) => {
+        declare_interface!(
+            $name,
+            ::pir_spec::known::runtime_interface_name(stringify!($name))
+        );
+        // Evaluated now, so a type without a row is an error even if nothing reads its NAME.
+        const _: &str = <$name as $crate::op_def::Interface>::NAME;
+    };
+}
+
 /// `OpYamlInfoInterface`: the op's GetOpInfo tuple, derived from its schema.
 #[derive(Debug)]
 pub struct OpYamlInfo {
     /// The op's schema.
     pub schema: &'static OpSchema,
 }
-declare_interface!(OpYamlInfo, "OpYamlInfoInterface");
+known_interface!(OpYamlInfo);
 
 impl OpYamlInfo {
     /// The interface of an op with `schema`.
@@ -73,7 +86,7 @@ pub struct InferMeta {
     source: InferSource,
     cache: OnceLock<Option<InferMetaFn>>,
 }
-declare_interface!(InferMeta, "InferMetaInterface");
+known_interface!(InferMeta);
 
 impl InferMeta {
     /// A function given directly.
@@ -193,7 +206,7 @@ pub struct InferShape {
     /// The function.
     pub infer: InferMetaFn,
 }
-declare_interface!(InferShape, "InferShapeInterface");
+known_interface!(InferShape);
 
 impl InferShape {
     /// The implementation for op type `T`.
@@ -236,16 +249,16 @@ pub struct Vjp {
     /// The backward op's full name (`pd_op.conv2d_grad`).
     pub backward_op: &'static str,
 }
-declare_interface!(Vjp, "VjpInterface");
+known_interface!(Vjp);
 
 macro_rules! declaration_only {
-    ($($(#[$m:meta])* $name:ident => $paddle:literal;)*) => {$(
+    ($($(#[$m:meta])* $name:ident;)*) => {$(
         $(#[$m])*
         ///
         /// Declared so tools and queries see what Paddle attaches; it carries no functions here.
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
-        declare_interface!($name, $paddle);
+        known_interface!($name);
         impl<T> OpInterfaceImpl<T> for $name {
             const IMPL: $name = $name;
         }
@@ -254,17 +267,45 @@ macro_rules! declaration_only {
 
 declaration_only! {
     /// `GetKernelTypeForVarInterface`.
-    GetKernelTypeForVar => "GetKernelTypeForVarInterface";
+    GetKernelTypeForVar;
     /// `InferSymbolicShapeInterface`.
-    InferSymbolicShape => "InferSymbolicShapeInterface";
+    InferSymbolicShape;
     /// `CacheGradOpSymbolicShapeInterface`.
-    CacheGradOpSymbolicShape => "CacheGradOpSymbolicShapeInterface";
+    CacheGradOpSymbolicShape;
     /// `LayoutTransformationInterface`.
-    LayoutTransformation => "LayoutTransformationInterface";
+    LayoutTransformation;
     /// `DecompInterface`.
-    Decomp => "DecompInterface";
+    Decomp;
     /// `DecompVjpInterface`.
-    DecompVjp => "DecompVjpInterface";
+    DecompVjp;
     /// `ParseKernelKeyInterface`.
-    ParseKernelKey => "ParseKernelKeyInterface";
+    ParseKernelKey;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op_def::Interface;
+
+    #[test]
+    fn every_interface_of_the_vocabulary_table_has_its_type_here() {
+        // Each NAME is read from the table by the type's name; this checks that no row names a
+        // type pir-runtime lacks.
+        let here = [
+            OpYamlInfo::NAME,
+            InferMeta::NAME,
+            Vjp::NAME,
+            InferShape::NAME,
+            GetKernelTypeForVar::NAME,
+            InferSymbolicShape::NAME,
+            CacheGradOpSymbolicShape::NAME,
+            LayoutTransformation::NAME,
+            Decomp::NAME,
+            DecompVjp::NAME,
+            ParseKernelKey::NAME,
+        ];
+        let table: Vec<&str> = pir_spec::known::INTERFACES.iter().map(|i| i.name).collect();
+        assert_eq!(here.as_slice(), table.as_slice());
+        assert_eq!(Vjp::NAME, "VjpInterface");
+    }
 }

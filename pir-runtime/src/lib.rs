@@ -55,7 +55,8 @@ pub use program::{
 pub use types::{TensorType, Type, TypeData, TypeKey, TypeKind};
 pub use verify::{verify, verify_op};
 
-/// Declares a dialect type listing generated op types.
+/// Declares a dialect type listing generated op types. The one dialect generator:
+/// `define_ops_from_yaml!` expands to it too.
 ///
 /// ```ignore
 /// pir_runtime::dialect!(pub TestDialect = "test" [AbsOp, AddOp]);

@@ -699,7 +699,9 @@ pub trait OpInterfaceImpl<O>: Interface + Sized {
 ///
 /// `declare_trait!(pub Name, "PaddleName")`, optionally followed by `, verify = path::to::fn`
 /// where the function is `fn(OpRef<'_>) -> Result<(), E>` for an `E` that converts into
-/// [`VerifyErrorKind`] (the kind itself, or a `String` of free text).
+/// [`VerifyErrorKind`] (the kind itself, or a `String` of free text). The name may be any
+/// `&'static str` constant expression (pir-runtime's own traits take theirs from
+/// `pir_spec::known::TRAITS`).
 ///
 /// ```
 /// use pir_runtime::{declare_trait, op_def::OpTrait, program::OpRef};
@@ -711,7 +713,7 @@ pub trait OpInterfaceImpl<O>: Interface + Sized {
 /// ```
 #[macro_export]
 macro_rules! declare_trait {
-    ($(#[$m:meta])* $vis:vis $name:ident, $paddle:literal $(, verify = $verify:path)?) => {
+    ($(#[$m:meta])* $vis:vis $name:ident, $paddle:expr $(, verify = $verify:path)?) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         $vis struct $name;
@@ -735,10 +737,11 @@ macro_rules! declare_trait {
 /// Declares that a struct is an op interface (implements [`Interface`]).
 ///
 /// `declare_interface!(TypeName, "PaddleName")`: the struct holds the interface's function
-/// table; an op's implementation is a `static` of that struct.
+/// table; an op's implementation is a `static` of that struct. The name may be any
+/// `&'static str` constant expression.
 #[macro_export]
 macro_rules! declare_interface {
-    ($name:ident, $paddle:literal) => {
+    ($name:ident, $paddle:expr) => {
         impl $crate::op_def::Interface for $name {
             const ID: $crate::op_def::InterfaceId = $crate::op_def::InterfaceId::from_path(
                 concat!(module_path!(), "::", stringify!($name)),

@@ -12,47 +12,61 @@ use crate::error::{Slot, VerifyErrorKind};
 use crate::program::OpRef;
 use crate::types::{Type, TypeData};
 
-declare_trait!(
+/// A trait of pir-runtime: its Paddle name is read from the one vocabulary table,
+/// `pir_spec::known::TRAITS` (a type the table lacks does not compile).
+macro_rules! known_trait {
+    ($(#[$m:meta])* $name:ident $(, verify = $verify:path)?) => {
+        declare_trait!(
+            $(#[$m])* pub $name,
+            ::pir_spec::known::runtime_trait_name(stringify!($name))
+            $(, verify = $verify)?
+        );
+        // Evaluated now, so a type without a row is an error even if nothing reads its NAME.
+        const _: &str = <$name as $crate::op_def::OpTrait>::NAME;
+    };
+}
+
+known_trait!(
     /// The op writes its result into an input (`foo_` ops; Paddle's `InplaceTrait`).
-    pub Inplace, "InplaceTrait"
+    Inplace
 );
-declare_trait!(
+known_trait!(
     /// The result is a view of an input.
-    pub ViewLike, "ViewLikeTrait"
+    ViewLike
 );
-declare_trait!(
+known_trait!(
     /// The op reads its inputs only (Paddle's test trait `ReadOnlyTrait`).
-    pub ReadOnly, "ReadOnlyTrait"
+    ReadOnly
 );
-declare_trait!(
+known_trait!(
     /// Results are values, not references into inputs.
-    pub HasValueSemantics, "HasValueSemanticsTrait"
+    HasValueSemantics
 );
-declare_trait!(
+known_trait!(
     /// The op has no backward (`paddle::dialect::ForwardOnlyTrait`).
-    pub ForwardOnly, "ForwardOnlyTrait"
+    ForwardOnly
 );
-declare_trait!(
+known_trait!(
     /// Element-wise with one input (`pir::UnaryElementWiseTrait`).
-    pub UnaryElementWise, "UnaryElementWiseTrait"
+    UnaryElementWise
 );
-declare_trait!(
+known_trait!(
     /// Element-wise with two inputs (`pir::BinaryElementWiseTrait`).
-    pub BinaryElementWise, "BinaryElementWiseTrait"
+    BinaryElementWise
 );
-declare_trait!(
+known_trait!(
     /// The op has side effects and must not be removed or reordered (`pir::SideEffectTrait`).
-    pub SideEffect, "SideEffectTrait"
+    SideEffect
 );
-declare_trait!(
+known_trait!(
     /// The op's VJP is written by hand (`paddle::dialect::CustomVjpTrait`).
-    pub CustomVjp, "CustomVjpTrait"
+    CustomVjp
 );
-declare_trait!(
+known_trait!(
     /// Layout transformations must not move through the op (`pir::ImmutableLayoutTrait`).
-    pub ImmutableLayout, "ImmutableLayoutTrait"
+    ImmutableLayout
 );
-declare_trait!(
+known_trait!(
     /// The op has exactly one result (`pir::OneResultTrait`).
     ///
     /// ```
@@ -65,28 +79,25 @@ declare_trait!(
     /// Builder::at_end(&mut prog).create_with(&TWO, &[], ctx.empty_dict(), &[None, None], 0).unwrap();
     /// assert_eq!(verify(&prog).unwrap_err().0[0].message(), "OneResultTrait: expected exactly 1 result, found 2");
     /// ```
-    pub OneResult, "OneResultTrait", verify = verify_one_result
+    OneResult, verify = verify_one_result
 );
-declare_trait!(
+known_trait!(
     /// All operands have the same shape (`pir::SameOperandsShapeTrait`).
-    pub SameOperandsShape, "SameOperandsShapeTrait", verify = verify_same_operands_shape
+    SameOperandsShape, verify = verify_same_operands_shape
 );
-declare_trait!(
+known_trait!(
     /// All operands and results have the same shape.
-    pub SameOperandsAndResultShape, "SameOperandsAndResultShapeTrait",
-    verify = verify_same_operands_and_result_shape
+    SameOperandsAndResultShape, verify = verify_same_operands_and_result_shape
 );
-declare_trait!(
+known_trait!(
     /// All operands have the same element type.
-    pub SameOperandsElementType, "SameOperandsElementTypeTrait",
-    verify = verify_same_operands_element_type
+    SameOperandsElementType, verify = verify_same_operands_element_type
 );
-declare_trait!(
+known_trait!(
     /// All operands and results have the same element type.
-    pub SameOperandsAndResultElementType, "SameOperandsAndResultElementTypeTrait",
-    verify = verify_same_operands_and_result_element_type
+    SameOperandsAndResultElementType, verify = verify_same_operands_and_result_element_type
 );
-declare_trait!(
+known_trait!(
     /// All operands and results have the same type.
     ///
     /// ```
@@ -104,12 +115,11 @@ declare_trait!(
     /// assert_eq!(err.message(), "SameOperandsAndResultTypeTrait: \
     ///     result 0 has type tensor<2xi64>, but operand 0 has tensor<2xf32>");
     /// ```
-    pub SameOperandsAndResultType, "SameOperandsAndResultTypeTrait",
-    verify = verify_same_operands_and_result_type
+    SameOperandsAndResultType, verify = verify_same_operands_and_result_type
 );
-declare_trait!(
+known_trait!(
     /// All operands have the same type.
-    pub SameTypeOperands, "SameTypeOperandsTrait", verify = verify_same_type_operands
+    SameTypeOperands, verify = verify_same_type_operands
 );
 
 fn verify_one_result(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
@@ -218,4 +228,42 @@ fn verify_same_operands_and_result_type(op: OpRef<'_>) -> Result<(), VerifyError
 
 fn verify_same_type_operands(op: OpRef<'_>) -> Result<(), VerifyErrorKind> {
     all_equal(operand_types(op), "type", show_type(op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op_def::OpTrait;
+
+    #[test]
+    fn every_trait_of_the_vocabulary_table_has_its_type_here() {
+        // Each NAME is read from the table by the type's name, so a type without a row does not
+        // compile; this checks the other way: no row names a type pir-runtime lacks.
+        let here = [
+            Inplace::NAME,
+            ViewLike::NAME,
+            ReadOnly::NAME,
+            HasValueSemantics::NAME,
+            ForwardOnly::NAME,
+            UnaryElementWise::NAME,
+            BinaryElementWise::NAME,
+            SideEffect::NAME,
+            CustomVjp::NAME,
+            ImmutableLayout::NAME,
+            OneResult::NAME,
+            SameOperandsShape::NAME,
+            SameOperandsAndResultShape::NAME,
+            SameOperandsElementType::NAME,
+            SameOperandsAndResultElementType::NAME,
+            SameOperandsAndResultType::NAME,
+            SameTypeOperands::NAME,
+        ];
+        let table: Vec<&str> = pir_spec::known::TRAITS
+            .iter()
+            .filter(|t| t.runtime.is_some())
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(here.as_slice(), table.as_slice());
+        assert_eq!(SideEffect::NAME, "SideEffectTrait");
+    }
 }

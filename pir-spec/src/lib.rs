@@ -10,6 +10,8 @@
 //! assert_eq!(AttrKind::Int32Array.type_name(), "pir::ArrayAttribute<pir::Int32Attribute>");
 //! ```
 
+pub mod kinds;
+pub mod known;
 pub mod phi;
 pub mod schema;
 #[cfg(feature = "yaml")]

@@ -1,10 +1,9 @@
 //! The annotated item: a struct with named fields, each marked `#[input]`, `#[attr]` or
 //! `#[output]`, plus doc comments.
 
-use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, Fields, Ident, Item, Lit, Meta, Type, Visibility};
+use syn::{Attribute, Expr, Fields, Ident, Item, ItemStruct, Lit, Meta, Type, Visibility};
 
 use super::meta::{closest, Errors};
 use super::options::{parse_field_args, AttrArgs, InputArgs, OutputArgs};
@@ -87,29 +86,28 @@ fn push_doc(doc: &mut String, line: String) {
     doc.push_str(&line);
 }
 
+/// The struct of the annotated item; `#[pir_op]` on anything else is an error.
+fn item_struct(item: Item) -> syn::Result<ItemStruct> {
+    match item {
+        Item::Struct(s) => Ok(s),
+        Item::Enum(e) => Err(syn::Error::new(
+            e.enum_token.span,
+            "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs), not on an enum",
+        )),
+        Item::Union(u) => Err(syn::Error::new(
+            u.union_token.span,
+            "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs), not on a union",
+        )),
+        other => Err(syn::Error::new(
+            other.span(),
+            "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs)",
+        )),
+    }
+}
+
 /// Parses the annotated item.
 pub(crate) fn parse_struct(item: Item) -> syn::Result<OpStruct> {
-    let s = match item {
-        Item::Struct(s) => s,
-        Item::Enum(e) => {
-            return Err(syn::Error::new(
-                e.enum_token.span,
-                "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs), not on an enum",
-            ))
-        }
-        Item::Union(u) => {
-            return Err(syn::Error::new(
-                u.union_token.span,
-                "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs), not on a union",
-            ))
-        }
-        other => {
-            return Err(syn::Error::new(
-                other.span(),
-                "`#[pir_op]` goes on a struct with named fields (the op's inputs, attributes and outputs)",
-            ))
-        }
-    };
+    let s = item_struct(item)?;
     let mut errors = Errors::default();
     if !s.generics.params.is_empty() || s.generics.where_clause.is_some() {
         errors.push(syn::Error::new(
@@ -124,11 +122,28 @@ pub(crate) fn parse_struct(item: Item) -> syn::Result<OpStruct> {
             "a `#[pir_op]` struct needs a plain (not raw) name such as `AbsOp`",
         ));
     }
+    let (doc, attrs) = struct_attrs(s.attrs, &mut errors);
+    let mut fields: Vec<Field> = Vec::new();
+    for f in named_fields(s.fields, &mut errors) {
+        if let Some(field) = parse_field(f, &fields, &mut errors) {
+            fields.push(field);
+        }
+    }
+    errors.finish()?;
+    Ok(OpStruct {
+        ident,
+        vis: s.vis,
+        attrs,
+        doc,
+        fields,
+    })
+}
 
-    // Struct attributes: doc comments become the op's documentation; the rest stay on the handle.
+/// Struct attributes: doc comments become the op's documentation; the rest stay on the handle.
+fn struct_attrs(all: Vec<Attribute>, errors: &mut Errors) -> (String, Vec<Attribute>) {
     let mut doc = String::new();
     let mut attrs = Vec::new();
-    for a in s.attrs {
+    for a in all {
         let path = a.path();
         if path.is_ident("doc") {
             match doc_text(&a) {
@@ -154,9 +169,13 @@ pub(crate) fn parse_struct(item: Item) -> syn::Result<OpStruct> {
             attrs.push(a);
         }
     }
+    (doc, attrs)
+}
 
-    let named = match s.fields {
-        Fields::Named(n) => n.named.into_iter().collect::<Vec<_>>(),
+/// The named fields (none for a unit struct; a tuple struct is an error).
+fn named_fields(fields: Fields, errors: &mut Errors) -> Vec<syn::Field> {
+    match fields {
+        Fields::Named(n) => n.named.into_iter().collect(),
         Fields::Unit => Vec::new(),
         Fields::Unnamed(u) => {
             errors.push(syn::Error::new(
@@ -165,105 +184,102 @@ pub(crate) fn parse_struct(item: Item) -> syn::Result<OpStruct> {
             ));
             Vec::new()
         }
-    };
+    }
+}
 
-    let mut fields: Vec<Field> = Vec::new();
-    for f in named {
-        let Some(fid) = f.ident.clone() else { continue };
-        let name = fid.unraw().to_string();
-        if let Some(prev) = fields.iter().find(|p| p.name == name) {
-            let what = match prev.role {
-                Role::Input(_) => "an input",
-                Role::Attr(_) => "an attribute",
-                Role::Output(_) => "an output",
-            };
-            errors.push(syn::Error::new(
-                fid.span(),
-                format!("duplicate name `{name}`: it is already {what} of this op; inputs, attributes and outputs need distinct names"),
-            ));
+/// One field with its role and docs; `None` (reported) for a repeated name or a missing role.
+fn parse_field(f: syn::Field, earlier: &[Field], errors: &mut Errors) -> Option<Field> {
+    let fid = f.ident.clone()?;
+    let name = fid.unraw().to_string();
+    if let Some(prev) = earlier.iter().find(|p| p.name == name) {
+        let what = match prev.role {
+            Role::Input(_) => "an input",
+            Role::Attr(_) => "an attribute",
+            Role::Output(_) => "an output",
+        };
+        errors.push(syn::Error::new(
+            fid.span(),
+            format!("duplicate name `{name}`: it is already {what} of this op; inputs, attributes and outputs need distinct names"),
+        ));
+        return None;
+    }
+    let mut doc = String::new();
+    let mut role: Option<(Role, &'static str)> = None;
+    let mut misplaced = false;
+    for a in &f.attrs {
+        let path = a.path();
+        if path.is_ident("doc") {
+            if let Some(line) = doc_text(a) {
+                push_doc(&mut doc, line);
+            }
             continue;
         }
-        let mut fdoc = String::new();
-        let mut role: Option<(Role, &'static str, Span)> = None;
-        let mut misplaced = false;
-        for a in &f.attrs {
-            let path = a.path();
-            if path.is_ident("doc") {
-                if let Some(line) = doc_text(a) {
-                    push_doc(&mut fdoc, line);
-                }
-                continue;
-            }
-            let key = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            let Some(this) = ROLES.iter().copied().find(|r| *r == key) else {
-                let shown = quote::ToTokens::to_token_stream(path)
-                    .to_string()
-                    .replace(' ', "");
-                misplaced = true;
-                let msg = match meant_role(&key) {
-                    Some(r) if !key.is_empty() => format!(
-                        "unknown field attribute `#[{shown}]`; did you mean `#[{r}]`? A field of a `#[pir_op]` struct is marked `#[input]`, `#[attr]` or `#[output]`"
-                    ),
-                    _ => format!(
-                        "`#[{shown}]` is not allowed on a field of a `#[pir_op]` struct: mark the field `#[input]`, `#[attr]` or `#[output]` (doc comments are kept)"
-                    ),
-                };
-                errors.push(syn::Error::new(path.span(), msg));
-                continue;
+        let key = path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let Some(this) = ROLES.iter().copied().find(|r| *r == key) else {
+            misplaced = true;
+            errors.push(not_a_role(path, &key));
+            continue;
+        };
+        if let Some((_, prev)) = &role {
+            let msg = if *prev == this {
+                format!("`#[{this}]` is given twice on `{name}`; merge the options into one `#[{this}(...)]`")
+            } else {
+                format!("`{name}` is already marked `#[{prev}]`: a field is exactly one of `#[input]`, `#[attr]` or `#[output]`")
             };
-            if let Some((_, prev, _)) = &role {
-                let msg = if *prev == this {
-                    format!("`#[{this}]` is given twice on `{name}`; merge the options into one `#[{this}(...)]`")
-                } else {
-                    format!("`{name}` is already marked `#[{prev}]`: a field is exactly one of `#[input]`, `#[attr]` or `#[output]`")
-                };
-                errors.push(syn::Error::new(path.span(), msg));
-                continue;
-            }
-            let parsed = match this {
-                "input" => parse_field_args::<InputArgs>(&a.meta).map(Role::Input),
-                "attr" => parse_field_args::<AttrArgs>(&a.meta).map(Role::Attr),
-                _ => parse_field_args::<OutputArgs>(&a.meta).map(Role::Output),
-            };
-            match parsed {
-                Ok(r) => role = Some((r, this, path.span())),
-                Err(e) => {
-                    errors.push(e);
-                    // Keep the role so later checks do not also report a missing one.
-                    let placeholder = match this {
-                        "input" => Role::Input(InputArgs::default()),
-                        "attr" => Role::Attr(AttrArgs::default()),
-                        _ => Role::Output(OutputArgs::default()),
-                    };
-                    role = Some((placeholder, this, path.span()));
-                }
-            }
+            errors.push(syn::Error::new(path.span(), msg));
+            continue;
         }
-        let Some((role, _, _)) = role else {
-            if misplaced {
-                // The misplaced attribute's error already says which roles exist.
-                continue;
-            }
+        role = Some((field_role(a, this, errors), this));
+    }
+    let Some((role, _)) = role else {
+        // A misplaced attribute's error already says which roles exist.
+        if !misplaced {
             errors.push(syn::Error::new(
                 fid.span(),
                 format!("field `{name}` has no role: mark it `#[input]`, `#[attr]` or `#[output]`"),
             ));
-            continue;
-        };
-        fields.push(Field {
-            ident: fid,
-            name,
-            ty: f.ty,
-            doc: fdoc,
-            role,
-        });
-    }
-    errors.finish()?;
-    Ok(OpStruct {
-        ident,
-        vis: s.vis,
-        attrs,
+        }
+        return None;
+    };
+    Some(Field {
+        ident: fid,
+        name,
+        ty: f.ty,
         doc,
-        fields,
+        role,
+    })
+}
+
+/// The error for a field attribute that is not a role, with the role it likely meant.
+fn not_a_role(path: &syn::Path, key: &str) -> syn::Error {
+    let shown = quote::ToTokens::to_token_stream(path)
+        .to_string()
+        .replace(' ', "");
+    let msg = match meant_role(key) {
+        Some(r) if !key.is_empty() => format!(
+            "unknown field attribute `#[{shown}]`; did you mean `#[{r}]`? A field of a `#[pir_op]` struct is marked `#[input]`, `#[attr]` or `#[output]`"
+        ),
+        _ => format!(
+            "`#[{shown}]` is not allowed on a field of a `#[pir_op]` struct: mark the field `#[input]`, `#[attr]` or `#[output]` (doc comments are kept)"
+        ),
+    };
+    syn::Error::new(path.span(), msg)
+}
+
+/// The role `#[this(...)]` gives; on a bad option list the error is reported and the role kept
+/// (with default options), so later checks do not also report a missing one.
+fn field_role(a: &Attribute, this: &str, errors: &mut Errors) -> Role {
+    let parsed = match this {
+        "input" => parse_field_args::<InputArgs>(&a.meta).map(Role::Input),
+        "attr" => parse_field_args::<AttrArgs>(&a.meta).map(Role::Attr),
+        _ => parse_field_args::<OutputArgs>(&a.meta).map(Role::Output),
+    };
+    parsed.unwrap_or_else(|e| {
+        errors.push(e);
+        match this {
+            "input" => Role::Input(InputArgs::default()),
+            "attr" => Role::Attr(AttrArgs::default()),
+            _ => Role::Output(OutputArgs::default()),
+        }
     })
 }

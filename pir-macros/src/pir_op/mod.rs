@@ -5,10 +5,11 @@
 //! 1. **parse** (`options`, `fields`, `types`): the `#[pir_op(...)]` options and the field
 //!    attributes are read with darling; each field gets its role (`#[input]`, `#[attr]`,
 //!    `#[output]`), its marker type and its doc comments;
-//! 2. **validate and lower** (`lower`, `defaults`): names, types, defaults, in-place pairs,
-//!    parameter lists, traits and interfaces are checked, each error pointing at the token to
-//!    change, and the op becomes an [`OpSchema`](pir_spec::OpSchema) with Paddle's defaults plus
-//!    the Rust-side choices of a [`GenOp`](crate::codegen::GenOp);
+//! 2. **validate and lower** (`lower`, then `signature`, `defaults`, `runtime_info`, `traits`):
+//!    names, types, defaults, in-place pairs, parameter lists, traits and interfaces are checked,
+//!    each error pointing at the token to change, and the op becomes an
+//!    [`OpSchema`](pir_spec::OpSchema) with Paddle's defaults plus the Rust-side choices of a
+//!    [`GenOp`](crate::codegen::GenOp);
 //! 3. **generate**: the shared code generator emits the op handle in place of the struct.
 
 mod defaults;
@@ -16,6 +17,9 @@ mod fields;
 mod lower;
 mod meta;
 mod options;
+mod runtime_info;
+mod signature;
+mod traits;
 mod types;
 
 use proc_macro2::TokenStream;

@@ -7,13 +7,29 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
+use std::borrow::Cow;
+
 use pir_spec::{AttrKind, TensorKind, ValueKind};
 
-/// The tensor markers, for messages.
-pub(crate) const TENSOR_TYPES: &str = "`DenseTensor`, `SelectedRows`, `DenseTensorArray`, `SparseCooTensor` or `SparseCsrTensor`, a `Vec<...>` of one, or an `Option<...>` of either";
+use super::meta::backticked;
 
-/// The attribute types, for messages.
-pub(crate) const ATTR_TYPES: &str = "`bool`, `i32`, `i64`, `usize`, `f32`, `f64`, `String`, `Vec<bool>`, `Vec<i32>`, `Vec<i64>`, `Vec<f32>`, `Vec<f64>`, `Vec<String>`, `IntArray`, `Scalar`, `Vec<Scalar>`, `DataType`, `DataLayout` or `Place`";
+/// The tensor markers, for messages.
+fn tensor_types() -> String {
+    let names: Vec<&str> = TensorKind::ALL.iter().map(|t| t.short_name()).collect();
+    format!(
+        "{}, a `Vec<...>` of one, or an `Option<...>` of either",
+        backticked(&names, "or")
+    )
+}
+
+/// The attribute markers, for messages.
+fn attr_types() -> String {
+    let markers: Vec<&str> = AttrKind::ALL
+        .iter()
+        .filter_map(|k| k.pir_op_marker())
+        .collect();
+    backticked(&markers, "or")
+}
 
 /// A marker type: one bare name with at most one type argument.
 struct Shape<'a> {
@@ -85,47 +101,28 @@ pub(crate) fn text(ty: &Type) -> String {
 }
 
 fn tensor_kind(name: &str) -> Option<TensorKind> {
-    Some(match name {
-        "DenseTensor" => TensorKind::Dense,
-        "SelectedRows" => TensorKind::SelectedRows,
-        "DenseTensorArray" => TensorKind::DenseTensorArray,
-        "SparseCooTensor" => TensorKind::SparseCoo,
-        "SparseCsrTensor" => TensorKind::SparseCsr,
-        _ => return None,
-    })
+    TensorKind::ALL.into_iter().find(|t| t.short_name() == name)
 }
 
-/// A scalar attribute marker: its kind and Paddle's yaml spelling.
-fn scalar_attr(name: &str) -> Option<(AttrKind, &'static str)> {
-    Some(match name {
-        "bool" => (AttrKind::Bool, "bool"),
-        "i32" => (AttrKind::Int32, "int"),
-        "i64" => (AttrKind::Int64, "int64_t"),
-        "usize" => (AttrKind::SizeT, "size_t"),
-        "f32" => (AttrKind::Float, "float"),
-        "f64" => (AttrKind::Double, "double"),
-        "String" => (AttrKind::Str, "str"),
-        "IntArray" => (AttrKind::IntArray, "IntArray"),
-        "Scalar" => (AttrKind::Scalar, "Scalar"),
-        "DataType" => (AttrKind::DataType, "DataType"),
-        "DataLayout" => (AttrKind::DataLayout, "DataLayout"),
-        "Place" => (AttrKind::Place, "Place"),
-        _ => return None,
-    })
+/// The attribute kind of marker `name` (`i32`, `IntArray`) or `Vec<element>`.
+fn attr_marker(name: &str, element: Option<&str>) -> Option<AttrKind> {
+    let marker = match element {
+        None => Cow::Borrowed(name),
+        Some(e) => Cow::Owned(format!("{name}<{e}>")),
+    };
+    AttrKind::ALL
+        .into_iter()
+        .find(|k| k.pir_op_marker() == Some(&*marker))
 }
 
-/// A list attribute marker `Vec<element>`: its kind and Paddle's yaml spelling.
-fn list_attr(element: &str) -> Option<(AttrKind, &'static str)> {
-    Some(match element {
-        "bool" => (AttrKind::BoolArray, "bool[]"),
-        "i32" => (AttrKind::Int32Array, "int[]"),
-        "i64" => (AttrKind::Int64Array, "int64_t[]"),
-        "f32" => (AttrKind::FloatArray, "float[]"),
-        "f64" => (AttrKind::DoubleArray, "double[]"),
-        "String" => (AttrKind::StrArray, "str[]"),
-        "Scalar" => (AttrKind::ScalarArray, "Scalar[]"),
-        _ => return None,
-    })
+/// A scalar attribute marker: its kind.
+fn scalar_attr(name: &str) -> Option<AttrKind> {
+    attr_marker(name, None)
+}
+
+/// A list attribute marker `Vec<element>`: its kind.
+fn list_attr(element: &str) -> Option<AttrKind> {
+    attr_marker("Vec", Some(element))
 }
 
 fn is_attr_marker(s: &Shape<'_>) -> bool {
@@ -186,35 +183,28 @@ pub(crate) fn value_type(ty: &Type, input: bool) -> syn::Result<ValueTy> {
         )
     } else if is_attr_marker(&s) {
         format!(
-            "`{}` is an attribute type, not a tensor: mark the field `#[attr]`, or give the {role} a tensor type: {TENSOR_TYPES}",
-            text(ty)
+            "`{}` is an attribute type, not a tensor: mark the field `#[attr]`, or give the {role} a tensor type: {}",
+            text(ty),
+            tensor_types()
         )
     } else {
         format!(
-            "unknown {role} type `{}`; an {role} is {TENSOR_TYPES}",
-            text(ty)
+            "unknown {role} type `{}`; an {role} is {}",
+            text(ty),
+            tensor_types()
         )
     };
     Err(syn::Error::new(s.span, msg))
 }
 
-/// What an attribute field's marker says.
-#[derive(Clone, Copy)]
-pub(crate) struct AttrTy {
-    /// The IR kind.
-    pub kind: AttrKind,
-    /// Paddle's yaml spelling (`int[]`), before `Scalar(...)` refinement.
-    pub yaml: &'static str,
-}
-
 /// The marker of an attribute field.
-pub(crate) fn attr_type(ty: &Type) -> syn::Result<AttrTy> {
+pub(crate) fn attr_type(ty: &Type) -> syn::Result<AttrKind> {
     let s = shape(ty)?;
     let text = text(ty);
     match (s.name.as_str(), s.arg) {
         (n, None) => {
-            if let Some((kind, yaml)) = scalar_attr(n) {
-                return Ok(AttrTy { kind, yaml });
+            if let Some(kind) = scalar_attr(n) {
+                return Ok(kind);
             }
             if tensor_kind(n).is_some() {
                 return Err(syn::Error::new(
@@ -226,8 +216,8 @@ pub(crate) fn attr_type(ty: &Type) -> syn::Result<AttrTy> {
         ("Vec", Some(t)) => {
             let e = shape(t)?;
             if e.arg.is_none() {
-                if let Some((kind, yaml)) = list_attr(&e.name) {
-                    return Ok(AttrTy { kind, yaml });
+                if let Some(kind) = list_attr(&e.name) {
+                    return Ok(kind);
                 }
                 if tensor_kind(&e.name).is_some() {
                     return Err(syn::Error::new(
@@ -247,6 +237,9 @@ pub(crate) fn attr_type(ty: &Type) -> syn::Result<AttrTy> {
     }
     Err(syn::Error::new(
         s.span,
-        format!("unsupported attribute type `{text}`; an attribute is {ATTR_TYPES}"),
+        format!(
+            "unsupported attribute type `{text}`; an attribute is {}",
+            attr_types()
+        ),
     ))
 }

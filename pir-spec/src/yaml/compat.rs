@@ -315,7 +315,7 @@ fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<CompatMutable> {
     out
 }
 
-/// Parses op_compat.yaml.
+/// Parses op_compat.yaml: every entry that parses without error.
 pub(crate) fn parse_compat(file: &str, root: Option<&Node>, diag: &mut Diag) -> Vec<CompatEntry> {
     let Some(root) = root else {
         return Vec::new();
@@ -333,156 +333,175 @@ pub(crate) fn parse_compat(file: &str, root: Option<&Node>, diag: &mut Diag) -> 
         );
         return Vec::new();
     };
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        let NodeKind::Map(map) = &item.kind else {
-            diag.push(
-                file,
-                item.line,
-                None,
+    items
+        .iter()
+        .filter_map(|item| parse_compat_entry(file, item, diag))
+        .collect()
+}
+
+/// One compat entry: its `op : name (legacy)` head, then each key.
+fn parse_compat_entry(file: &str, item: &Node, diag: &mut Diag) -> Option<CompatEntry> {
+    let NodeKind::Map(map) = &item.kind else {
+        diag.push(
+            file,
+            item.line,
+            None,
+            SpecErrorKind::Compat,
+            format!(
+                "a compat entry is {}; expected a map starting with `- op :`",
+                item.shape()
+            ),
+        );
+        return None;
+    };
+    let line = map.first().map_or(item.line, |(k, _)| k.line);
+    let Some((_, op_node)) = map.iter().find(|(k, _)| k.as_str() == Some("op")) else {
+        diag.push(
+            file,
+            line,
+            None,
+            SpecErrorKind::Compat,
+            "compat entry without `op`; expected `- op : name (legacy_name)`",
+        );
+        return None;
+    };
+    let op_text = op_node.as_str().unwrap_or("").trim().to_string();
+    let Some((op, legacy)) = parse_name_pair(&op_text) else {
+        diag.push(
+            file,
+            op_node.line,
+            Some(&op_text),
+            SpecErrorKind::Compat,
+            "cannot parse the op name; expected `name` or `name (legacy_name)`",
+        );
+        return None;
+    };
+    let before = diag.errors.len();
+    let mut cx = Ctx {
+        file,
+        op: Some(&op),
+        diag,
+    };
+    let mut e = CompatEntry {
+        line,
+        op: op.clone(),
+        legacy,
+        backward: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        attrs: Vec::new(),
+        scalar: Vec::new(),
+        int_array: Vec::new(),
+        extra_attrs: Vec::new(),
+        extra_inputs: Vec::new(),
+        extra_outputs: Vec::new(),
+        complex_promote: Vec::new(),
+        manual_signature: Vec::new(),
+        drop_empty_grad: Vec::new(),
+        get_expected_kernel_type: Vec::new(),
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (k, v) in map {
+        let key = k.as_str().unwrap_or("");
+        if seen.contains(&key) {
+            cx.err(
+                k.line,
+                SpecErrorKind::Compat,
+                format!("key `{key}` appears twice"),
+            );
+            continue;
+        }
+        seen.push(key);
+        parse_compat_key(&mut cx, &mut e, k, v);
+    }
+    check_int_array_data_types(&mut cx, &e);
+    (cx.diag.errors.len() == before).then_some(e)
+}
+
+/// One key of a compat entry.
+fn parse_compat_key(cx: &mut Ctx<'_>, e: &mut CompatEntry, k: &Node, v: &Node) {
+    let key = k.as_str().unwrap_or("");
+    match key {
+        "op" => {}
+        "backward" => parse_compat_backward(cx, e, v),
+        "inputs" => e.inputs = string_map(cx, key, v),
+        "outputs" => e.outputs = string_map(cx, key, v),
+        "attrs" => e.attrs = string_map(cx, key, v),
+        "scalar" => e.scalar = mutables(cx, key, v),
+        "int_array" => e.int_array = mutables(cx, key, v),
+        "extra" => parse_compat_extra(cx, e, v),
+        "complex_promote" => e.complex_promote = string_list(cx, key, v),
+        "manual_signature" => e.manual_signature = string_list(cx, key, v),
+        "drop_empty_grad" => e.drop_empty_grad = string_list(cx, key, v),
+        "get_expected_kernel_type" => e.get_expected_kernel_type = string_map(cx, key, v),
+        other => cx.err(
+            k.line,
+            SpecErrorKind::UnknownKey,
+            format!(
+                "unknown key `{other}` in a compat entry; expected {}",
+                COMPAT_KEYS.join(", ")
+            ),
+        ),
+    }
+}
+
+/// `backward : name (legacy), name`.
+fn parse_compat_backward(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node) {
+    let Some(text) = cx.scalar("backward", v, "`name (legacy), name`") else {
+        return;
+    };
+    for part in text.split(',') {
+        match parse_name_pair(part) {
+            Some(p) => e.backward.push(p),
+            None => cx.err(
+                v.line,
                 SpecErrorKind::Compat,
                 format!(
-                    "a compat entry is {}; expected a map starting with `- op :`",
-                    item.shape()
+                    "cannot parse backward op `{}`; expected `name` or `name (legacy_name)`",
+                    part.trim()
                 ),
-            );
-            continue;
-        };
-        let line = map.first().map_or(item.line, |(k, _)| k.line);
-        let Some((_, op_node)) = map.iter().find(|(k, _)| k.as_str() == Some("op")) else {
-            diag.push(
-                file,
-                line,
-                None,
-                SpecErrorKind::Compat,
-                "compat entry without `op`; expected `- op : name (legacy_name)`",
-            );
-            continue;
-        };
-        let op_text = op_node.as_str().unwrap_or("").trim().to_string();
-        let Some((op, legacy)) = parse_name_pair(&op_text) else {
-            diag.push(
-                file,
-                op_node.line,
-                Some(&op_text),
-                SpecErrorKind::Compat,
-                "cannot parse the op name; expected `name` or `name (legacy_name)`",
-            );
-            continue;
-        };
-        let before = diag.errors.len();
-        let mut cx = Ctx {
-            file,
-            op: Some(&op),
-            diag,
-        };
-        let mut e = CompatEntry {
-            line,
-            op: op.clone(),
-            legacy,
-            backward: Vec::new(),
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            attrs: Vec::new(),
-            scalar: Vec::new(),
-            int_array: Vec::new(),
-            extra_attrs: Vec::new(),
-            extra_inputs: Vec::new(),
-            extra_outputs: Vec::new(),
-            complex_promote: Vec::new(),
-            manual_signature: Vec::new(),
-            drop_empty_grad: Vec::new(),
-            get_expected_kernel_type: Vec::new(),
-        };
-        let mut seen: Vec<&str> = Vec::new();
-        for (k, v) in map {
-            let key = k.as_str().unwrap_or("");
-            if seen.contains(&key) {
-                cx.err(
-                    k.line,
-                    SpecErrorKind::Compat,
-                    format!("key `{key}` appears twice"),
-                );
-                continue;
-            }
-            seen.push(key);
-            match key {
-                "op" => {}
-                "backward" => {
-                    if let Some(text) = cx.scalar(key, v, "`name (legacy), name`") {
-                        for part in text.split(',') {
-                            match parse_name_pair(part) {
-                                Some(p) => e.backward.push(p),
-                                None => cx.err(
-                                    v.line,
-                                    SpecErrorKind::Compat,
-                                    format!("cannot parse backward op `{}`; expected `name` or `name (legacy_name)`", part.trim()),
-                                ),
-                            }
-                        }
-                    }
-                }
-                "inputs" => e.inputs = string_map(&mut cx, key, v),
-                "outputs" => e.outputs = string_map(&mut cx, key, v),
-                "attrs" => e.attrs = string_map(&mut cx, key, v),
-                "scalar" => e.scalar = mutables(&mut cx, key, v),
-                "int_array" => e.int_array = mutables(&mut cx, key, v),
-                "extra" => {
-                    let Some(fields) = cx.map(key, v, COMPAT_EXTRA_KEYS) else {
-                        continue;
-                    };
-                    for (fk, fv) in fields {
-                        let sub = fk.as_str().unwrap_or("");
-                        let list = string_list(&mut cx, &format!("extra.{sub}"), fv);
-                        match sub {
-                            "attrs" => {
-                                for a in &list {
-                                    check_extra_attr(&mut cx, fv.line, a);
-                                }
-                                e.extra_attrs = list;
-                            }
-                            "inputs" => e.extra_inputs = list,
-                            "outputs" => e.extra_outputs = list,
-                            _ => {}
-                        }
-                    }
-                }
-                "complex_promote" => e.complex_promote = string_list(&mut cx, key, v),
-                "manual_signature" => e.manual_signature = string_list(&mut cx, key, v),
-                "drop_empty_grad" => e.drop_empty_grad = string_list(&mut cx, key, v),
-                "get_expected_kernel_type" => {
-                    e.get_expected_kernel_type = string_map(&mut cx, key, v)
-                }
-                other => cx.err(
-                    k.line,
-                    SpecErrorKind::UnknownKey,
-                    format!(
-                        "unknown key `{other}` in a compat entry; expected {}",
-                        COMPAT_KEYS.join(", ")
-                    ),
-                ),
-            }
-        }
-        // op_gen.py reads `data_type` of every mutable int_array item.
-        for m in &e.int_array {
-            let mutable = m.support_tensor || m.tensor_name.is_some() || m.tensors_name.is_some();
-            if mutable && m.data_type.is_none() {
-                let l = e.line;
-                cx.err(
-                    l,
-                    SpecErrorKind::Compat,
-                    format!(
-                        "`int_array.{}` has no `data_type`; expected `data_type : int` or `int64_t`",
-                        m.name
-                    ),
-                );
-            }
-        }
-        if cx.diag.errors.len() == before {
-            out.push(e);
+            ),
         }
     }
-    out
+}
+
+/// `extra : {attrs : [...], inputs : [...], outputs : [...]}`: legacy-only arguments.
+fn parse_compat_extra(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node) {
+    let Some(fields) = cx.map("extra", v, COMPAT_EXTRA_KEYS) else {
+        return;
+    };
+    for (fk, fv) in fields {
+        let sub = fk.as_str().unwrap_or("");
+        let list = string_list(cx, &format!("extra.{sub}"), fv);
+        match sub {
+            "attrs" => {
+                for a in &list {
+                    check_extra_attr(cx, fv.line, a);
+                }
+                e.extra_attrs = list;
+            }
+            "inputs" => e.extra_inputs = list,
+            "outputs" => e.extra_outputs = list,
+            _ => {}
+        }
+    }
+}
+
+/// op_gen.py reads `data_type` of every mutable int_array item.
+fn check_int_array_data_types(cx: &mut Ctx<'_>, e: &CompatEntry) {
+    for m in &e.int_array {
+        let mutable = m.support_tensor || m.tensor_name.is_some() || m.tensors_name.is_some();
+        if mutable && m.data_type.is_none() {
+            cx.err(
+                e.line,
+                SpecErrorKind::Compat,
+                format!(
+                    "`int_array.{}` has no `data_type`; expected `data_type : int` or `int64_t`",
+                    m.name
+                ),
+            );
+        }
+    }
 }
 
 /// `extra: attrs` items are legacy attribute declarations `Type name = default`, where the

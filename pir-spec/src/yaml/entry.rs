@@ -1,91 +1,55 @@
 //! One `- op :` / `- backward_op :` entry, checked and parsed into Paddle's "parsed yaml" form
 //! (what `parse_utils.parse_op_entry` produces), with the line of every key kept for messages.
+//!
+//! [`parse_entry`] reads the entry's name and kind, checks its keys, parses `args` and `output`
+//! (which the other keys refer to), then hands every other key to its parser in [`KEYS`], in
+//! the order the entry writes them, and finally checks the parameter lists. Each parser reports
+//! its own errors; adding a key is adding a row and a function.
 
-use crate::schema::{OpKind, TensorKind};
+use crate::schema::OpKind;
 use crate::yaml::args::{self, Arg, ArgError, Output, Signature};
 use crate::yaml::error::{Diag, SpecErrorKind};
+use crate::yaml::kernel::{parse_infer_meta, parse_kernel, InferMeta, Kernel};
 use crate::yaml::reader::{Node, NodeKind};
 
-/// Top-level keys accepted in an op entry: `check_op_config`'s `base_key_set` (parse_utils.py)
-/// plus the keys `op_gen.py` reads directly (`custom_verify`, `infer_shaped_type_op_interface`)
-/// and the oneDNN extra-yaml keys it reads (`extra_args`, `data_format_tensors`,
-/// `is_onednn_only`, `dynamic_fallback`).
-pub(crate) const OP_KEYS: &[&str] = &[
-    "op",
-    "backward_op",
-    "forward",
-    "args",
-    "output",
-    "infer_meta",
-    "kernel",
-    "backward",
-    "invoke",
-    "inplace",
-    "view",
-    "optional",
-    "intermediate",
-    "no_need_buffer",
-    "data_transform",
-    "composite",
-    "support_dygraph_mode",
-    "support_tensor",
-    "traits",
-    "interfaces",
-    "custom_verify",
-    "infer_shaped_type_op_interface",
-    "extra_args",
-    "data_format_tensors",
-    "is_onednn_only",
-    "dynamic_fallback",
-];
+/// Parses one top-level key's value into the entry (reporting its problems).
+type KeyParser = fn(&mut Ctx<'_>, &mut OpEntry, &str, &Node);
 
-/// `check_op_config`'s `infer_meta_key_set`.
-pub(crate) const INFER_META_KEYS: &[&str] =
-    &["func", "param", "spmd_rule", "local_shape", "global_shape"];
-
-/// `check_op_config`'s `kernel_key_set`.
-pub(crate) const KERNEL_KEYS: &[&str] = &[
-    "func",
-    "param",
-    "data_type",
-    "layout",
-    "backend",
-    "force_backend",
+/// Top-level keys accepted in an op entry, with their parsers: `check_op_config`'s
+/// `base_key_set` (parse_utils.py) plus the keys `op_gen.py` reads directly (`custom_verify`,
+/// `infer_shaped_type_op_interface`) and the oneDNN extra-yaml keys it reads (`extra_args`,
+/// `data_format_tensors`, `is_onednn_only`, `dynamic_fallback`).
+const KEYS: &[(&str, KeyParser)] = &[
+    ("op", parsed_first),
+    ("backward_op", parsed_first),
+    ("forward", parse_forward),
+    ("args", parsed_first),
+    ("output", parsed_first),
+    ("infer_meta", parse_infer_meta),
+    ("kernel", parse_kernel),
+    ("backward", parse_backward),
+    ("invoke", parse_invoke),
+    ("inplace", parse_inplace_view),
+    ("view", parse_inplace_view),
+    ("optional", parse_optional),
+    ("intermediate", parse_intermediate),
+    ("no_need_buffer", parse_no_need_buffer),
+    ("data_transform", parse_data_transform),
+    ("composite", parse_composite),
+    ("support_dygraph_mode", parse_flag),
+    ("support_tensor", parse_support_tensor),
+    ("traits", parse_traits_interfaces),
+    ("interfaces", parse_traits_interfaces),
+    ("custom_verify", parse_custom_verify),
+    ("infer_shaped_type_op_interface", keep_as_written),
+    ("extra_args", keep_as_written),
+    ("data_format_tensors", keep_as_written),
+    ("is_onednn_only", parse_flag),
+    ("dynamic_fallback", parse_flag),
 ];
 
 /// Keys of `data_transform` (parse_utils.py).
 pub(crate) const DATA_TRANSFORM_KEYS: &[&str] = &["skip_transform", "support_trans_dtype"];
-
-/// The tensor kind named in a kernel dispatch signature, and whether it is a `vec::` list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct DispatchKind {
-    pub(crate) tensor: TensorKind,
-    pub(crate) vector: bool,
-}
-
-/// One kernel function, with its `{dense, selected_rows -> dense}` signature if written.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct KernelFunc {
-    pub(crate) name: String,
-    pub(crate) dispatch: Option<(Vec<DispatchKind>, Vec<DispatchKind>)>,
-}
-
-/// The `kernel :` map.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Kernel {
-    pub(crate) funcs: Vec<KernelFunc>,
-    pub(crate) param: Option<Vec<String>>,
-    /// Candidates, `complex(x)` written as `complex:x`.
-    pub(crate) data_type: Vec<String>,
-    pub(crate) backend: Vec<String>,
-}
-
-/// The `infer_meta :` map.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct InferMeta {
-    pub(crate) func: String,
-    pub(crate) param: Option<Vec<String>>,
-}
 
 /// One parsed op entry.
 #[derive(Clone, Debug, PartialEq)]
@@ -374,85 +338,6 @@ fn parse_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
     Ok(pairs)
 }
 
-fn parse_kernel_funcs(text: &str) -> Result<Vec<KernelFunc>, String> {
-    let mut funcs = Vec::new();
-    let mut rest = text.trim();
-    while !rest.is_empty() {
-        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
-        if rest.is_empty() {
-            break;
-        }
-        let end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        if end == 0 {
-            return Err(format!(
-                "unexpected `{}`; expected kernel names, each optionally followed by `{{inputs -> outputs}}`",
-                rest.chars().next().unwrap_or(' ')
-            ));
-        }
-        let name = &rest[..end];
-        rest = rest[end..].trim_start();
-        let mut dispatch = None;
-        if let Some(r) = rest.strip_prefix('{') {
-            let Some(close) = r.find('}') else {
-                return Err(format!("missing `}}` after kernel `{name}`"));
-            };
-            let sig = &r[..close];
-            let Some((ins, outs)) = sig.split_once("->") else {
-                return Err(format!(
-                    "dispatch signature `{{{sig}}}` of kernel `{name}` has no `->`; expected `{{dense, selected_rows -> dense}}`"
-                ));
-            };
-            let kinds = |s: &str| -> Result<Vec<DispatchKind>, String> {
-                s.split(',')
-                    .map(|k| {
-                        let k = k.trim();
-                        let (vector, base) = match k.strip_prefix("vec::") {
-                            Some(b) => (true, b),
-                            None => (false, k),
-                        };
-                        let tensor = match base {
-                            "dense" => TensorKind::Dense,
-                            "selected_rows" => TensorKind::SelectedRows,
-                            "sparse_coo" => TensorKind::SparseCoo,
-                            "sparse_csr" => TensorKind::SparseCsr,
-                            _ => {
-                                return Err(format!(
-                                    "invalid tensor type `{k}` in the dispatch signature of kernel `{name}`; expected dense, selected_rows, sparse_coo, sparse_csr, vec::sparse_coo or vec::sparse_csr"
-                                ))
-                            }
-                        };
-                        if vector && !matches!(tensor, TensorKind::SparseCoo | TensorKind::SparseCsr) {
-                            return Err(format!("invalid tensor type `{k}` in the dispatch signature of kernel `{name}`"));
-                        }
-                        Ok(DispatchKind { tensor, vector })
-                    })
-                    .collect()
-            };
-            dispatch = Some((kinds(ins)?, kinds(outs)?));
-            rest = r[close + 1..].trim_start();
-        }
-        funcs.push(KernelFunc {
-            name: name.to_string(),
-            dispatch,
-        });
-    }
-    if funcs.is_empty() {
-        return Err("no kernel function named".into());
-    }
-    Ok(funcs)
-}
-
-fn candidates(text: &str) -> Vec<String> {
-    let sep = if text.contains('>') { '>' } else { ',' };
-    text.split(sep)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 /// The result of parsing one entry.
 pub(crate) enum Parsed {
     /// A usable entry.
@@ -476,6 +361,52 @@ pub(crate) fn parse_entry(
     node: &Node,
     diag: &mut Diag,
 ) -> Parsed {
+    let Some(head) = parse_head(file, node, diag) else {
+        return Parsed::Unnamed;
+    };
+    let errors_before = diag.errors.len();
+    let mut cx = Ctx {
+        file,
+        op: Some(&head.name),
+        diag,
+    };
+    let mut entry = OpEntry::new(file_idx, &head, lines);
+    check_keys(&mut cx, head.map);
+    let get = |key: &str| {
+        head.map
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    };
+    parse_args(&mut cx, &mut entry, get("args"));
+    parse_outputs(&mut cx, &mut entry, get("output"));
+    for (k, v) in head.map {
+        let key = k.as_str().unwrap_or("");
+        if let Some((_, parse)) = KEYS.iter().find(|(name, _)| *name == key) {
+            parse(&mut cx, &mut entry, key, v);
+        }
+    }
+    check_params(&mut cx, &entry);
+    if cx.diag.errors.len() > errors_before {
+        return Parsed::Broken {
+            name: entry.name,
+            file: file_idx,
+            line: entry.line,
+        };
+    }
+    Parsed::Ok(Box::new(entry))
+}
+
+/// An entry's map, with its name, kind and first line.
+struct Head<'n> {
+    map: &'n [(Node, Node)],
+    name: String,
+    kind: OpKind,
+    line: u32,
+}
+
+/// The entry's map, name and kind, read first so every later message can name the op.
+fn parse_head<'n>(file: &str, node: &'n Node, diag: &mut Diag) -> Option<Head<'n>> {
     let NodeKind::Map(map) = &node.kind else {
         diag.push(
             file,
@@ -487,38 +418,36 @@ pub(crate) fn parse_entry(
                 node.shape()
             ),
         );
-        return Parsed::Unnamed;
+        return None;
     };
-    let entry_line = map.first().map_or(node.line, |(k, _)| k.line);
+    let line = map.first().map_or(node.line, |(k, _)| k.line);
     let get = |key: &str| {
         map.iter()
             .find(|(k, _)| k.as_str() == Some(key))
             .map(|(_, v)| v)
     };
-
-    // Name and kind first, so every later message can name the op.
     let (kind, name_node) = match (get("op"), get("backward_op")) {
         (Some(n), None) => (OpKind::Forward, n),
         (None, Some(n)) => (OpKind::Backward, n),
         (Some(_), Some(_)) => {
             diag.push(
                 file,
-                entry_line,
+                line,
                 None,
                 SpecErrorKind::BadValue,
                 "an entry has both `op` and `backward_op`; expected exactly one",
             );
-            return Parsed::Unnamed;
+            return None;
         }
         (None, None) => {
             diag.push(
                 file,
-                entry_line,
+                line,
                 None,
                 SpecErrorKind::MissingKey,
                 "an entry has neither `op` nor `backward_op`; expected `- op : name` or `- backward_op : name`",
             );
-            return Parsed::Unnamed;
+            return None;
         }
     };
     let name = match name_node.as_str().map(str::trim) {
@@ -534,52 +463,60 @@ pub(crate) fn parse_entry(
                     as_written(name_node)
                 ),
             );
-            return Parsed::Unnamed;
+            return None;
         }
     };
-    let errors_before = diag.errors.len();
-    let mut cx = Ctx {
-        file,
-        op: Some(&name),
-        diag,
-    };
-
-    let mut entry = OpEntry {
-        file: file_idx,
-        line: entry_line,
-        name: name.clone(),
+    Some(Head {
+        map,
+        name,
         kind,
-        inputs: Vec::new(),
-        attrs: Vec::new(),
-        outputs: Vec::new(),
-        input_optional: Vec::new(),
-        input_no_need_buffer: Vec::new(),
-        output_optional: Vec::new(),
-        output_intermediate: Vec::new(),
-        infer_meta: None,
-        kernel: None,
-        inplace: None,
-        view: None,
-        invoke: None,
-        backward: None,
-        forward: None,
-        has_composite: false,
-        support_tensor: Vec::new(),
-        traits: Vec::new(),
-        interfaces: Vec::new(),
-        custom_verify: false,
-        skip_transform: Vec::new(),
-        is_onednn_only: false,
-        dynamic_fallback: false,
-        extra: Vec::new(),
-        key_lines: map
-            .iter()
-            .map(|(k, _)| (k.as_str().unwrap_or("").to_string(), k.line))
-            .collect(),
-        doc: doc_above(lines, entry_line),
-    };
+        line,
+    })
+}
 
-    // Keys: unknown and duplicated.
+impl OpEntry {
+    /// An entry with nothing parsed yet but its name, kind, key lines and doc comment.
+    fn new(file: usize, head: &Head<'_>, lines: &[&str]) -> OpEntry {
+        OpEntry {
+            file,
+            line: head.line,
+            name: head.name.clone(),
+            kind: head.kind,
+            inputs: Vec::new(),
+            attrs: Vec::new(),
+            outputs: Vec::new(),
+            input_optional: Vec::new(),
+            input_no_need_buffer: Vec::new(),
+            output_optional: Vec::new(),
+            output_intermediate: Vec::new(),
+            infer_meta: None,
+            kernel: None,
+            inplace: None,
+            view: None,
+            invoke: None,
+            backward: None,
+            forward: None,
+            has_composite: false,
+            support_tensor: Vec::new(),
+            traits: Vec::new(),
+            interfaces: Vec::new(),
+            custom_verify: false,
+            skip_transform: Vec::new(),
+            is_onednn_only: false,
+            dynamic_fallback: false,
+            extra: Vec::new(),
+            key_lines: head
+                .map
+                .iter()
+                .map(|(k, _)| (k.as_str().unwrap_or("").to_string(), k.line))
+                .collect(),
+            doc: doc_above(lines, head.line),
+        }
+    }
+}
+
+/// Unknown and duplicated top-level keys.
+fn check_keys(cx: &mut Ctx<'_>, map: &[(Node, Node)]) {
     let mut seen: Vec<&str> = Vec::new();
     for (k, _) in map {
         let key = k.as_str().unwrap_or("");
@@ -591,49 +528,53 @@ pub(crate) fn parse_entry(
             );
         }
         seen.push(key);
-        if !OP_KEYS.contains(&key) {
+        if !KEYS.iter().any(|(name, _)| *name == key) {
+            let names: Vec<&str> = KEYS.iter().map(|(name, _)| *name).collect();
             cx.err(
                 k.line,
                 SpecErrorKind::UnknownKey,
                 format!(
                     "unknown key `{key}`; Paddle's generator accepts {}",
-                    OP_KEYS.join(", ")
+                    names.join(", ")
                 ),
             );
         }
     }
+}
 
-    // args
-    match get("args") {
-        None => {
-            cx.err(
-                entry_line,
-                SpecErrorKind::MissingKey,
-                "missing `args`; expected `args : (Tensor x, ...)`",
-            );
-        }
-        Some(node) => {
-            if let Some(text) = cx.scalar("args", node, "`(Type name, ...)`") {
-                match args::parse_args(text) {
-                    Ok(list) => {
-                        for a in list {
-                            if a.ty.is_tensor() {
-                                entry.inputs.push(a);
-                            } else {
-                                entry.attrs.push(a);
-                            }
-                        }
-                    }
-                    Err(errs) => cx.arg_errors(node.line, errs, "args"),
+/// `args : (Tensor x, int axis = -1)`: tensor inputs and attributes (required).
+fn parse_args(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
+    let Some(node) = node else {
+        cx.err(
+            entry.line,
+            SpecErrorKind::MissingKey,
+            "missing `args`; expected `args : (Tensor x, ...)`",
+        );
+        return;
+    };
+    let Some(text) = cx.scalar("args", node, "`(Type name, ...)`") else {
+        return;
+    };
+    match args::parse_args(text) {
+        Ok(list) => {
+            for a in list {
+                if a.ty.is_tensor() {
+                    entry.inputs.push(a);
+                } else {
+                    entry.attrs.push(a);
                 }
             }
         }
+        Err(errs) => cx.arg_errors(node.line, errs, "args"),
     }
+}
 
-    // output
-    match get("output") {
+/// `output : Tensor(out), ...` (required; may be empty), whose names must differ from the
+/// arguments'. Sizes the per-input and per-output flags the other keys set.
+fn parse_outputs(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
+    match node {
         None => cx.err(
-            entry_line,
+            entry.line,
             SpecErrorKind::MissingKey,
             "missing `output`; expected `output : Tensor(out)`",
         ),
@@ -665,383 +606,279 @@ pub(crate) fn parse_entry(
     entry.input_no_need_buffer = vec![false; entry.inputs.len()];
     entry.output_optional = vec![false; entry.outputs.len()];
     entry.output_intermediate = vec![false; entry.outputs.len()];
+}
 
-    for (k, v) in map {
-        let key = k.as_str().unwrap_or("");
-        match key {
-            "op" | "backward_op" | "args" | "output" => {}
-            "optional" => {
-                if let Some(names) = cx.name_list(key, v) {
-                    for n in names {
-                        if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
-                            entry.input_optional[i] = true;
-                        } else if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
-                            entry.output_optional[i] = true;
-                        } else {
-                            cx.err(
-                                v.line,
-                                SpecErrorKind::UnknownName,
-                                format!(
-                                    "`optional` names `{n}`, which is neither a tensor input nor an output; expected one of {}",
-                                    io_names(&entry)
-                                ),
-                            );
-                        }
-                    }
-                }
+/// `op`, `backward_op`, `args`, `output`: parsed before the other keys.
+fn parsed_first(_: &mut Ctx<'_>, _: &mut OpEntry, _: &str, _: &Node) {}
+
+/// Keys kept as written, without effect on the generated classes.
+fn keep_as_written(_: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    flatten_into(&mut entry.extra, key, v);
+}
+
+/// `optional : a, b`: tensor inputs or outputs that may be absent.
+fn parse_optional(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let expected = io_names(entry);
+    mark_names(
+        cx,
+        key,
+        v,
+        "is neither a tensor input nor an output",
+        expected,
+        |n| {
+            if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
+                entry.input_optional[i] = true;
+            } else if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
+                entry.output_optional[i] = true;
+            } else {
+                return false;
             }
-            "intermediate" => {
-                if let Some(names) = cx.name_list(key, v) {
-                    for n in names {
-                        if let Some(i) = entry.outputs.iter().position(|o| o.name == n) {
-                            entry.output_intermediate[i] = true;
-                        } else {
-                            cx.err(
-                                v.line,
-                                SpecErrorKind::UnknownName,
-                                format!(
-                                    "`intermediate` names `{n}`, which is not an output; expected one of {}",
-                                    names_of(entry.outputs.iter().map(|o| o.name.as_str()))
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            "no_need_buffer" => {
-                if let Some(names) = cx.name_list(key, v) {
-                    for n in names {
-                        if let Some(i) = entry.inputs.iter().position(|a| a.name == n) {
-                            entry.input_no_need_buffer[i] = true;
-                        } else {
-                            cx.err(
-                                v.line,
-                                SpecErrorKind::UnknownName,
-                                format!(
-                                    "`no_need_buffer` names `{n}`, which is not a tensor input; expected one of {}",
-                                    names_of(entry.inputs.iter().map(|a| a.name.as_str()))
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            "inplace" | "view" => {
-                let Some(text) = cx.scalar(key, v, "`(input -> output), ...`") else {
-                    continue;
-                };
-                match parse_pairs(text) {
-                    Err(msg) => cx.err(
-                        v.line,
-                        SpecErrorKind::BadValue,
-                        format!("in `{key}`: {msg}"),
-                    ),
-                    Ok(pairs) => {
-                        let mut ok = true;
-                        for (out, input) in &pairs {
-                            if !entry.has_input(input) {
-                                ok = false;
-                                cx.err(
-                                    v.line,
-                                    SpecErrorKind::UnknownName,
-                                    format!(
-                                        "`{key}` pair `({input} -> {out})` names `{input}`, which is not a tensor input; expected one of {}",
-                                        names_of(entry.inputs.iter().map(|a| a.name.as_str()))
-                                    ),
-                                );
-                            }
-                            if !entry.has_output(out) {
-                                ok = false;
-                                cx.err(
-                                    v.line,
-                                    SpecErrorKind::UnknownName,
-                                    format!(
-                                        "`{key}` pair `({input} -> {out})` names `{out}`, which is not an output; expected one of {}",
-                                        names_of(entry.outputs.iter().map(|o| o.name.as_str()))
-                                    ),
-                                );
-                            }
-                        }
-                        if ok {
-                            if key == "inplace" {
-                                entry.inplace = Some(pairs);
-                            } else {
-                                entry.view = Some(pairs);
-                            }
-                        }
-                    }
-                }
-            }
-            "infer_meta" => {
-                let Some(m) = cx.map(key, v, INFER_META_KEYS) else {
-                    continue;
-                };
-                let mut func = None;
-                let mut param = None;
-                for (mk, mv) in m {
-                    match mk.as_str().unwrap_or("") {
-                        "func" => {
-                            func = cx
-                                .scalar("infer_meta.func", mv, "an InferMeta function name")
-                                .map(|s| s.trim().to_string())
-                        }
-                        "param" => param = param_list(&mut cx, "infer_meta.param", mv),
-                        other => entry
-                            .extra
-                            .push((format!("infer_meta.{other}"), as_written(mv))),
-                    }
-                }
-                match func {
-                    Some(func) if is_ident(&func) => {
-                        entry.infer_meta = Some(InferMeta { func, param })
-                    }
-                    Some(func) => cx.err(
-                        v.line,
-                        SpecErrorKind::BadValue,
-                        format!("`infer_meta.func` `{func}` is not a function name"),
-                    ),
-                    None if m.iter().any(|(k, _)| k.as_str() == Some("func")) => {}
-                    None => cx.err(
-                        v.line,
-                        SpecErrorKind::MissingKey,
-                        "`infer_meta` has no `func`; expected `func : SomeInferMeta`",
-                    ),
-                }
-            }
-            "kernel" => {
-                let Some(m) = cx.map(key, v, KERNEL_KEYS) else {
-                    continue;
-                };
-                let mut kernel = Kernel {
-                    funcs: Vec::new(),
-                    param: None,
-                    data_type: Vec::new(),
-                    backend: Vec::new(),
-                };
-                let mut has_func = false;
-                for (mk, mv) in m {
-                    match mk.as_str().unwrap_or("") {
-                        "func" => {
-                            has_func = true;
-                            if let Some(text) =
-                                cx.scalar("kernel.func", mv, "kernel function names")
-                            {
-                                match parse_kernel_funcs(text) {
-                                    Ok(f) => kernel.funcs = f,
-                                    Err(msg) => cx.err(
-                                        mv.line,
-                                        SpecErrorKind::BadValue,
-                                        format!("in `kernel.func`: {msg}"),
-                                    ),
-                                }
-                            }
-                        }
-                        "param" => kernel.param = param_list(&mut cx, "kernel.param", mv),
-                        "data_type" => {
-                            if let Some(text) = cx.scalar("kernel.data_type", mv, "argument names")
-                            {
-                                for c in candidates(text) {
-                                    let bare = c
-                                        .strip_prefix("complex(")
-                                        .and_then(|r| r.strip_suffix(')'))
-                                        .map(str::trim);
-                                    match bare {
-                                        Some(b) if is_ident(b) => {
-                                            kernel.data_type.push(format!("complex:{b}"))
-                                        }
-                                        None if is_ident(&c) => kernel.data_type.push(c),
-                                        // A fixed data type (`data_type : DataType::FLOAT32`).
-                                        None if crate::phi::DataType::from_yaml(&c).is_some()
-                                            && c.contains("DataType::") =>
-                                        {
-                                            kernel.data_type.push(c)
-                                        }
-                                        _ => cx.err(
-                                            mv.line,
-                                            SpecErrorKind::BadValue,
-                                            format!("`kernel.data_type` candidate `{c}` is not an argument name, `complex(name)` or `DataType::NAME`"),
-                                        ),
-                                    }
-                                }
-                            }
-                        }
-                        "backend" => {
-                            if let Some(text) = cx.scalar("kernel.backend", mv, "argument names") {
-                                for c in candidates(text) {
-                                    if is_ident(&c) {
-                                        kernel.backend.push(c);
-                                    } else {
-                                        cx.err(
-                                            mv.line,
-                                            SpecErrorKind::BadValue,
-                                            format!("`kernel.backend` candidate `{c}` is not an argument name"),
-                                        );
-                                    }
-                                }
-                            }
-                        }
-                        other => entry
-                            .extra
-                            .push((format!("kernel.{other}"), as_written(mv))),
-                    }
-                }
-                if !has_func {
-                    cx.err(
-                        v.line,
-                        SpecErrorKind::MissingKey,
-                        "`kernel` has no `func`; expected `func : kernel_name`",
-                    );
-                } else if !kernel.funcs.is_empty() {
-                    check_dispatch(&mut cx, &entry, &kernel, v.line);
-                    entry.kernel = Some(kernel);
-                }
-            }
-            "invoke" => {
-                if let Some(text) = cx.scalar(key, v, "`function(args)`") {
-                    match parse_call(text) {
-                        Some(func) => entry.invoke = Some((text.trim().to_string(), func)),
-                        None => cx.err(
-                            v.line,
-                            SpecErrorKind::BadValue,
-                            format!("cannot parse `invoke : {text}`; expected `function(args)`"),
-                        ),
-                    }
-                }
-            }
-            "composite" => {
-                if let Some(text) = cx.scalar(key, v, "`function(args)`") {
-                    if parse_call(text).is_none() {
-                        cx.err(
-                            v.line,
-                            SpecErrorKind::BadValue,
-                            format!("cannot parse `composite : {text}`; expected `function(args)`"),
-                        );
-                    }
-                    entry.has_composite = true;
-                    entry.extra.push((key.to_string(), text.trim().to_string()));
-                }
-            }
-            "backward" => {
-                if let Some(text) = cx.scalar(key, v, "the backward op's name") {
-                    let t = text.trim();
-                    if is_ident(t) {
-                        entry.backward = Some(t.to_string());
-                    } else {
-                        cx.err(
-                            v.line,
-                            SpecErrorKind::BadValue,
-                            format!("`backward : {t}` is not one op name"),
-                        );
-                    }
-                }
-            }
-            "forward" => {
-                let Some(text) = cx.scalar(key, v, "`name (args) -> outputs`") else {
-                    continue;
-                };
-                if kind == OpKind::Forward {
-                    entry.extra.push((key.to_string(), text.trim().to_string()));
-                    continue;
-                }
-                match args::parse_signature(text) {
-                    Ok(sig) => entry.forward = Some(sig),
-                    Err(errs) => cx.arg_errors(v.line, errs, "forward"),
-                }
-                entry.extra.push((key.to_string(), text.trim().to_string()));
-            }
-            "support_tensor" => {
-                if let Some(names) = cx.name_list(key, v) {
-                    for n in &names {
-                        match entry.attrs.iter().find(|a| &a.name == n) {
-                            Some(a) if a.ty.is_scalar() || a.ty == args::YamlType::IntArray => {}
-                            Some(a) => cx.err(
-                                v.line,
-                                SpecErrorKind::BadValue,
-                                format!(
-                                    "`support_tensor` names `{n}` of type `{}`; only `Scalar` and `IntArray` attributes can be passed as tensors",
-                                    a.ty.spelling()
-                                ),
-                            ),
-                            None => cx.err(
-                                v.line,
-                                SpecErrorKind::UnknownName,
-                                format!("`support_tensor` names `{n}`, which is not an attribute"),
-                            ),
-                        }
-                    }
-                    entry.support_tensor = names;
-                }
-            }
-            "traits" | "interfaces" => {
-                if let Some(names) = cx.name_list(key, v) {
-                    if key == "traits" {
-                        entry.traits = names;
-                    } else {
-                        entry.interfaces = names;
-                    }
-                }
-            }
-            "custom_verify" => {
-                if let Some(b) = cx.bool_value(key, v) {
-                    entry.custom_verify = b;
-                    entry.extra.push((key.to_string(), b.to_string()));
-                }
-            }
-            "is_onednn_only" | "dynamic_fallback" | "support_dygraph_mode" => {
-                if let Some(b) = cx.bool_value(key, v) {
-                    match key {
-                        "is_onednn_only" => entry.is_onednn_only = b,
-                        "dynamic_fallback" => entry.dynamic_fallback = b,
-                        _ => {}
-                    }
-                    entry.extra.push((key.to_string(), b.to_string()));
-                }
-            }
-            "data_transform" => {
-                let Some(m) = cx.map(key, v, DATA_TRANSFORM_KEYS) else {
-                    continue;
-                };
-                for (mk, mv) in m {
-                    let sub = mk.as_str().unwrap_or("");
-                    let full = format!("data_transform.{sub}");
-                    if let Some(names) = cx.name_list(&full, mv) {
-                        for n in &names {
-                            if !entry.has_input(n) {
-                                cx.err(
-                                    mv.line,
-                                    SpecErrorKind::UnknownName,
-                                    format!(
-                                        "`{full}` names `{n}`, which is not a tensor input; expected one of {}",
-                                        names_of(entry.inputs.iter().map(|a| a.name.as_str()))
-                                    ),
-                                );
-                            }
-                        }
-                        if sub == "skip_transform" {
-                            entry.skip_transform = names.clone();
-                        }
-                        entry.extra.push((full, names.join(", ")));
-                    }
-                }
-            }
-            // Kept as written.
-            _ => {
-                if OP_KEYS.contains(&key) {
-                    flatten_into(&mut entry.extra, key, v);
-                }
-            }
+            true
+        },
+    );
+}
+
+/// `intermediate : xshape`: outputs.
+fn parse_intermediate(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let expected = names_of(entry.outputs.iter().map(|o| o.name.as_str()));
+    mark_names(cx, key, v, "is not an output", expected, |n| {
+        let i = entry.outputs.iter().position(|o| o.name == n);
+        i.map(|i| entry.output_intermediate[i] = true).is_some()
+    });
+}
+
+/// `no_need_buffer : x`: tensor inputs.
+fn parse_no_need_buffer(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let expected = names_of(entry.inputs.iter().map(|a| a.name.as_str()));
+    mark_names(cx, key, v, "is not a tensor input", expected, |n| {
+        let i = entry.inputs.iter().position(|a| a.name == n);
+        i.map(|i| entry.input_no_need_buffer[i] = true).is_some()
+    });
+}
+
+/// A list of names, each marked by `mark`; one it does not know is reported as "`key` names
+/// `n`, which {`is_not`}; expected one of {`expected`}".
+fn mark_names(
+    cx: &mut Ctx<'_>,
+    key: &str,
+    v: &Node,
+    is_not: &str,
+    expected: String,
+    mut mark: impl FnMut(&str) -> bool,
+) {
+    let Some(names) = cx.name_list(key, v) else {
+        return;
+    };
+    for n in names {
+        if !mark(&n) {
+            cx.err(
+                v.line,
+                SpecErrorKind::UnknownName,
+                format!("`{key}` names `{n}`, which {is_not}; expected one of {expected}"),
+            );
         }
     }
+}
 
-    check_params(&mut cx, &entry);
-    if cx.diag.errors.len() > errors_before {
-        return Parsed::Broken {
-            name: entry.name,
-            file: file_idx,
-            line: entry_line,
-        };
+/// `inplace : (x -> out)` / `view : (x -> out)`: pairs of a tensor input and an output.
+fn parse_inplace_view(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(text) = cx.scalar(key, v, "`(input -> output), ...`") else {
+        return;
+    };
+    let pairs = match parse_pairs(text) {
+        Ok(pairs) => pairs,
+        Err(msg) => {
+            cx.err(
+                v.line,
+                SpecErrorKind::BadValue,
+                format!("in `{key}`: {msg}"),
+            );
+            return;
+        }
+    };
+    let mut ok = true;
+    for (out, input) in &pairs {
+        if !entry.has_input(input) {
+            ok = false;
+            cx.err(
+                v.line,
+                SpecErrorKind::UnknownName,
+                format!(
+                    "`{key}` pair `({input} -> {out})` names `{input}`, which is not a tensor input; expected one of {}",
+                    names_of(entry.inputs.iter().map(|a| a.name.as_str()))
+                ),
+            );
+        }
+        if !entry.has_output(out) {
+            ok = false;
+            cx.err(
+                v.line,
+                SpecErrorKind::UnknownName,
+                format!(
+                    "`{key}` pair `({input} -> {out})` names `{out}`, which is not an output; expected one of {}",
+                    names_of(entry.outputs.iter().map(|o| o.name.as_str()))
+                ),
+            );
+        }
     }
-    Parsed::Ok(Box::new(entry))
+    if ok {
+        if key == "inplace" {
+            entry.inplace = Some(pairs);
+        } else {
+            entry.view = Some(pairs);
+        }
+    }
+}
+
+/// `invoke : f(args)`: the op is another op called with these arguments.
+fn parse_invoke(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(text) = cx.scalar(key, v, "`function(args)`") else {
+        return;
+    };
+    match parse_call(text) {
+        Some(func) => entry.invoke = Some((text.trim().to_string(), func)),
+        None => cx.err(
+            v.line,
+            SpecErrorKind::BadValue,
+            format!("cannot parse `invoke : {text}`; expected `function(args)`"),
+        ),
+    }
+}
+
+/// `composite : f(args)`: a composite rule (kept as written).
+fn parse_composite(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(text) = cx.scalar(key, v, "`function(args)`") else {
+        return;
+    };
+    if parse_call(text).is_none() {
+        cx.err(
+            v.line,
+            SpecErrorKind::BadValue,
+            format!("cannot parse `composite : {text}`; expected `function(args)`"),
+        );
+    }
+    entry.has_composite = true;
+    entry.extra.push((key.to_string(), text.trim().to_string()));
+}
+
+/// `backward : op_grad`: the backward op's name.
+fn parse_backward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(text) = cx.scalar(key, v, "the backward op's name") else {
+        return;
+    };
+    let t = text.trim();
+    if is_ident(t) {
+        entry.backward = Some(t.to_string());
+    } else {
+        cx.err(
+            v.line,
+            SpecErrorKind::BadValue,
+            format!("`backward : {t}` is not one op name"),
+        );
+    }
+}
+
+/// `forward : op (args) -> outputs`: a backward op's forward signature (kept as written; on a
+/// forward op it is only kept).
+fn parse_forward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(text) = cx.scalar(key, v, "`name (args) -> outputs`") else {
+        return;
+    };
+    if entry.kind == OpKind::Backward {
+        match args::parse_signature(text) {
+            Ok(sig) => entry.forward = Some(sig),
+            Err(errs) => cx.arg_errors(v.line, errs, "forward"),
+        }
+    }
+    entry.extra.push((key.to_string(), text.trim().to_string()));
+}
+
+/// `support_tensor : [a]`: `Scalar` and `IntArray` attributes that may arrive as tensors.
+fn parse_support_tensor(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(names) = cx.name_list(key, v) else {
+        return;
+    };
+    for n in &names {
+        match entry.attrs.iter().find(|a| &a.name == n) {
+            Some(a) if a.ty.is_scalar() || a.ty == args::YamlType::IntArray => {}
+            Some(a) => cx.err(
+                v.line,
+                SpecErrorKind::BadValue,
+                format!(
+                    "`support_tensor` names `{n}` of type `{}`; only `Scalar` and `IntArray` attributes can be passed as tensors",
+                    a.ty.spelling()
+                ),
+            ),
+            None => cx.err(
+                v.line,
+                SpecErrorKind::UnknownName,
+                format!("`support_tensor` names `{n}`, which is not an attribute"),
+            ),
+        }
+    }
+    entry.support_tensor = names;
+}
+
+/// `traits : a, b` / `interfaces : a, b`: names as written (checked when lowered).
+fn parse_traits_interfaces(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(names) = cx.name_list(key, v) else {
+        return;
+    };
+    if key == "traits" {
+        entry.traits = names;
+    } else {
+        entry.interfaces = names;
+    }
+}
+
+/// `custom_verify : true`: no generated signature check.
+fn parse_custom_verify(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    if let Some(b) = cx.bool_value(key, v) {
+        entry.custom_verify = b;
+        entry.extra.push((key.to_string(), b.to_string()));
+    }
+}
+
+/// Boolean keys kept as written; `is_onednn_only` and `dynamic_fallback` also set flags.
+fn parse_flag(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    if let Some(b) = cx.bool_value(key, v) {
+        match key {
+            "is_onednn_only" => entry.is_onednn_only = b,
+            "dynamic_fallback" => entry.dynamic_fallback = b,
+            _ => {}
+        }
+        entry.extra.push((key.to_string(), b.to_string()));
+    }
+}
+
+/// `data_transform : {skip_transform : [x], support_trans_dtype : [y]}`: tensor inputs.
+fn parse_data_transform(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+    let Some(m) = cx.map(key, v, DATA_TRANSFORM_KEYS) else {
+        return;
+    };
+    for (mk, mv) in m {
+        let sub = mk.as_str().unwrap_or("");
+        let full = format!("data_transform.{sub}");
+        let Some(names) = cx.name_list(&full, mv) else {
+            continue;
+        };
+        for n in &names {
+            if !entry.has_input(n) {
+                cx.err(
+                    mv.line,
+                    SpecErrorKind::UnknownName,
+                    format!(
+                        "`{full}` names `{n}`, which is not a tensor input; expected one of {}",
+                        names_of(entry.inputs.iter().map(|a| a.name.as_str()))
+                    ),
+                );
+            }
+        }
+        if sub == "skip_transform" {
+            entry.skip_transform = names.clone();
+        }
+        entry.extra.push((full, names.join(", ")));
+    }
 }
 
 fn flatten_into(extra: &mut Vec<(String, String)>, key: &str, node: &Node) {
@@ -1052,33 +889,6 @@ fn flatten_into(extra: &mut Vec<(String, String)>, key: &str, node: &Node) {
             }
         }
         _ => extra.push((key.to_string(), as_written(node))),
-    }
-}
-
-/// A `param : [a, b]` list. An empty value (`param :`) means "not given" (the default
-/// parameters), as Paddle's `parse_infer_meta`/`parse_kernel` treat `None`. On a malformed value
-/// the error is reported (so the entry is dropped) and `None` returned.
-fn param_list(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Option<Vec<String>> {
-    match &node.kind {
-        NodeKind::Seq(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                out.push(cx.scalar(key, item, "an argument name")?.trim().to_string());
-            }
-            Some(out)
-        }
-        _ if node.is_null() => None,
-        _ => {
-            cx.err(
-                node.line,
-                SpecErrorKind::BadValue,
-                format!(
-                    "`{key}` is {}; expected a list such as `[x, axis]`",
-                    node.shape()
-                ),
-            );
-            None
-        }
     }
 }
 
@@ -1099,50 +909,6 @@ fn io_names(entry: &OpEntry) -> String {
             .map(|a| a.name.as_str())
             .chain(entry.outputs.iter().map(|o| o.name.as_str())),
     )
-}
-
-fn check_dispatch(cx: &mut Ctx<'_>, entry: &OpEntry, kernel: &Kernel, line: u32) {
-    let with = kernel.funcs.iter().filter(|f| f.dispatch.is_some()).count();
-    if with != 0 && with != kernel.funcs.len() {
-        cx.err(
-            line,
-            SpecErrorKind::BadValue,
-            "some kernel functions have a dispatch signature `{...}` and some do not; expected all or none",
-        );
-        return;
-    }
-    for f in &kernel.funcs {
-        let Some((ins, outs)) = &f.dispatch else {
-            continue;
-        };
-        if ins.len() != entry.inputs.len() || outs.len() != entry.outputs.len() {
-            cx.err(
-                line,
-                SpecErrorKind::BadValue,
-                format!(
-                    "the dispatch signature of kernel `{}` lists {} inputs and {} outputs, but the op has {} tensor inputs and {} outputs",
-                    f.name,
-                    ins.len(),
-                    outs.len(),
-                    entry.inputs.len(),
-                    entry.outputs.len()
-                ),
-            );
-        }
-    }
-    if kernel.funcs.len() > 1 {
-        let mut seen: Vec<&str> = Vec::new();
-        for f in &kernel.funcs {
-            if seen.contains(&f.name.as_str()) {
-                cx.err(
-                    line,
-                    SpecErrorKind::Duplicate,
-                    format!("kernel function `{}` is listed twice", f.name),
-                );
-            }
-            seen.push(&f.name);
-        }
-    }
 }
 
 /// Names in `infer_meta.param`, `kernel.param`, `kernel.data_type` and `kernel.backend` must be
@@ -1201,25 +967,6 @@ fn check_params(cx: &mut Ctx<'_>, entry: &OpEntry) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kernel_funcs_grammar() {
-        let f = parse_kernel_funcs(
-            "adagrad {dense, dense -> dense}\n adagrad_sr {dense, selected_rows -> dense}",
-        )
-        .unwrap();
-        assert_eq!(f.len(), 2);
-        assert_eq!(
-            f[1].dispatch.as_ref().unwrap().0[1].tensor,
-            TensorKind::SelectedRows
-        );
-        let f = parse_kernel_funcs("abs, abs_sr").unwrap();
-        assert_eq!(f.len(), 2);
-        assert!(parse_kernel_funcs("a {dense -> nope}").is_err());
-        assert!(parse_kernel_funcs("a {dense}").is_err());
-        assert!(parse_kernel_funcs("a {dense -> dense").is_err());
-        assert!(parse_kernel_funcs("").is_err());
-    }
 
     #[test]
     fn pairs_grammar() {

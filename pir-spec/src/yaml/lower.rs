@@ -5,13 +5,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::schema::{
-    AttributeSpec, CompatMutable, CompatSpec, InputKind, InputSpec, List, MutableAttr, OpKind,
-    OpSchema, OutputSpec, RuntimeInfo, SourceLoc, Str, ValueKind,
+    AttributeSpec, CompatMutable, CompatSpec, InputKind, InputSpec, List, MutableAttr, OpSchema,
+    OutputSpec, RuntimeInfo, SourceLoc, Str, ValueKind,
 };
 use crate::yaml::args::{Arg, YamlType};
 use crate::yaml::compat::{CompatEntry, CompatIndex};
-use crate::yaml::entry::{DispatchKind, OpEntry};
+use crate::yaml::entry::OpEntry;
 use crate::yaml::error::{Diag, SpecErrorKind};
+use crate::yaml::kernel::{DispatchKind, InferMeta, Kernel, KernelFunc};
 use crate::yaml::paddle::{
     class_name, short_name, CACHE_GRAD_OP_SHAPE_BLACK_LIST, CUSTOM_VJP, DECOMP_RULE_OPS,
     DECOMP_VJP_OPS, VJP_INTERFACE_BLACK_LIST,
@@ -38,11 +39,18 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn get(&self, name: &str) -> Option<&OpEntry> {
+    pub(crate) fn get(&self, name: &str) -> Option<&OpEntry> {
         self.by_name.get(name).map(|&i| &self.entries[i])
     }
 
-    fn err(&self, diag: &mut Diag, e: &OpEntry, line: u32, kind: SpecErrorKind, msg: String) {
+    pub(crate) fn err(
+        &self,
+        diag: &mut Diag,
+        e: &OpEntry,
+        line: u32,
+        kind: SpecErrorKind,
+        msg: String,
+    ) {
         diag.push(self.files[e.file], line, Some(&e.name), kind, msg);
     }
 
@@ -58,158 +66,6 @@ impl Ctx<'_> {
             }
         }
         None
-    }
-}
-
-/// Checks a forward/backward pair as Paddle's `cross_validate` and `get_input_grad_semantic`
-/// do.
-pub(crate) fn cross_check(cx: &Ctx<'_>, diag: &mut Diag) {
-    for e in cx.entries {
-        if let Some(b) = e.backward.as_ref().filter(|b| !cx.broken.contains(*b)) {
-            let line = e.line_of("backward");
-            if b == &e.name {
-                cx.err(
-                    diag,
-                    e,
-                    line,
-                    SpecErrorKind::ForwardBackward,
-                    format!("`backward : {b}` names the op itself"),
-                );
-                continue;
-            }
-            if let Some(be) = cx.get(b) {
-                if be.kind != OpKind::Backward {
-                    cx.err(
-                        diag,
-                        e,
-                        line,
-                        SpecErrorKind::ForwardBackward,
-                        format!(
-                            "`backward : {b}` names an `op` entry; expected a `backward_op` entry"
-                        ),
-                    );
-                } else if let Some(sig) = &be.forward {
-                    if sig.name != e.name {
-                        cx.err(
-                            diag,
-                            e,
-                            line,
-                            SpecErrorKind::ForwardBackward,
-                            format!(
-                                "backward op `{b}` ({}:{}) says its forward is `{}`, not `{}`",
-                                cx.files[be.file],
-                                be.line_of("forward"),
-                                sig.name,
-                                e.name
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        let Some(sig) = e.forward.as_ref().filter(|f| !cx.broken.contains(&f.name)) else {
-            continue;
-        };
-        let line = e.line_of("forward");
-        let Some(f) = cx.get(&sig.name) else {
-            // Higher-order backward ops (`abs_double_grad`'s forward is `abs_grad`) live in the
-            // backward files themselves, so their forward must be in the set.
-            if sig.name.ends_with("_grad") || sig.name.ends_with("_grad_") {
-                cx.err(
-                    diag,
-                    e,
-                    line,
-                    SpecErrorKind::ForwardBackward,
-                    format!(
-                        "forward op `{}` is not defined in the loaded files; a backward op's forward that is itself a backward op must be defined alongside it",
-                        sig.name
-                    ),
-                );
-            }
-            continue;
-        };
-        if let Some(fb) = &f.backward {
-            if fb != &e.name {
-                cx.err(
-                    diag,
-                    e,
-                    line,
-                    SpecErrorKind::ForwardBackward,
-                    format!(
-                        "forward op `{}` ({}:{}) declares `backward : {fb}`, not `{}`",
-                        f.name,
-                        cx.files[f.file],
-                        f.line_of("backward"),
-                        e.name
-                    ),
-                );
-                continue;
-            }
-        } else {
-            continue;
-        }
-        // Signatures: `forward:` must match the forward op's own args and outputs.
-        let sig_inputs: Vec<&Arg> = sig.args.iter().filter(|a| a.ty.is_tensor()).collect();
-        let sig_attrs: Vec<&Arg> = sig.args.iter().filter(|a| !a.ty.is_tensor()).collect();
-        let mut problems = Vec::new();
-        if sig_inputs.len() != f.inputs.len() {
-            problems.push(format!(
-                "it lists {} tensor inputs, `{}` has {}",
-                sig_inputs.len(),
-                f.name,
-                f.inputs.len()
-            ));
-        }
-        for (a, b) in sig_inputs.iter().zip(&f.inputs) {
-            if a.ty != b.ty {
-                problems.push(format!(
-                    "input `{}` is `{}` here but `{}` `{}` in `{}`",
-                    a.name,
-                    a.ty.spelling(),
-                    b.ty.spelling(),
-                    b.name,
-                    f.name
-                ));
-            }
-        }
-        // Attribute types are not compared: Paddle's own files disagree there (`int[]` vs
-        // `int64_t[]` in pool2d/pool2d_grad) and its pd_op generator does not check them.
-        if sig_attrs.len() > f.attrs.len() {
-            problems.push(format!(
-                "it lists {} attributes, `{}` has {}",
-                sig_attrs.len(),
-                f.name,
-                f.attrs.len()
-            ));
-        }
-        if sig.outputs.len() != f.outputs.len() {
-            problems.push(format!(
-                "it lists {} outputs, `{}` has {}",
-                sig.outputs.len(),
-                f.name,
-                f.outputs.len()
-            ));
-        }
-        for (a, b) in sig.outputs.iter().zip(&f.outputs) {
-            if a.kind != b.kind {
-                problems.push(format!(
-                    "output `{}` is `{}` here but `{}` `{}` in `{}`",
-                    a.name, a.spelling, b.spelling, b.name, f.name
-                ));
-            }
-        }
-        for p in problems {
-            cx.err(
-                diag,
-                e,
-                line,
-                SpecErrorKind::ForwardBackward,
-                format!(
-                    "`forward` signature disagrees with op `{}` ({}:{}): {p}",
-                    f.name, cx.files[f.file], f.line
-                ),
-            );
-        }
     }
 }
 
@@ -300,52 +156,6 @@ fn mutable_attributes(cx: &Ctx<'_>, e: &OpEntry) -> Vec<Mutable> {
     out
 }
 
-/// Checks a compat entry against the forward op it names.
-pub(crate) fn check_compat(
-    files: &[&str],
-    compat_file: &str,
-    compat: &[CompatEntry],
-    entries: &[OpEntry],
-    by_name: &HashMap<&str, usize>,
-    diag: &mut Diag,
-) {
-    // Paddle's `get_compat` takes the first entry naming an op; op_compat.yaml itself has
-    // repeated entries (`shape`, `dgc`, ...), so later ones are not errors, only unused.
-    let index = CompatIndex::new(compat);
-    for (ci, c) in compat.iter().enumerate() {
-        if index.get(&c.op) != Some(ci) {
-            continue;
-        }
-        let Some(&i) = by_name.get(c.op.as_str()) else {
-            continue;
-        };
-        let e = &entries[i];
-        for m in c.scalar.iter().chain(c.int_array.iter()) {
-            let known = e.has_attr(&m.name) || (m.name == "depth" && e.name == "one_hot");
-            if !known {
-                diag.push(
-                    compat_file,
-                    c.line,
-                    Some(&c.op),
-                    SpecErrorKind::Compat,
-                    format!(
-                        "`{}` names attribute `{}`, which op `{}` ({}:{}) does not have",
-                        if c.scalar.iter().any(|x| x.name == m.name) {
-                            "scalar"
-                        } else {
-                            "int_array"
-                        },
-                        m.name,
-                        e.name,
-                        files[e.file],
-                        e.line
-                    ),
-                );
-            }
-        }
-    }
-}
-
 fn value_kind(arg: &Arg) -> ValueKind {
     if arg.ty == YamlType::TensorList {
         ValueKind::Vector(crate::schema::TensorKind::Dense)
@@ -368,25 +178,261 @@ fn sorted_unique(mut v: Vec<String>) -> List<Str> {
     list(v.into_iter().map(Cow::Owned).collect())
 }
 
-/// Lowers one entry into its classes.
+/// Lowers one entry into its classes: one per name (the op, and its `_` twin when it has
+/// in-place or view pairs) and kernel function.
 pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
-    let base = e.is_base_op();
-    let kernel = if base { e.kernel.as_ref() } else { None };
-    let infer_meta = if base { e.infer_meta.as_ref() } else { None };
-    let inplace = if base { e.inplace.as_ref() } else { None };
-    let view = if base { e.view.as_ref() } else { None };
-
+    let shared = Shared::new(cx, e);
     let mut phi_names = vec![e.name.clone()];
-    if (inplace.is_some() || view.is_some()) && !e.name.ends_with('_') {
+    if (shared.inplace.is_some() || shared.view.is_some()) && !e.name.ends_with('_') {
         phi_names.push(format!("{}_", e.name));
     }
-    let funcs: Vec<Option<&crate::yaml::entry::KernelFunc>> = match kernel {
+    let funcs: Vec<Option<&KernelFunc>> = match shared.kernel {
         Some(k) => k.funcs.iter().map(Some).collect(),
         None => vec![None],
     };
+    for pn in &phi_names {
+        for f in &funcs {
+            let class = Class {
+                phi_name: pn,
+                twin: pn.ends_with('_'),
+                func: *f,
+                several_funcs: funcs.len() > 1,
+            };
+            out.push(shared.lower_class(cx, &class));
+        }
+    }
+}
 
-    // Grad semantics from the backward op's outputs through its `forward:` signature.
-    let mutables = mutable_attributes(cx, e);
+/// What every class of one entry shares.
+struct Shared<'e> {
+    e: &'e OpEntry,
+    /// The entry's kernel, infer-meta and in-place/view pairs, if it is a base op.
+    kernel: Option<&'e Kernel>,
+    infer_meta: Option<&'e InferMeta>,
+    inplace: Option<&'e Vec<(String, String)>>,
+    view: Option<&'e Vec<(String, String)>>,
+    mutables: Vec<Mutable>,
+    /// Grad semantics of the tensor inputs and of the mutable attributes.
+    input_grad: Vec<bool>,
+    mutable_grad: Vec<bool>,
+    out_optional: Vec<bool>,
+    compat: Option<CompatSpec>,
+    kernel_param: Vec<String>,
+    infer_meta_param: Vec<String>,
+    interfaces: Vec<String>,
+    traits: Vec<String>,
+    onednn: bool,
+}
+
+/// One class of an entry: its phi name (the op or its `_` twin) and kernel function.
+struct Class<'a> {
+    phi_name: &'a str,
+    twin: bool,
+    func: Option<&'a KernelFunc>,
+    /// The entry has several kernel functions (each class is named after its own).
+    several_funcs: bool,
+}
+
+impl<'e> Shared<'e> {
+    fn new(cx: &Ctx<'_>, e: &'e OpEntry) -> Shared<'e> {
+        let base = e.is_base_op();
+        let kernel = e.kernel.as_ref().filter(|_| base);
+        let infer_meta = e.infer_meta.as_ref().filter(|_| base);
+        let inplace = e.inplace.as_ref().filter(|_| base);
+        let mutables = mutable_attributes(cx, e);
+        let (input_grad, mutable_grad) = grad_semantics(cx, e, &mutables);
+        let (kernel_param, infer_meta_param) = param_lists(e, kernel, infer_meta);
+        let onednn = cx.dialect == "onednn_op";
+        Shared {
+            e,
+            kernel,
+            infer_meta,
+            inplace,
+            view: e.view.as_ref().filter(|_| base),
+            mutables,
+            input_grad,
+            mutable_grad,
+            out_optional: output_optional(e, inplace),
+            compat: cx.compat_of(e).map(|c| compat_spec(c, &e.name)),
+            kernel_param,
+            infer_meta_param,
+            interfaces: entry_interfaces(cx, e, infer_meta),
+            traits: entry_traits(e, onednn),
+            onednn,
+        }
+    }
+
+    fn lower_class(&self, cx: &Ctx<'_>, c: &Class<'_>) -> OpSchema {
+        let e = self.e;
+        let op_name = match c.func {
+            Some(f) if c.several_funcs && c.twin => format!("{}_", f.name),
+            Some(f) if c.several_funcs => f.name.clone(),
+            _ => c.phi_name.to_string(),
+        };
+        let class = class_name(&op_name);
+        let verify_signature =
+            !(class.contains("GradOp") || class.contains("Grad_Op") || e.custom_verify);
+        OpSchema {
+            dialect: s(cx.dialect),
+            name: Cow::Owned(format!("{}.{op_name}", cx.dialect)),
+            op_name: Cow::Owned(op_name),
+            class_name: Cow::Owned(class),
+            origin_name: s(&e.name),
+            kind: e.kind,
+            inputs: list(self.class_inputs(c)),
+            attributes: list(self.class_attributes()),
+            outputs: list(self.class_outputs(c)),
+            runtime: self.class_runtime(c),
+            traits: sorted_unique(self.class_traits(c)),
+            interfaces: sorted_unique(self.class_interfaces(c)),
+            backward: e.backward.as_deref().map(s),
+            forward: e.forward.as_ref().map(|f| s(&f.name)),
+            invoke: e.invoke.as_ref().map(|(text, _)| s(text)),
+            verify_signature,
+            compat: self.compat.clone(),
+            extra: list(e.extra.iter().map(|(k, v)| (s(k), s(v))).collect()),
+            source: Some(SourceLoc {
+                file: s(cx.files[e.file]),
+                line: e.line,
+            }),
+            doc: s(&e.doc),
+        }
+    }
+
+    /// Tensor inputs (of the kinds the class's kernel dispatches on), then mutable attributes.
+    fn class_inputs(&self, c: &Class<'_>) -> Vec<InputSpec> {
+        let e = self.e;
+        let dispatch = c.func.and_then(|f| f.dispatch.as_ref());
+        let tensors = e.inputs.iter().enumerate().map(|(i, a)| InputSpec {
+            name: s(&a.name),
+            kind: InputKind::Value(match dispatch {
+                Some((ins, _)) => dispatched(ins[i], a.ty == YamlType::TensorList),
+                None => value_kind(a),
+            }),
+            optional: e.input_optional[i],
+            no_need_buffer: e.input_no_need_buffer[i],
+            with_grad_semantic: self.input_grad[i],
+            doc: Cow::Borrowed(""),
+        });
+        let mutables = self.mutables.iter().enumerate().map(|(i, m)| {
+            let default = e
+                .attrs
+                .iter()
+                .find(|a| a.name == m.name)
+                .and_then(|a| a.default.clone());
+            InputSpec {
+                name: s(&m.name),
+                kind: InputKind::MutableAttribute(MutableAttr {
+                    kind: m.kind,
+                    data_type: s(&m.data_type),
+                    default,
+                }),
+                optional: false,
+                no_need_buffer: false,
+                with_grad_semantic: self.mutable_grad[i],
+                doc: Cow::Borrowed(""),
+            }
+        });
+        tensors.chain(mutables).collect()
+    }
+
+    /// The attributes that are not mutable.
+    fn class_attributes(&self) -> Vec<AttributeSpec> {
+        self.e
+            .attrs
+            .iter()
+            .filter(|a| !self.mutables.iter().any(|m| m.name == a.name))
+            .filter_map(|a| {
+                Some(AttributeSpec {
+                    name: s(&a.name),
+                    kind: a.ty.attr_kind()?,
+                    data_type: Cow::Borrowed(a.ty.data_type()),
+                    default: a.default.clone(),
+                    yaml_type: Cow::Borrowed(a.ty.spelling()),
+                    doc: Cow::Borrowed(""),
+                })
+            })
+            .collect()
+    }
+
+    /// The outputs, of the kinds the class's kernel dispatches on.
+    fn class_outputs(&self, c: &Class<'_>) -> Vec<OutputSpec> {
+        let e = self.e;
+        let dispatch = c.func.and_then(|f| f.dispatch.as_ref());
+        e.outputs
+            .iter()
+            .enumerate()
+            .map(|(i, o)| OutputSpec {
+                name: s(&o.name),
+                kind: match dispatch {
+                    Some((_, outs)) => dispatched(outs[i], matches!(o.kind, ValueKind::Vector(_))),
+                    None => o.kind,
+                },
+                optional: self.out_optional[i],
+                intermediate: e.output_intermediate[i],
+                size_expr: o.size_expr.as_deref().map(s),
+                doc: Cow::Borrowed(""),
+            })
+            .collect()
+    }
+
+    /// GetOpInfo's runtime info; in-place and view pairs only on the `_` twin.
+    fn class_runtime(&self, c: &Class<'_>) -> RuntimeInfo {
+        let strs = |v: &[String]| -> List<Str> { list(v.iter().map(|p| s(p)).collect()) };
+        let pairs = |p: Option<&Vec<(String, String)>>| -> List<(Str, Str)> {
+            match p {
+                Some(v) if c.twin => list(v.iter().map(|(o, i)| (s(o), s(i))).collect()),
+                _ => Cow::Borrowed(&[]),
+            }
+        };
+        RuntimeInfo {
+            infer_meta_func: self.infer_meta.map_or(Cow::Borrowed(""), |im| s(&im.func)),
+            infer_meta_param: strs(&self.infer_meta_param),
+            kernel_func: c.func.map_or(Cow::Borrowed(""), |f| s(&f.name)),
+            kernel_param: strs(&self.kernel_param),
+            kernel_key_dtype: strs(self.kernel.map_or(&[], |k| &k.data_type)),
+            kernel_key_backend: strs(self.kernel.map_or(&[], |k| &k.backend)),
+            inplace: pairs(self.inplace),
+            view: pairs(self.view),
+            // Only Paddle's oneDNN GetOpInfo template passes `skip_transform_inputs`.
+            skip_transform_inputs: if self.onednn {
+                strs(&self.e.skip_transform)
+            } else {
+                Cow::Borrowed(&[])
+            },
+        }
+    }
+
+    /// The entry's interfaces, plus `Decomp` or `DecompVjp` when both the class's phi name and
+    /// its kernel function are in Paddle's lists.
+    fn class_interfaces(&self, c: &Class<'_>) -> Vec<String> {
+        let mut interfaces = self.interfaces.clone();
+        let in_list = |l: &[&str]| {
+            l.contains(&c.phi_name) && c.func.is_some_and(|f| l.contains(&f.name.as_str()))
+        };
+        if !self.onednn {
+            if in_list(DECOMP_RULE_OPS) {
+                interfaces.push("DecompInterface".into());
+            } else if in_list(DECOMP_VJP_OPS) {
+                interfaces.push("DecompVjpInterface".into());
+            }
+        }
+        interfaces
+    }
+
+    /// The entry's traits, plus `InplaceTrait` on the `_` twin.
+    fn class_traits(&self, c: &Class<'_>) -> Vec<String> {
+        let mut traits = self.traits.clone();
+        if c.twin {
+            traits.push("InplaceTrait".into());
+        }
+        traits
+    }
+}
+
+/// Grad semantics, from the backward op's outputs through its `forward:` signature: of each
+/// tensor input, and of each mutable attribute.
+fn grad_semantics(cx: &Ctx<'_>, e: &OpEntry, mutables: &[Mutable]) -> (Vec<bool>, Vec<bool>) {
     let bwd = e.backward.as_deref().and_then(|b| cx.get(b));
     let bwd_outs: Vec<&str> = bwd
         .map(|b| b.outputs.iter().map(|o| cut5(&o.name)).collect())
@@ -409,8 +455,12 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
         .iter()
         .map(|m| bwd.is_some() && bwd_outs.contains(&m.name.as_str()))
         .collect();
+    (input_grad, mutable_grad)
+}
 
-    // Output optionality, refined by inplace (op_gen.py `refine_output_optional_list`).
+/// Output optionality, refined by inplace (op_gen.py `refine_output_optional_list`): an output
+/// computed in place of an optional input is optional.
+fn output_optional(e: &OpEntry, inplace: Option<&Vec<(String, String)>>) -> Vec<bool> {
     let mut out_optional = e.output_optional.clone();
     if let Some(pairs) = inplace {
         for (i, o) in e.outputs.iter().enumerate() {
@@ -423,8 +473,16 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
             }
         }
     }
+    out_optional
+}
 
-    let compat = cx.compat_of(e).map(|c| compat_spec(c, &e.name));
+/// `kernel.param` (default: inputs then attributes) and `infer_meta.param` (default:
+/// `kernel.param`, or inputs then attributes without a kernel).
+fn param_lists(
+    e: &OpEntry,
+    kernel: Option<&Kernel>,
+    infer_meta: Option<&InferMeta>,
+) -> (Vec<String>, Vec<String>) {
     let all_args: Vec<String> = e
         .inputs
         .iter()
@@ -445,28 +503,32 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
             })
         })
         .unwrap_or_default();
+    (kernel_param, infer_meta_param)
+}
 
-    // Traits and interfaces common to every class of the entry.
+/// Interfaces common to every class of the entry, as op_gen.py (AutoCodeGen) attaches them, in
+/// its order: the entry's own; OpYamlInfo always; CacheGradOpSymbolicShape for pd_op when the
+/// backward op has a kernel (needs the backward loaded); GetKernelTypeForVar for
+/// pd_op/onednn_op; InferMeta and Vjp from op_infermeta_func_gen.py and
+/// op_vjp_interface_func_gen.py. (Decomp/DecompVjp are per class.)
+fn entry_interfaces(cx: &Ctx<'_>, e: &OpEntry, infer_meta: Option<&InferMeta>) -> Vec<String> {
     let pd_like = cx.dialect == "pd_op" || cx.dialect == "onednn_op";
     let onednn = cx.dialect == "onednn_op";
-    let mut base_interfaces: Vec<String> = e
+    let bwd = e.backward.as_deref().and_then(|b| cx.get(b));
+    let mut interfaces: Vec<String> = e
         .interfaces
         .iter()
         .map(|i| short_name(i).to_string())
         .collect();
-    // op_gen.py (AutoCodeGen), in its order: OpYamlInfo always; CacheGradOpSymbolicShape for
-    // pd_op when the backward op has a kernel (needs the backward loaded); GetKernelTypeForVar
-    // for pd_op/onednn_op; InferMeta and Vjp from op_infermeta_func_gen.py and
-    // op_vjp_interface_func_gen.py; Decomp/DecompVjp per class below.
-    base_interfaces.push("OpYamlInfoInterface".into());
+    interfaces.push("OpYamlInfoInterface".into());
     if cx.dialect == "pd_op"
         && bwd.is_some_and(|b| b.is_base_op() && b.kernel.is_some())
         && !CACHE_GRAD_OP_SHAPE_BLACK_LIST.contains(&e.name.as_str())
     {
-        base_interfaces.push("CacheGradOpSymbolicShapeInterface".into());
+        interfaces.push("CacheGradOpSymbolicShapeInterface".into());
     }
     if pd_like {
-        base_interfaces.push("GetKernelTypeForVarInterface".into());
+        interfaces.push("GetKernelTypeForVarInterface".into());
     }
     let has_infer_meta = infer_meta.is_some()
         || e.invoke.as_ref().is_some_and(|(_, func)| {
@@ -475,185 +537,32 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
                 .is_some_and(|t| t.file == e.file && t.is_base_op() && t.infer_meta.is_some())
         });
     if has_infer_meta {
-        base_interfaces.push("InferMetaInterface".into());
+        interfaces.push("InferMetaInterface".into());
     }
     if e.backward.is_some() && !VJP_INTERFACE_BLACK_LIST.contains(&e.name.as_str()) && !onednn {
-        base_interfaces.push("VjpInterface".into());
+        interfaces.push("VjpInterface".into());
     }
-    let mut base_traits: Vec<String> = e.traits.iter().map(|t| short_name(t).to_string()).collect();
+    interfaces
+}
+
+/// Traits common to every class of the entry: its own, `CustomVjpTrait` (op_gen.py's
+/// `CUSTOM_VJP`) and the oneDNN ones. (`InplaceTrait` is per class.)
+fn entry_traits(e: &OpEntry, onednn: bool) -> Vec<String> {
+    let mut traits: Vec<String> = e.traits.iter().map(|t| short_name(t).to_string()).collect();
     let grad_name = format!("{}_grad", e.name);
     if CUSTOM_VJP.contains(&grad_name.as_str()) && !onednn {
-        base_traits.push("CustomVjpTrait".into());
+        traits.push("CustomVjpTrait".into());
     }
     if onednn {
-        base_traits.push("OneDNNTrait".into());
+        traits.push("OneDNNTrait".into());
     }
     if e.is_onednn_only {
-        base_traits.push("OneDNNOnlyTrait".into());
+        traits.push("OneDNNOnlyTrait".into());
     }
     if e.dynamic_fallback {
-        base_traits.push("OneDNNDynamicFallbackTrait".into());
+        traits.push("OneDNNDynamicFallbackTrait".into());
     }
-
-    let file = cx.files[e.file];
-    for pn in &phi_names {
-        let twin = pn.ends_with('_');
-        for f in &funcs {
-            let op_name = match (funcs.len(), f) {
-                (n, Some(f)) if n > 1 => {
-                    if twin {
-                        format!("{}_", f.name)
-                    } else {
-                        f.name.clone()
-                    }
-                }
-                _ => pn.clone(),
-            };
-            let dispatch = f.and_then(|f| f.dispatch.as_ref());
-            let inputs = e
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, a)| InputSpec {
-                    name: s(&a.name),
-                    kind: InputKind::Value(match dispatch {
-                        Some((ins, _)) => dispatched(ins[i], a.ty == YamlType::TensorList),
-                        None => value_kind(a),
-                    }),
-                    optional: e.input_optional[i],
-                    no_need_buffer: e.input_no_need_buffer[i],
-                    with_grad_semantic: input_grad[i],
-                    doc: Cow::Borrowed(""),
-                })
-                .chain(mutables.iter().enumerate().map(|(i, m)| {
-                    let default = e
-                        .attrs
-                        .iter()
-                        .find(|a| a.name == m.name)
-                        .and_then(|a| a.default.clone());
-                    InputSpec {
-                        name: s(&m.name),
-                        kind: InputKind::MutableAttribute(MutableAttr {
-                            kind: m.kind,
-                            data_type: s(&m.data_type),
-                            default,
-                        }),
-                        optional: false,
-                        no_need_buffer: false,
-                        with_grad_semantic: mutable_grad[i],
-                        doc: Cow::Borrowed(""),
-                    }
-                }))
-                .collect::<Vec<_>>();
-            let attributes = e
-                .attrs
-                .iter()
-                .filter(|a| !mutables.iter().any(|m| m.name == a.name))
-                .filter_map(|a| {
-                    Some(AttributeSpec {
-                        name: s(&a.name),
-                        kind: a.ty.attr_kind()?,
-                        data_type: Cow::Borrowed(a.ty.data_type()),
-                        default: a.default.clone(),
-                        yaml_type: Cow::Borrowed(a.ty.spelling()),
-                        doc: Cow::Borrowed(""),
-                    })
-                })
-                .collect::<Vec<_>>();
-            let outputs = e
-                .outputs
-                .iter()
-                .enumerate()
-                .map(|(i, o)| OutputSpec {
-                    name: s(&o.name),
-                    kind: match dispatch {
-                        Some((_, outs)) => {
-                            dispatched(outs[i], matches!(o.kind, ValueKind::Vector(_)))
-                        }
-                        None => o.kind,
-                    },
-                    optional: out_optional[i],
-                    intermediate: e.output_intermediate[i],
-                    size_expr: o.size_expr.as_deref().map(s),
-                    doc: Cow::Borrowed(""),
-                })
-                .collect::<Vec<_>>();
-            let pairs = |p: Option<&Vec<(String, String)>>| -> List<(Str, Str)> {
-                match p {
-                    Some(v) if twin => list(v.iter().map(|(o, i)| (s(o), s(i))).collect()),
-                    _ => Cow::Borrowed(&[]),
-                }
-            };
-            let runtime = RuntimeInfo {
-                infer_meta_func: infer_meta.map_or(Cow::Borrowed(""), |im| s(&im.func)),
-                infer_meta_param: list(infer_meta_param.iter().map(|p| s(p)).collect()),
-                kernel_func: f.map_or(Cow::Borrowed(""), |f| s(&f.name)),
-                kernel_param: list(kernel_param.iter().map(|p| s(p)).collect()),
-                kernel_key_dtype: list(
-                    kernel
-                        .map(|k| k.data_type.iter().map(|d| s(d)).collect())
-                        .unwrap_or_default(),
-                ),
-                kernel_key_backend: list(
-                    kernel
-                        .map(|k| k.backend.iter().map(|d| s(d)).collect())
-                        .unwrap_or_default(),
-                ),
-                inplace: pairs(inplace),
-                view: pairs(view),
-                // Only Paddle's oneDNN GetOpInfo template passes `skip_transform_inputs`.
-                skip_transform_inputs: if onednn {
-                    list(e.skip_transform.iter().map(|n| s(n)).collect())
-                } else {
-                    Cow::Borrowed(&[])
-                },
-            };
-
-            let mut interfaces = base_interfaces.clone();
-            let in_list = |l: &[&str]| {
-                l.contains(&pn.as_str()) && f.is_some_and(|f| l.contains(&f.name.as_str()))
-            };
-            if !onednn {
-                if in_list(DECOMP_RULE_OPS) {
-                    interfaces.push("DecompInterface".into());
-                } else if in_list(DECOMP_VJP_OPS) {
-                    interfaces.push("DecompVjpInterface".into());
-                }
-            }
-            let mut traits = base_traits.clone();
-            if twin {
-                traits.push("InplaceTrait".into());
-            }
-            let class = class_name(&op_name);
-            let verify_signature =
-                !(class.contains("GradOp") || class.contains("Grad_Op") || e.custom_verify);
-            out.push(OpSchema {
-                dialect: s(cx.dialect),
-                name: Cow::Owned(format!("{}.{op_name}", cx.dialect)),
-                op_name: Cow::Owned(op_name),
-                class_name: Cow::Owned(class),
-                origin_name: s(&e.name),
-                kind: e.kind,
-                inputs: list(inputs),
-                attributes: list(attributes),
-                outputs: list(outputs),
-                runtime,
-                traits: sorted_unique(traits),
-                interfaces: sorted_unique(interfaces),
-                backward: e.backward.as_deref().map(s),
-                forward: e.forward.as_ref().map(|f| s(&f.name)),
-                invoke: e.invoke.as_ref().map(|(text, _)| s(text)),
-                verify_signature,
-                compat: compat.clone(),
-                extra: list(e.extra.iter().map(|(k, v)| (s(k), s(v))).collect()),
-                source: Some(SourceLoc {
-                    file: s(file),
-                    line: e.line,
-                }),
-                doc: s(&e.doc),
-            });
-        }
-    }
+    traits
 }
 
 fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {

@@ -55,14 +55,16 @@
 //!   at the first `)`, so `Place place = CPUPlace()` cannot appear in a `forward:` signature).
 
 pub mod args;
+mod checks;
 pub mod compat;
 mod entry;
 mod error;
+mod kernel;
 mod lower;
 pub mod paddle;
 mod reader;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::schema::OpSchema;
 
@@ -291,12 +293,54 @@ pub fn load_op_set(
 ) -> Result<OpSet, SpecErrors> {
     let mut diag = Diag::new();
     let files: Vec<&str> = ops.iter().map(|s| s.path).collect();
+    let (entries, broken) = read_entries(ops, &mut diag);
+    let compat_entries = compat.map_or_else(Vec::new, |src| read_compat(src, &mut diag));
+    let compat_index = compat::CompatIndex::new(&compat_entries);
+    let kept = drop_duplicates(entries, &broken, &files, &mut diag);
+    let by_name: HashMap<&str, usize> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let broken_names: HashSet<String> = broken.into_iter().map(|(n, _, _)| n).collect();
+    let cx = lower::Ctx {
+        dialect,
+        files: &files,
+        entries: &kept,
+        by_name: &by_name,
+        compat: &compat_entries,
+        compat_index: &compat_index,
+        broken: &broken_names,
+    };
+    checks::cross_check(&cx, &mut diag);
+    if let Some(src) = compat {
+        checks::check_compat(
+            &files,
+            src.path,
+            &compat_entries,
+            &kept,
+            &by_name,
+            &mut diag,
+        );
+    }
+    let classes = lower_all(&cx, &mut diag);
+    if !diag.errors.is_empty() {
+        let rank = |f: &str| files.iter().position(|p| *p == f).unwrap_or(files.len());
+        let mut errors = diag.errors;
+        errors.sort_by_key(|e| (rank(&e.file), e.line));
+        return Err(SpecErrors::new(errors));
+    }
+    Ok(OpSet::new(dialect, classes, compat_entries))
+}
 
-    // 1. Read and parse every entry.
+/// An entry that had errors: its name, file and line. Kept so that duplicates are still found
+/// and entries referring to it are not reported again.
+type Broken = (String, usize, u32);
+
+/// Reads and parses every entry of every op file.
+fn read_entries(ops: &[YamlSource<'_>], diag: &mut Diag) -> (Vec<entry::OpEntry>, Vec<Broken>) {
     let mut entries = Vec::new();
-    // Entries with errors: (name, file, line). Kept so that duplicates are still found and
-    // entries referring to them are not reported again.
-    let mut broken: Vec<(String, usize, u32)> = Vec::new();
+    let mut broken = Vec::new();
     for (i, src) in ops.iter().enumerate() {
         let lines: Vec<&str> = src.text.lines().collect();
         let root = match reader::read(src.text) {
@@ -321,138 +365,115 @@ pub fn load_op_set(
             continue;
         };
         for item in items {
-            match entry::parse_entry(i, src.path, &lines, item, &mut diag) {
+            match entry::parse_entry(i, src.path, &lines, item, diag) {
                 entry::Parsed::Ok(e) => entries.push(*e),
                 entry::Parsed::Broken { name, file, line } => broken.push((name, file, line)),
                 entry::Parsed::Unnamed => {}
             }
         }
     }
+    (entries, broken)
+}
 
-    // 2. op_compat.yaml.
-    let compat_entries = match compat {
-        None => Vec::new(),
-        Some(src) => match reader::read(src.text) {
-            Ok(root) => compat::parse_compat(src.path, root.as_ref(), &mut diag),
-            Err(e) => {
-                diag.push(src.path, e.line, None, SpecErrorKind::Syntax, e.message);
-                Vec::new()
-            }
-        },
-    };
-    let compat_index = compat::CompatIndex::new(&compat_entries);
+/// Reads op_compat.yaml.
+fn read_compat(src: YamlSource<'_>, diag: &mut Diag) -> Vec<CompatEntry> {
+    match reader::read(src.text) {
+        Ok(root) => compat::parse_compat(src.path, root.as_ref(), diag),
+        Err(e) => {
+            diag.push(src.path, e.line, None, SpecErrorKind::Syntax, e.message);
+            Vec::new()
+        }
+    }
+}
 
-    // 3. Duplicate op names (the first definition wins).
+/// The entries without a repeated name (the first definition, broken or not, wins; each
+/// repeat is reported).
+fn drop_duplicates(
+    entries: Vec<entry::OpEntry>,
+    broken: &[Broken],
+    files: &[&str],
+    diag: &mut Diag,
+) -> Vec<entry::OpEntry> {
     let mut kept = Vec::with_capacity(entries.len());
-    let broken_names: std::collections::HashSet<String> =
-        broken.iter().map(|(n, _, _)| n.clone()).collect();
-    {
-        let mut first: HashMap<String, (usize, u32)> = HashMap::new();
-        for (name, file, line) in &broken {
-            first.entry(name.clone()).or_insert((*file, *line));
-        }
-        for e in entries {
-            if let Some(&(f, l)) = first.get(&e.name) {
-                diag.push(
-                    files[e.file],
-                    e.line,
-                    Some(&e.name),
-                    SpecErrorKind::Duplicate,
-                    format!(
-                        "op `{}` is defined twice (first at {}:{l})",
-                        e.name, files[f]
-                    ),
-                );
-                continue;
-            }
-            first.insert(e.name.clone(), (e.file, e.line));
-            kept.push(e);
-        }
+    let mut first: HashMap<String, (usize, u32)> = HashMap::new();
+    for (name, file, line) in broken {
+        first.entry(name.clone()).or_insert((*file, *line));
     }
-    let by_name: HashMap<&str, usize> = kept
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.name.as_str(), i))
-        .collect();
+    for e in entries {
+        if let Some(&(f, l)) = first.get(&e.name) {
+            diag.push(
+                files[e.file],
+                e.line,
+                Some(&e.name),
+                SpecErrorKind::Duplicate,
+                format!(
+                    "op `{}` is defined twice (first at {}:{l})",
+                    e.name, files[f]
+                ),
+            );
+            continue;
+        }
+        first.insert(e.name.clone(), (e.file, e.line));
+        kept.push(e);
+    }
+    kept
+}
 
-    // 4. Cross-entry checks and lowering.
-    let cx = lower::Ctx {
-        dialect,
-        files: &files,
-        entries: &kept,
-        by_name: &by_name,
-        compat: &compat_entries,
-        compat_index: &compat_index,
-        broken: &broken_names,
-    };
-    lower::cross_check(&cx, &mut diag);
-    if let Some(src) = compat {
-        lower::check_compat(
-            &files,
-            src.path,
-            &compat_entries,
-            &kept,
-            &by_name,
-            &mut diag,
-        );
-    }
-    let mut classes = Vec::with_capacity(kept.len() * 2);
-    let mut generated: std::collections::HashSet<String> =
-        std::collections::HashSet::with_capacity(kept.len() * 2);
-    for e in &kept {
+/// Lowers every entry into its classes; a class whose name another op or class already takes
+/// (`foo` + `foo_`, or a kernel name) is reported and dropped.
+fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> Vec<OpSchema> {
+    let mut classes = Vec::with_capacity(cx.entries.len() * 2);
+    let mut generated: HashSet<String> = HashSet::with_capacity(cx.entries.len() * 2);
+    for e in cx.entries {
         let before = classes.len();
-        lower::lower_entry(&cx, e, &mut classes);
-        // A generated class may collide with another op (`foo` + `foo_`, or a kernel name).
+        lower::lower_entry(cx, e, &mut classes);
         let mut i = before;
         while i < classes.len() {
             let name = classes[i].op_name.to_string();
             let clash = generated.contains(&name)
                 || (name != e.name
-                    && (by_name.contains_key(name.as_str()) || broken_names.contains(&name)));
+                    && (cx.by_name.contains_key(name.as_str()) || cx.broken.contains(&name)));
             if !clash {
                 generated.insert(name.clone());
-            }
-            if clash {
-                diag.push(
-                    files[e.file],
-                    e.line,
-                    Some(&e.name),
-                    SpecErrorKind::Duplicate,
-                    format!(
-                        "this entry generates op `{name}`, which is also defined elsewhere (an inplace twin or a kernel function of the same name)"
-                    ),
-                );
-                classes.remove(i);
-            } else {
                 i += 1;
+                continue;
+            }
+            diag.push(
+                cx.files[e.file],
+                e.line,
+                Some(&e.name),
+                SpecErrorKind::Duplicate,
+                format!(
+                    "this entry generates op `{name}`, which is also defined elsewhere (an inplace twin or a kernel function of the same name)"
+                ),
+            );
+            classes.remove(i);
+        }
+    }
+    classes
+}
+
+impl OpSet {
+    /// The set of `classes`, indexed by op name, full name, class name and legacy name.
+    fn new(dialect: &str, classes: Vec<OpSchema>, compat: Vec<CompatEntry>) -> OpSet {
+        let mut by_name = HashMap::with_capacity(classes.len() * 2);
+        let mut by_class = HashMap::with_capacity(classes.len());
+        let mut by_legacy: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, c) in classes.iter().enumerate() {
+            by_name.insert(c.op_name.to_string(), i);
+            by_name.insert(c.name.to_string(), i);
+            by_class.insert(c.class_name.to_string(), i);
+            if let Some(l) = c.compat.as_ref().and_then(|c| c.legacy_name.as_deref()) {
+                by_legacy.entry(l.to_string()).or_default().push(i);
             }
         }
-    }
-
-    if !diag.errors.is_empty() {
-        let rank = |f: &str| files.iter().position(|p| *p == f).unwrap_or(files.len());
-        let mut errors = diag.errors;
-        errors.sort_by_key(|e| (rank(&e.file), e.line));
-        return Err(SpecErrors::new(errors));
-    }
-
-    let mut by_name = HashMap::with_capacity(classes.len() * 2);
-    let mut by_class = HashMap::with_capacity(classes.len());
-    let mut by_legacy: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, c) in classes.iter().enumerate() {
-        by_name.insert(c.op_name.to_string(), i);
-        by_name.insert(c.name.to_string(), i);
-        by_class.insert(c.class_name.to_string(), i);
-        if let Some(l) = c.compat.as_ref().and_then(|c| c.legacy_name.as_deref()) {
-            by_legacy.entry(l.to_string()).or_default().push(i);
+        OpSet {
+            dialect: dialect.to_string(),
+            ops: classes,
+            compat,
+            by_name,
+            by_class,
+            by_legacy,
         }
     }
-    Ok(OpSet {
-        dialect: dialect.to_string(),
-        ops: classes,
-        compat: compat_entries,
-        by_name,
-        by_class,
-        by_legacy,
-    })
 }

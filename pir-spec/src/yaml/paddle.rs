@@ -1,6 +1,9 @@
 //! Names and lists taken from Paddle's own generator (`paddle/fluid/pir/dialect/op_generator/`
 //! and `paddle/fluid/primitive/codegen/`), so that the traits and interfaces we attach follow the
-//! same rules. Every list is quoted from a named Paddle source file; none is ours.
+//! same rules. Every list is quoted from a named Paddle source file; none is ours. The trait and
+//! interface vocabulary itself is [`crate::known`].
+
+use crate::known;
 
 /// Paddle's `to_pascal_case` (`gen_utils.py`): split at `_`, capitalize each word (first letter
 /// upper, the rest lower, like Python's `str.capitalize`), join, and keep a trailing `_`.
@@ -58,7 +61,7 @@ pub fn short_name(cpp_name: &str) -> &str {
 }
 
 /// The fully qualified C++ name of a trait or interface Paddle's generator or yaml attaches,
-/// from its short name.
+/// from its short name (read from the one table of [`known`](crate::known)).
 ///
 /// ```
 /// use pir_spec::yaml::qualified_name;
@@ -67,48 +70,13 @@ pub fn short_name(cpp_name: &str) -> &str {
 /// assert_eq!(qualified_name("NoSuchTrait"), None);
 /// ```
 pub fn qualified_name(short: &str) -> Option<&'static str> {
-    KNOWN_TRAITS_AND_INTERFACES
-        .iter()
-        .copied()
+    let traits = known::TRAITS.iter().map(|t| t.cpp);
+    let interfaces = known::INTERFACES.iter().map(|i| i.cpp);
+    traits
+        .chain(interfaces)
+        .flatten()
         .find(|q| short_name(q) == short)
 }
-
-/// Traits and interfaces that appear on generated `pd_op` classes (Paddle's generator rules, its
-/// `op_trait.h` and the yaml `traits`/`interfaces` keys), fully qualified.
-///
-/// ```
-/// use pir_spec::yaml::paddle::KNOWN_TRAITS_AND_INTERFACES;
-/// assert!(KNOWN_TRAITS_AND_INTERFACES.contains(&"paddle::dialect::InplaceTrait"));
-/// ```
-pub const KNOWN_TRAITS_AND_INTERFACES: &[&str] = &[
-    "paddle::dialect::OpYamlInfoInterface",
-    "paddle::dialect::GetKernelTypeForVarInterface",
-    "paddle::dialect::InferMetaInterface",
-    "paddle::dialect::VjpInterface",
-    "paddle::dialect::DecompInterface",
-    "paddle::dialect::DecompVjpInterface",
-    "paddle::dialect::InferSymbolicShapeInterface",
-    "paddle::dialect::CacheGradOpSymbolicShapeInterface",
-    "paddle::dialect::LayoutTransformationInterface",
-    "paddle::dialect::ParseKernelKeyInterface",
-    "paddle::dialect::InplaceTrait",
-    "paddle::dialect::CustomVjpTrait",
-    "paddle::dialect::ForwardOnlyTrait",
-    "paddle::dialect::OneDNNTrait",
-    "paddle::dialect::OneDNNOnlyTrait",
-    "paddle::dialect::OneDNNDynamicFallbackTrait",
-    "pir::SideEffectTrait",
-    "pir::UnaryElementWiseTrait",
-    "pir::BinaryElementWiseTrait",
-    "pir::ImmutableLayoutTrait",
-    "pir::SameOperandsShapeTrait",
-    "pir::SameOperandsAndResultShapeTrait",
-    "pir::SameOperandsElementTypeTrait",
-    "pir::SameOperandsAndResultElementTypeTrait",
-    "pir::SameOperandsAndResultTypeTrait",
-    "pir::SameTypeOperandsTrait",
-    "pir::OneResultTrait",
-];
 
 /// `PD_MANUAL_OP_LIST` of `op_gen.py` (Paddle 0ab6998c): ops whose classes Paddle writes by hand
 /// in `manual_op.h` instead of generating them. Their GetOpInfo still follows the yaml, but
@@ -325,8 +293,9 @@ mod tests {
 
     #[test]
     fn every_known_name_round_trips() {
-        for q in KNOWN_TRAITS_AND_INTERFACES {
-            assert_eq!(qualified_name(short_name(q)), Some(*q));
+        let cpp = known::TRAITS.iter().map(|t| t.cpp);
+        for q in cpp.chain(known::INTERFACES.iter().map(|i| i.cpp)).flatten() {
+            assert_eq!(qualified_name(short_name(q)), Some(q));
         }
     }
 }
