@@ -239,11 +239,22 @@ fn generate(by_name: &BTreeMap<String, Vec<Found>>, errors: &mut Vec<String>) ->
             counts.join(" or ")
         )
         .unwrap();
+        // A static of its own: an array of values read out of other consts is not promoted
+        // to `'static` inside the registry's initializer.
+        writeln!(
+            dispatchers,
+            "/// The signatures of `{name}`'s overloads.\n\
+             static __SIGNATURES_{upper}: [::pir_runtime::meta::InferMetaSignature; {}] = [{}];\n",
+            sigs.len(),
+            sigs.join(", "),
+            upper = ident.to_uppercase()
+        )
+        .unwrap();
         writeln!(
             entries,
             "    ::pir_runtime::meta::InferMetaEntry {{\n        name: {name:?},\n        \
-             func: __dispatch_{ident},\n        signatures: &[{}],\n    }},",
-            sigs.join(", ")
+             func: __dispatch_{ident},\n        signatures: &__SIGNATURES_{},\n    }},",
+            ident.to_uppercase()
         )
         .unwrap();
     }
