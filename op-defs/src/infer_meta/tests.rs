@@ -1420,7 +1420,16 @@ fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
             Err(e) => e.0,
         };
         let Some(rest) = e.strip_prefix("argument ") else {
-            break;
+            // Overloads name their arities ("AdamInferMeta takes 16 or 18 arguments, got 0"):
+            // learn one of them, picked at random.
+            match overload_arities(&e) {
+                Some(counts) if !counts.contains(&args.len()) => {
+                    let n = r.pick(&counts);
+                    args = (0..n).map(|_| A::T(rand_tensor(r))).collect();
+                    continue;
+                }
+                _ => break,
+            }
         };
         let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
         let Ok(i) = digits.parse::<usize>() else {
@@ -1442,6 +1451,13 @@ fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
         }
     }
     args
+}
+
+/// The arities an overloaded function's dispatch error names (`... takes 16 or 18 arguments,
+/// got 0`).
+fn overload_arities(e: &str) -> Option<Vec<usize>> {
+    let list = e.split(" takes ").nth(1)?.split(" arguments, got ").next()?;
+    list.split(" or ").map(|n| n.parse().ok()).collect()
 }
 
 #[test]
