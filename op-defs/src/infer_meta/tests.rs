@@ -561,6 +561,43 @@ fn adam_in_paddle_3_3_signature_matches_static_adam_program() {
 }
 
 #[test]
+fn adam_and_adamw_before_amsgrad_have_no_moment2_max() {
+    // The yaml snapshot's adam_ (16 arguments) and adamw_ (19): six outputs, beta1_pow_out third
+    // from the end; a float16 param keeps its master weight in float32.
+    let mut adam = vec![
+        t(Float16, &[2, 3]),
+        t(Float16, &[2, 3]),
+        f32t(&[1]),
+        f32t(&[2, 3]),
+        f32t(&[2, 3]),
+        f32t(&[1]),
+        f32t(&[1]),
+        f32t(&[2, 3]),
+        A::None,
+        scf(0.9),
+        scf(0.999),
+        scf(1e-8),
+        b(false),
+        i64a(1000),
+        b(true),
+        b(false),
+    ];
+    let check = |o: &[MetaOut]| {
+        is(&o[0], &[2, 3], Float16);
+        is(&o[1], &[2, 3], Float32);
+        is(&o[2], &[2, 3], Float32);
+        is(&o[3], &[1], Float32);
+        is(&o[4], &[1], Float32);
+        is(&o[5], &[2, 3], Float32);
+    };
+    check(&ok("AdamInferMeta", &adam, 6));
+    for (i, a) in [fl(1.0), fl(0.01), b(true)].into_iter().enumerate() {
+        adam.insert(12 + i, a);
+    }
+    check(&ok("AdamwInferMeta", &adam, 6));
+}
+
+#[test]
 fn momentum_keeps_paddles_dtype_rules() {
     // MomentumInferMeta only sets param_out's dims (dtype stays the fresh float32) and keeps
     // the velocity in the master precision.
@@ -1456,7 +1493,11 @@ fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
 /// The arities an overloaded function's dispatch error names (`... takes 16 or 18 arguments,
 /// got 0`).
 fn overload_arities(e: &str) -> Option<Vec<usize>> {
-    let list = e.split(" takes ").nth(1)?.split(" arguments, got ").next()?;
+    let list = e
+        .split(" takes ")
+        .nth(1)?
+        .split(" arguments, got ")
+        .next()?;
     list.split(" or ").map(|n| n.parse().ok()).collect()
 }
 
