@@ -2148,22 +2148,23 @@ pub fn auc_infer_meta(
     auc_shapes(x, label, num_thresholds, slide_steps, outs)
 }
 
-/// `AucInferMeta` without its trailing `slide_steps` (taken as 1, the attribute's default).
+/// `AucInferMeta(input, label, stat_pos, stat_neg, curve, num_thresholds, slide_steps)`:
+/// Paddle's signature before `ins_tag_weight` was added (7 arguments), the same rule.
 #[infer_meta(name = "AucInferMeta")]
-pub fn auc_without_slide_steps_infer_meta(
+pub fn auc_before_ins_tag_weight_infer_meta(
     x: &TensorMeta,
     label: &TensorMeta,
     _stat_pos: &TensorMeta,
     _stat_neg: &TensorMeta,
-    _ins_tag_weight: Option<&TensorMeta>,
     _curve: &str,
     num_thresholds: i64,
+    slide_steps: i64,
     auc: Output<'_>,
     stat_pos_out: Output<'_>,
     stat_neg_out: Output<'_>,
 ) -> R {
     let outs = [auc, stat_pos_out, stat_neg_out];
-    auc_shapes(x, label, num_thresholds, 1, outs)
+    auc_shapes(x, label, num_thresholds, slide_steps, outs)
 }
 
 /// `BeamSearchInferMeta(pre_ids, pre_scores, ids, scores, level, beam_size, end_id,

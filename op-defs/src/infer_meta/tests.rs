@@ -598,6 +598,38 @@ fn adam_and_adamw_before_amsgrad_have_no_moment2_max() {
 }
 
 #[test]
+fn auc_takes_both_of_paddles_signatures() {
+    // paddle-ref ops auc/0: auc(x, l, sp, sn, None, 'ROC', 4095, 1) on x 4x2, label 4x1 int64
+    // and statistics 1x4096 gives tensor<i64>, tensor<8193xi64>, tensor<8193xi64>.
+    let stat = || t(Int64, &[1, 4096]);
+    let mut args = vec![
+        f32t(&[4, 2]),
+        t(Int64, &[4, 1]),
+        stat(),
+        stat(),
+        A::None,
+        s("ROC"),
+        int(4095),
+        int(1),
+    ];
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[0], &[], Int64);
+    is(&o[1], &[8193], Int64);
+    is(&o[2], &[8193], Int64);
+    // Before ins_tag_weight (`AucInferMeta(input, label, stat_pos, stat_neg, curve,
+    // num_thresholds, slide_steps)`): the same rule, seven arguments.
+    args.remove(4);
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[1], &[8193], Int64);
+    args[6] = int(0);
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[2], &[1, 4096], Int64);
+    args[6] = int(-1);
+    let e = err("AucInferMeta", &args, 3);
+    assert_eq!(e, "slide_steps must be non-negative, got -1");
+}
+
+#[test]
 fn momentum_keeps_paddles_dtype_rules() {
     // MomentumInferMeta only sets param_out's dims (dtype stays the fresh float32) and keeps
     // the velocity in the master precision.
