@@ -649,8 +649,16 @@ fn need_learning_rate(lr: &TensorMeta) -> R {
     need_one_element(lr, "learning_rate")
 }
 
-/// Checks that the `beta1_pow` and `beta2_pow` accumulators hold at least one element.
-fn need_beta_pows(beta1_pow: &TensorMeta, beta2_pow: &TensorMeta) -> R {
+/// The checks Adam and Lamb share: the `beta1_pow` and `beta2_pow` accumulators hold at least
+/// one element, the moments (and the master param, if given) have `param`'s dims.
+fn need_moments_and_pows(
+    param: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+) -> R {
     for (t, n) in [(beta1_pow, "beta1_pow"), (beta2_pow, "beta2_pow")] {
         let p = product(&t.dims);
         ensure_meta!(
@@ -659,7 +667,14 @@ fn need_beta_pows(beta1_pow: &TensorMeta, beta2_pow: &TensorMeta) -> R {
             fmt_dims(&t.dims)
         );
     }
-    Ok(())
+    need_param_dims(
+        param,
+        &[
+            (Some(moment1), "moment1"),
+            (Some(moment2), "moment2"),
+            (master_param, "master_param"),
+        ],
+    )
 }
 
 /// `SgdInferMeta(param, learning_rate, grad, master_param, multi_precision)`.
@@ -770,15 +785,7 @@ fn adam(
 ) -> R {
     let [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow] = tensors;
     need_one_element(learning_rate, "learning_rate")?;
-    need_beta_pows(beta1_pow, beta2_pow)?;
-    need_param_dims(
-        param,
-        &[
-            (Some(moment1), "moment1"),
-            (Some(moment2), "moment2"),
-            (master_param, "master_param"),
-        ],
-    )?;
+    need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
     let [param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out, master_out] = outs;
     param_out.set(dims_dtype_of(param))?;
     moment1_out.set(with_dtype_of(moment1, &param.dims))?;
@@ -1201,15 +1208,7 @@ pub fn lamb_infer_meta(
     master_param_outs: Output<'_>,
 ) -> R {
     need_learning_rate(learning_rate)?;
-    need_beta_pows(beta1_pow, beta2_pow)?;
-    need_param_dims(
-        param,
-        &[
-            (Some(moment1), "moment1"),
-            (Some(moment2), "moment2"),
-            (master_param, "master_param"),
-        ],
-    )?;
+    need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
     param_out.set(TensorMeta::new(DataType::Float32, &param.dims))?;
     moment1_out.set(with_dtype_of(moment1, &param.dims))?;
     moment2_out.set(with_dtype_of(moment2, &param.dims))?;
