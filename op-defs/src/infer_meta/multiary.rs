@@ -1,20 +1,25 @@
 //! Infer-meta functions of many inputs (tensor lists, optimizers, normalisations, recurrent
 //! nets), after Paddle's `paddle/phi/infermeta/multiary.cc`.
 //!
+//! Every function takes Paddle's parameters in the op's `infer_meta.param` order and follows
+//! Paddle's compile-time branch (`MetaConfig.is_runtime == false`): unknown extents stay `-1`.
+//!
 //! Optimizer outputs follow Paddle's setters exactly: an output Paddle only gives dims to keeps the
 //! fresh tensor's float32 dtype, and `master_param_out` is set only when Paddle sets it (the master
 //! parameter is present and, where Paddle asks for it, `multi_precision` is on).
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{
+    InferMetaError, IntArray, IntArrayArg, Output, OutputList, Scalar, TensorMeta,
+};
 use pir_runtime::phi::DataType;
 
 use super::common::{
     add, broadcast, concat_dims, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err, fmt_dims,
-    has_unknown, int_array, ints, layout_is_nchw, mp_dtype, mul, need_one_element, need_rank,
-    need_rank_ge, need_same_dims, product, rem, set_opt, share_meta, str_arg, sub,
-    with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
+    has_unknown, layout_is_nchw, mp_dtype, mul, need_one_element, need_rank, need_rank_ge,
+    need_same_dims, product, rem, share_meta, sub, with_dtype_lod_of, with_dtype_of, MetaBuilder,
+    Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -31,17 +36,11 @@ fn first<'a>(xs: &'a [TensorMeta], what: &str) -> Res<&'a TensorMeta> {
 /// `ConcatInferMeta(x, axis)`: concatenation along `axis`; unknown extents on the axis give -1,
 /// other dims must agree where both are known. An `axis` from a tensor gives all `-1`.
 #[infer_meta]
-pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let x0 = first(xs, "x")?;
-    let axis = ctx.scalar(1)?;
+pub fn concat_infer_meta(x: &[TensorMeta], axis: Option<Scalar>, out: Output<'_>) -> R {
+    let x0 = first(x, "x")?;
     let base = MetaBuilder::new().dtype(x0.dtype).layout(x0.layout).lod(x0);
-    let axis = match axis {
-        None => {
-            let d = vec![-1; x0.rank()];
-            return ctx.set_output(0, base.dims(&d).build());
-        }
-        Some(a) => a.to_i64(),
+    let Some(axis) = axis.map(Scalar::to_i64) else {
+        return out.set(base.dims(&vec![-1; x0.rank()]).build());
     };
     let rank = x0.rank() as i64;
     ensure_meta!(
@@ -50,19 +49,17 @@ pub fn concat_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         -rank
     );
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
-    let dims: Vec<&[i64]> = xs.iter().map(|t| &t.dims[..]).collect();
+    let dims: Vec<&[i64]> = x.iter().map(|t| &t.dims[..]).collect();
     let d = concat_dims(&dims, Some(axis))?;
-    ctx.set_output(0, base.dims(&d).build())
+    out.set(base.dims(&d).build())
 }
 
 /// `StackInferMeta(x, axis)`: inserts a new axis of size `len(x)` at `axis` (in
 /// `[-(rank+1), rank]`); all inputs must agree where extents are known.
 #[infer_meta]
-pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let x0 = first(xs, "x")?;
-    let axis = ctx.int(1)?;
-    let dims: Vec<&[i64]> = xs.iter().map(|t| &t.dims[..]).collect();
+pub fn stack_infer_meta(x: &[TensorMeta], axis: i64, out: Output<'_>) -> R {
+    let x0 = first(x, "x")?;
+    let dims: Vec<&[i64]> = x.iter().map(|t| &t.dims[..]).collect();
     let mut d = concat_dims(&dims, None)?;
     let rank = x0.rank() as i64;
     ensure_meta!(
@@ -72,41 +69,37 @@ pub fn stack_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         rank + 1
     );
     let axis = if axis < 0 { axis + rank + 1 } else { axis } as usize;
-    d.insert(axis, xs.len() as i64);
-    ctx.set_output(0, with_dtype_lod_of(x0, &d))
+    d.insert(axis, x.len() as i64);
+    out.set(with_dtype_lod_of(x0, &d))
 }
 
 /// `UnchangedMultiInferMeta(x)`: each output shares the metadata of the input at its position.
 #[infer_meta]
-pub fn unchanged_multi_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(share_meta).collect())
+pub fn unchanged_multi_infer_meta(x: &[TensorMeta], out: OutputList<'_>) -> R {
+    out.set(x.iter().map(share_meta).collect())
 }
 
 /// `MeshgridInferMeta(inputs)`: every output has dims `[len(in_0), len(in_1), ...]` (a 0-D input
 /// counts 1) and the first input's dtype.
 #[infer_meta]
-pub fn meshgrid_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let x0 = first(xs, "inputs")?;
-    let shape: Vec<i64> = xs
+pub fn meshgrid_infer_meta(inputs: &[TensorMeta], outputs: OutputList<'_>) -> R {
+    let x0 = first(inputs, "inputs")?;
+    let shape: Vec<i64> = inputs
         .iter()
         .map(|t| t.dims.first().copied().unwrap_or(1))
         .collect();
-    let outs = xs.iter().map(|_| with_dtype_of(x0, &shape)).collect();
-    ctx.set_outputs(0, outs)
+    outputs.set(inputs.iter().map(|_| with_dtype_of(x0, &shape)).collect())
 }
 
 /// `BroadcastTensorsInferMeta(input)`: every output gets the common broadcast shape (a -1
 /// extent yields to a known one) with its own input's dtype and LoD.
 #[infer_meta]
-pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let rank = xs.iter().map(|t| t.rank()).max().unwrap_or(0);
+pub fn broadcast_tensors_infer_meta(input: &[TensorMeta], out: OutputList<'_>) -> R {
+    let rank = input.iter().map(|t| t.rank()).max().unwrap_or(0);
     let mut target = vec![0i64; rank];
     for index in 0..rank {
         let mut t = 1i64;
-        for x in xs {
+        for x in input {
             let r = x.rank();
             let mut s = if index < r { x.dims[r - index - 1] } else { 1 };
             if t != 1 && s != 1 && t != s {
@@ -128,60 +121,62 @@ pub fn broadcast_tensors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
         target[rank - index - 1] = t;
     }
-    let outs = xs.iter().map(|x| with_dtype_lod_of(x, &target)).collect();
-    ctx.set_outputs(0, outs)
+    out.set(
+        input
+            .iter()
+            .map(|x| with_dtype_lod_of(x, &target))
+            .collect(),
+    )
 }
 
 /// `AddNInferMeta(x)`: the common shape of the non-0-D inputs (unknown extents are lenient), the
 /// first input's dtype and LoD; all 0-D inputs give a 0-D output.
 #[infer_meta]
-pub fn add_n_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let x0 = first(xs, "x")?;
+pub fn add_n_infer_meta(x: &[TensorMeta], out: Output<'_>) -> R {
+    let x0 = first(x, "x")?;
     let mut in_dim: Option<Vec<i64>> = None;
-    for (i, x) in xs.iter().enumerate() {
-        if x.rank() == 0 {
+    for (i, xi) in x.iter().enumerate() {
+        if xi.rank() == 0 {
             continue;
         }
         match &mut in_dim {
-            None => in_dim = Some(x.dims.to_vec()),
-            Some(d) if product(d) == 0 => *d = x.dims.to_vec(),
+            None => in_dim = Some(xi.dims.to_vec()),
+            Some(d) if product(d) == 0 => *d = xi.dims.to_vec(),
             Some(d) => {
                 ensure_meta!(
-                    d.len() == x.rank(),
+                    d.len() == xi.rank(),
                     "add_n inputs need the same rank: x[0] is {} but x[{i}] is {}",
                     fmt_dims(d),
-                    fmt_dims(&x.dims)
+                    fmt_dims(&xi.dims)
                 );
                 for j in 0..d.len() {
-                    if x.dims[j] == -1 || d[j] == -1 {
+                    if xi.dims[j] == -1 || d[j] == -1 {
                         continue;
                     }
                     ensure_meta!(
-                        d[j] == x.dims[j],
+                        d[j] == xi.dims[j],
                         "add_n inputs need the same shape: x[0] is {} but x[{i}] is {}",
                         fmt_dims(d),
-                        fmt_dims(&x.dims)
+                        fmt_dims(&xi.dims)
                     );
                 }
             }
         }
     }
     let d = in_dim.unwrap_or_default();
-    ctx.set_output(0, with_dtype_lod_of(x0, &d))
+    out.set(with_dtype_lod_of(x0, &d))
 }
 
 /// `MultiDotInferMeta(x)`: the chained matrix product of 1-D/2-D ends and 2-D middles.
 #[infer_meta]
-pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
+pub fn multi_dot_infer_meta(x: &[TensorMeta], out: Output<'_>) -> R {
     ensure_meta!(
-        xs.len() > 1,
+        x.len() > 1,
         "multi_dot needs more than one input, got {}",
-        xs.len()
+        x.len()
     );
-    let n = xs.len();
-    let mut first_dim = xs[0].dims.to_vec();
+    let n = x.len();
+    let mut first_dim = x[0].dims.to_vec();
     ensure_meta!(
         first_dim.len() < 3,
         "multi_dot: the first input must be 1-D or 2-D, got {}",
@@ -196,13 +191,13 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         !first_dim.is_empty(),
         "multi_dot: the first input must be 1-D or 2-D, got a 0-D tensor"
     );
-    let mut last_dim = xs[n - 1].dims.to_vec();
+    let mut last_dim = x[n - 1].dims.to_vec();
     ensure_meta!(
         !last_dim.is_empty() && last_dim.len() < 3,
         "multi_dot: the last input must be 1-D or 2-D, got {}",
         fmt_dims(&last_dim)
     );
-    let out: Vec<i64> = if last_dim.len() == 1 {
+    let d: Vec<i64> = if last_dim.len() == 1 {
         last_dim = vec![last_dim[0], 1];
         if is_vector {
             vec![]
@@ -215,7 +210,7 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         vec![first_dim[0], last_dim[1]]
     };
     let mut width = first_dim[1];
-    for (i, t) in xs.iter().enumerate().take(n - 1).skip(1) {
+    for (i, t) in x.iter().enumerate().take(n - 1).skip(1) {
         ensure_meta!(
             t.rank() == 2,
             "multi_dot: input {i} must be 2-D, got {}",
@@ -234,33 +229,31 @@ pub fn multi_dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "multi_dot: the last input has {} rows but the product so far has {width} columns",
         last_dim[0]
     );
-    ctx.set_output(0, with_dtype_lod_of(&xs[0], &out))
+    out.set(with_dtype_lod_of(&x[0], &d))
 }
 
 /// `MultiplexInferMeta(inputs, index)`: the candidates' shape with dim 0 from `index` (`[N, 1]`).
 #[infer_meta]
-pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let ins = ctx.tensors(0)?;
-    let ids = ctx.tensor(1)?;
-    ensure_meta!(!ins.is_empty(), "multiplex needs candidate inputs");
-    need_rank(ids, 2, "index")?;
+pub fn multiplex_infer_meta(inputs: &[TensorMeta], index: &TensorMeta, out: Output<'_>) -> R {
+    ensure_meta!(!inputs.is_empty(), "multiplex needs candidate inputs");
+    need_rank(index, 2, "index")?;
     ensure_meta!(
-        ids.dims[1] == 1,
+        index.dims[1] == 1,
         "index must have shape [batch, 1], got {}",
-        fmt_dims(&ids.dims)
+        fmt_dims(&index.dims)
     );
     ensure_meta!(
-        ins.len() > 1,
+        inputs.len() > 1,
         "multiplex needs more than one candidate input, got {}",
-        ins.len()
+        inputs.len()
     );
-    let mut d = ins[0].dims.to_vec();
+    let mut d = inputs[0].dims.to_vec();
     ensure_meta!(
         d.len() >= 2,
         "multiplex candidates must have rank ≥ 2, got {}",
         fmt_dims(&d)
     );
-    for (i, t) in ins.iter().enumerate().skip(1) {
+    for (i, t) in inputs.iter().enumerate().skip(1) {
         ensure_meta!(
             t.dims[..] == d[..],
             "all multiplex candidates must have the same shape: inputs[0] is {} but inputs[{i}] \
@@ -270,83 +263,103 @@ pub fn multiplex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     ensure_meta!(
-        d[0] >= ids.dims[0],
+        d[0] >= index.dims[0],
         "candidate dim 0 ({}) is smaller than the batch size of index ({})",
         d[0],
-        ids.dims[0]
+        index.dims[0]
     );
-    d[0] = ids.dims[0];
-    ctx.set_output(0, with_dtype_of(&ins[0], &d))
+    d[0] = index.dims[0];
+    out.set(with_dtype_of(&inputs[0], &d))
+}
+
+/// Checks that `a` and `b` have the same rank and agree on every extent known and non-zero in
+/// both (`WhereInferMeta`'s rule).
+fn need_where_compatible(a: &TensorMeta, b: &TensorMeta, na: &str, nb: &str) -> R {
+    ensure_meta!(
+        a.rank() == b.rank(),
+        "{na} {} and {nb} {} must have the same rank",
+        fmt_dims(&a.dims),
+        fmt_dims(&b.dims)
+    );
+    for i in 0..a.rank() {
+        let (p, q) = (a.dims[i], b.dims[i]);
+        if p == -1 || q == -1 || p == 0 || q == 0 {
+            continue;
+        }
+        ensure_meta!(
+            p == q,
+            "dimension {i} of {na} {} and {nb} {} differ ({p} vs {q})",
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
+        );
+    }
+    Ok(())
 }
 
 /// `WhereInferMeta(condition, x, y)`: `out` shares `x`'s metadata; the three ranks must agree
 /// and so must known, non-zero extents.
 #[infer_meta]
-pub fn where_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let c = ctx.tensor(0)?;
-    let x = ctx.tensor(1)?;
-    let y = ctx.tensor(2)?;
-    let pair = |a: &TensorMeta, b: &TensorMeta, na: &str, nb: &str| -> R {
-        ensure_meta!(
-            a.rank() == b.rank(),
-            "{na} {} and {nb} {} must have the same rank",
-            fmt_dims(&a.dims),
-            fmt_dims(&b.dims)
-        );
-        for i in 0..a.rank() {
-            let (p, q) = (a.dims[i], b.dims[i]);
-            if p == -1 || q == -1 || p == 0 || q == 0 {
-                continue;
-            }
-            ensure_meta!(
-                p == q,
-                "dimension {i} of {na} {} and {nb} {} differ ({p} vs {q})",
-                fmt_dims(&a.dims),
-                fmt_dims(&b.dims)
-            );
-        }
-        Ok(())
-    };
-    pair(c, x, "condition", "x")?;
-    pair(x, y, "x", "y")?;
-    ctx.set_output(0, share_meta(x))
+pub fn where_infer_meta(
+    condition: &TensorMeta,
+    x: &TensorMeta,
+    y: &TensorMeta,
+    out: Output<'_>,
+) -> R {
+    need_where_compatible(condition, x, "condition", "x")?;
+    need_where_compatible(x, y, "x", "y")?;
+    out.set(share_meta(x))
 }
 
 /// `IndexPutInferMeta(x, indices, value, accumulate)`: `out` shares `x`'s metadata (rank < 7).
 #[infer_meta]
-pub fn index_put_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
+pub fn index_put_infer_meta(
+    x: &TensorMeta,
+    _indices: &[TensorMeta],
+    _value: &TensorMeta,
+    _accumulate: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         x.rank() < 7,
         "index_put supports x of rank below 7, got {}",
         fmt_dims(&x.dims)
     );
-    ctx.set_output(0, share_meta(x))
+    out.set(share_meta(x))
 }
 
 /// `CheckFiniteAndUnscaleInferMeta(x, scale)`: each output copies its input's dims and dtype;
 /// `found_infinite` is bool `[1]`.
 #[infer_meta]
-pub fn check_finite_and_unscale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(dims_dtype_of).collect())?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new().dims(&[1]).dtype(DataType::Bool).build(),
-    )
+pub fn check_finite_and_unscale_infer_meta(
+    x: &[TensorMeta],
+    _scale: &TensorMeta,
+    out: OutputList<'_>,
+    found_infinite: Output<'_>,
+) -> R {
+    out.set(x.iter().map(dims_dtype_of).collect())?;
+    found_infinite.set(TensorMeta::new(DataType::Bool, &[1]))
 }
 
 /// `UpdateLossScalingInferMeta(x, found_infinite, prev_loss_scaling, in_good_steps,
 /// in_bad_steps)`: outputs copy the inputs' dims and dtypes; `loss_scaling` gets dims `[1]`, the
 /// step counters int32 `[1]`.
 #[infer_meta]
-pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    ctx.set_outputs(0, xs.iter().map(dims_dtype_of).collect())?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[1]).build())?;
-    let counter = MetaBuilder::new().dims(&[1]).dtype(DataType::Int32).build();
-    ctx.set_output(2, counter.clone())?;
-    ctx.set_output(3, counter)
+pub fn update_loss_scaling_infer_meta(
+    x: &[TensorMeta],
+    _found_infinite: &TensorMeta,
+    _prev_loss_scaling: &TensorMeta,
+    _in_good_steps: &TensorMeta,
+    _in_bad_steps: &TensorMeta,
+    out: OutputList<'_>,
+    loss_scaling: Output<'_>,
+    out_good_steps: Output<'_>,
+    out_bad_steps: Output<'_>,
+) -> R {
+    out.set(x.iter().map(dims_dtype_of).collect())?;
+    loss_scaling.set(TensorMeta::new(DataType::Float32, &[1]))?;
+    let counter = TensorMeta::new(DataType::Int32, &[1]);
+    out_good_steps.set(counter.clone())?;
+    out_bad_steps.set(counter)
 }
 
 /// `CoalesceTensorInferMeta(input, dtype, copy_data, set_constant, persist_output, constant,
@@ -354,16 +367,27 @@ pub fn update_loss_scaling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// inputs' dims, dtypes and layouts; at compile time `fused_output` is set only with alignment
 /// on, to the aligned total element count.
 #[infer_meta]
-pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let xs = ctx.tensors(0)?;
-    let dtype = ctx.dtype(1)?;
-    let use_align = ctx.bool(6)?;
-    let align_size = ctx.int(7)?;
-    let mut size_of = ctx.int(8)?;
-    if size_of == -1 {
-        size_of = dtype.size_of() as i64;
-    }
-    let outs = xs
+pub fn coalesce_tensor_infer_meta(
+    input: &[TensorMeta],
+    dtype: DataType,
+    _copy_data: bool,
+    _set_constant: bool,
+    _persist_output: bool,
+    _constant: f64,
+    use_align: bool,
+    align_size: i64,
+    size_of_dtype: i64,
+    _concated_shapes: &[i64],
+    _concated_ranks: &[i64],
+    output: OutputList<'_>,
+    fused_output: Output<'_>,
+) -> R {
+    let size_of = if size_of_dtype == -1 {
+        dtype.size_of() as i64
+    } else {
+        size_of_dtype
+    };
+    let outs = input
         .iter()
         .map(|x| {
             MetaBuilder::new()
@@ -373,12 +397,12 @@ pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 .build()
         })
         .collect();
-    ctx.set_outputs(0, outs)?;
+    output.set(outs)?;
     if use_align && align_size > 0 {
         ensure_meta!(size_of > 0, "size_of_dtype must be positive, got {size_of}");
         let mut numel = 0i64;
         let mut unknown = false;
-        for x in xs {
+        for x in input {
             let size = product(&x.dims);
             if size < 0 {
                 unknown = true;
@@ -394,7 +418,7 @@ pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             numel = add(numel, aligned / size_of);
         }
         let d = if unknown { -1 } else { numel };
-        set_opt(ctx, 1, MetaBuilder::new().dims(&[d]).dtype(dtype).build())?;
+        fused_output.set_if_present(TensorMeta::new(dtype, &[d]));
     }
     Ok(())
 }
@@ -403,14 +427,16 @@ pub fn coalesce_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // Normalisation
 // ---------------------------------------------------------------------------------------------
 
+/// The shared rule of `BatchNormInferMeta` and `FusedBatchNormActInferMeta`; `outs` are `y`,
+/// `mean_out`, `variance_out`, `saved_mean`, `saved_variance` and `reserve_space`.
 fn batch_norm(
-    ctx: &mut InferMetaCtx<'_>,
     x: &TensorMeta,
     mean: &TensorMeta,
     variance: &TensorMeta,
     scale: Option<&TensorMeta>,
     bias: Option<&TensorMeta>,
     data_format: &str,
+    outs: [Output<'_>; 6],
 ) -> R {
     let xd = &x.dims;
     for &d in xd.iter() {
@@ -455,28 +481,20 @@ fn batch_norm(
         DataType::Float16 | DataType::BFloat16 | DataType::UInt16 => DataType::Float32,
         t => t,
     };
-    let y = MetaBuilder::new()
+    let [y, mean_out, variance_out, saved_mean, saved_variance, reserve_space] = outs;
+    let y_meta = MetaBuilder::new()
         .dims(xd)
         .lod(x)
         .dtype(x.dtype)
         .layout(x.layout)
         .build();
-    ctx.set_output(0, y)?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[c]).dtype(mean.dtype).build())?;
-    ctx.set_output(
-        2,
-        MetaBuilder::new().dims(&[c]).dtype(variance.dtype).build(),
-    )?;
-    set_opt(ctx, 3, MetaBuilder::new().dims(&[c]).dtype(stat).build())?;
-    set_opt(ctx, 4, MetaBuilder::new().dims(&[c]).dtype(stat).build())?;
-    set_opt(
-        ctx,
-        5,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::UInt8)
-            .build(),
-    )
+    y.set(y_meta)?;
+    mean_out.set(TensorMeta::new(mean.dtype, &[c]))?;
+    variance_out.set(TensorMeta::new(variance.dtype, &[c]))?;
+    saved_mean.set_if_present(TensorMeta::new(stat, &[c]));
+    saved_variance.set_if_present(TensorMeta::new(stat, &[c]));
+    reserve_space.set_if_present(TensorMeta::new(DataType::UInt8, &[-1]));
+    Ok(())
 }
 
 /// `BatchNormInferMeta(x, mean, variance, scale, bias, is_test, momentum, epsilon, data_format,
@@ -484,38 +502,83 @@ fn batch_norm(
 /// own dtypes; saved statistics `[C]` in float32 for half inputs; `reserve_space` uint8 `[-1]`.
 /// `C` is dim 1 for `NCHW`, the last dim otherwise.
 #[infer_meta]
-pub fn batch_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let mean = ctx.tensor(1)?;
-    let variance = ctx.tensor(2)?;
-    let scale = ctx.opt_tensor(3)?;
-    let bias = ctx.opt_tensor(4)?;
-    let fmt = str_arg(ctx, 8)?;
-    batch_norm(ctx, x, mean, variance, scale, bias, &fmt)
+pub fn batch_norm_infer_meta(
+    x: &TensorMeta,
+    mean: &TensorMeta,
+    variance: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
+    _is_test: bool,
+    _momentum: f64,
+    _epsilon: f64,
+    data_format: &str,
+    _use_global_stats: bool,
+    _trainable_statistics: bool,
+    y: Output<'_>,
+    mean_out: Output<'_>,
+    variance_out: Output<'_>,
+    saved_mean: Output<'_>,
+    saved_variance: Output<'_>,
+    reserve_space: Output<'_>,
+) -> R {
+    let outs = [
+        y,
+        mean_out,
+        variance_out,
+        saved_mean,
+        saved_variance,
+        reserve_space,
+    ];
+    batch_norm(x, mean, variance, scale, bias, data_format, outs)
 }
 
 /// `FusedBatchNormActInferMeta(x, scale, bias, mean, variance)`: `BatchNormInferMeta` with
 /// `NHWC`.
 #[infer_meta]
-pub fn fused_batch_norm_act_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let scale = ctx.opt_tensor(1)?;
-    let bias = ctx.opt_tensor(2)?;
-    let mean = ctx.tensor(3)?;
-    let variance = ctx.tensor(4)?;
-    batch_norm(ctx, x, mean, variance, scale, bias, "NHWC")
+pub fn fused_batch_norm_act_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
+    mean: &TensorMeta,
+    variance: &TensorMeta,
+    y: Output<'_>,
+    mean_out: Output<'_>,
+    variance_out: Output<'_>,
+    saved_mean: Output<'_>,
+    saved_variance: Output<'_>,
+    reserve_space: Output<'_>,
+) -> R {
+    let outs = [
+        y,
+        mean_out,
+        variance_out,
+        saved_mean,
+        saved_variance,
+        reserve_space,
+    ];
+    batch_norm(x, mean, variance, scale, bias, "NHWC", outs)
 }
 
 /// `RmsNormInferMeta(x, bias, residual, norm_weight, norm_bias, epsilon, begin_norm_axis,
 /// quant_scale, quant_round_type, quant_max_bound, quant_min_bound)`.
 #[infer_meta]
-pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let residual = ctx.opt_tensor(2)?;
-    let w = ctx.tensor(3)?;
-    let begin = ctx.int(6)?;
-    let quant_scale = ctx.float(7)?;
-    let quant_max = ctx.float(9)?;
+pub fn rms_norm_infer_meta(
+    x: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    residual: Option<&TensorMeta>,
+    norm_weight: &TensorMeta,
+    _norm_bias: Option<&TensorMeta>,
+    _epsilon: f64,
+    begin_norm_axis: i64,
+    quant_scale: f64,
+    _quant_round_type: i64,
+    quant_max_bound: f64,
+    _quant_min_bound: f64,
+    out: Output<'_>,
+    residual_out: Output<'_>,
+    inv_var: Output<'_>,
+) -> R {
+    let begin = begin_norm_axis;
     let rank = x.rank();
     ensure_meta!(
         begin >= 0 && begin as usize <= rank,
@@ -526,37 +589,37 @@ pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let norm = product(&x.dims[b..]);
     let unknown = has_unknown(&x.dims[b..]);
     if norm != 0 && !unknown {
-        let w0 = dim_at(&w.dims, 0, "norm_weight")?;
+        let w0 = dim_at(&norm_weight.dims, 0, "norm_weight")?;
         ensure_meta!(
             norm == w0,
             "the normalized size of x {} from axis {b} is {norm} but norm_weight has {w0} elements",
             fmt_dims(&x.dims)
         );
     }
-    let mut out = MetaBuilder::new().dims(&x.dims).layout(x.layout).lod(x);
+    let mut meta = MetaBuilder::new().dims(&x.dims).layout(x.layout).lod(x);
     if quant_scale > 0.0 {
-        if (quant_max - 127.0).abs() < 1e-6 {
-            out = out.dtype(DataType::Int8);
-        } else if (quant_max - 448.0).abs() < 1e-6 {
-            out = out.dtype(DataType::Float8E4M3FN);
+        if (quant_max_bound - 127.0).abs() < 1e-6 {
+            meta = meta.dtype(DataType::Int8);
+        } else if (quant_max_bound - 448.0).abs() < 1e-6 {
+            meta = meta.dtype(DataType::Float8E4M3FN);
         }
     } else {
-        out = out.dtype(x.dtype);
+        meta = meta.dtype(x.dtype);
     }
-    ctx.set_output(0, out.build())?;
+    out.set(meta.build())?;
     let inv = MetaBuilder::new()
         .dims(&x.dims[..b])
         .dtype(DataType::Float32)
         .layout(x.layout)
         .build();
-    set_opt(ctx, 2, inv)?;
+    inv_var.set_if_present(inv);
     if residual.is_some() {
         let r = MetaBuilder::new()
             .dims(&x.dims)
             .dtype(x.dtype)
             .layout(x.layout)
             .lod(x);
-        set_opt(ctx, 1, r.build())?;
+        residual_out.set_if_present(r.build());
     }
     Ok(())
 }
@@ -565,26 +628,70 @@ pub fn rms_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 // Optimizers
 // ---------------------------------------------------------------------------------------------
 
-/// Sets output `j` to `param`'s dims in the master-weight precision.
-fn master_out(ctx: &mut InferMetaCtx<'_>, j: usize, dims: &[i64], dtype: DataType) -> R {
-    set_opt(
-        ctx,
-        j,
-        MetaBuilder::new().dims(dims).dtype(mp_dtype(dtype)).build(),
+/// Sets `master_param_out` (if the op has it) to `like`'s dims in the master-weight precision.
+fn set_master(out: Output<'_>, like: &TensorMeta) {
+    out.set_if_present(TensorMeta::new(mp_dtype(like.dtype), &like.dims));
+}
+
+/// Checks that each given state tensor has `param`'s dims (an absent optional one is skipped).
+fn need_param_dims(param: &TensorMeta, states: &[(Option<&TensorMeta>, &str)]) -> R {
+    for &(t, name) in states {
+        if let Some(t) = t {
+            need_same_dims(param, t, "param", name)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `learning_rate` is initialized (has elements) and holds exactly one.
+fn need_learning_rate(lr: &TensorMeta) -> R {
+    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
+    need_one_element(lr, "learning_rate")
+}
+
+/// The checks Adam and Lamb share: the `beta1_pow` and `beta2_pow` accumulators hold at least
+/// one element, the moments (and the master param, if given) have `param`'s dims.
+fn need_moments_and_pows(
+    param: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+) -> R {
+    for (t, n) in [(beta1_pow, "beta1_pow"), (beta2_pow, "beta2_pow")] {
+        let p = product(&t.dims);
+        ensure_meta!(
+            p >= 1,
+            "{n} must hold at least one element, got dims {}",
+            fmt_dims(&t.dims)
+        );
+    }
+    need_param_dims(
+        param,
+        &[
+            (Some(moment1), "moment1"),
+            (Some(moment2), "moment2"),
+            (master_param, "master_param"),
+        ],
     )
 }
 
 /// `SgdInferMeta(param, learning_rate, grad, master_param, multi_precision)`.
 #[infer_meta]
-pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(1)?;
-    let master = ctx.opt_tensor(3)?;
-    let multi = ctx.bool(4)?;
-    need_one_element(lr, "learning_rate")?;
-    ctx.set_output(0, dims_dtype_of(param))?;
-    if let (true, Some(m)) = (multi, master) {
-        master_out(ctx, 1, &m.dims, m.dtype)?;
+pub fn sgd_infer_meta(
+    param: &TensorMeta,
+    learning_rate: &TensorMeta,
+    _grad: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
+    param_out.set(dims_dtype_of(param))?;
+    if let (true, Some(m)) = (multi_precision, master_param) {
+        set_master(master_param_out, m);
     }
     Ok(())
 }
@@ -594,21 +701,33 @@ pub fn sgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// gets dims only (its dtype stays float32, as in Paddle); `velocity_out` is in the master
 /// precision.
 #[infer_meta]
-pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(3)?;
-    let master = ctx.opt_tensor(4)?;
+pub fn momentum_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    _velocity: &TensorMeta,
+    learning_rate: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _mu: f64,
+    _use_nesterov: bool,
+    _regularization_method: &str,
+    _regularization_coeff: f64,
+    _multi_precision: bool,
+    _rescale_grad: f64,
+    param_out: Output<'_>,
+    velocity_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    let lr = learning_rate;
     ensure_meta!(
         product(&lr.dims) != 0,
         "learning_rate has no elements ({}): it may not be initialized",
         fmt_dims(&lr.dims)
     );
     need_one_element(lr, "learning_rate")?;
-    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
-    let mp = mp_dtype(param.dtype);
-    ctx.set_output(1, MetaBuilder::new().dims(&param.dims).dtype(mp).build())?;
-    if master.is_some() {
-        master_out(ctx, 2, &param.dims, param.dtype)?;
+    param_out.set(TensorMeta::new(DataType::Float32, &param.dims))?;
+    velocity_out.set(TensorMeta::new(mp_dtype(param.dtype), &param.dims))?;
+    if master_param.is_some() {
+        set_master(master_param_out, param);
     }
     Ok(())
 }
@@ -617,127 +736,285 @@ pub fn momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// nranks, mu, use_nesterov, regularization_method, regularization_coeff, multi_precision,
 /// rescale_grad, rampup_begin_step)`.
 #[infer_meta(name = "DGCMomentumInferMeta")]
-pub fn dgc_momentum_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(1)?;
-    let velocity = ctx.tensor(2)?;
-    let lr = ctx.tensor(3)?;
-    let master = ctx.opt_tensor(4)?;
-    let multi = ctx.bool(11)?;
-    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
-    need_one_element(lr, "learning_rate")?;
-    need_same_dims(param, grad, "param", "grad")?;
-    need_same_dims(param, velocity, "param", "velocity")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    let mp = mp_dtype(param.dtype);
-    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
-    ctx.set_output(1, MetaBuilder::new().dims(&param.dims).dtype(mp).build())?;
-    if multi && master.is_some() {
-        master_out(ctx, 2, &param.dims, param.dtype)?;
+pub fn dgc_momentum_infer_meta(
+    param: &TensorMeta,
+    grad: &TensorMeta,
+    velocity: &TensorMeta,
+    learning_rate: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _current_step_tensor: &TensorMeta,
+    _nranks_tensor: &TensorMeta,
+    _mu: f64,
+    _use_nesterov: bool,
+    _regularization_method: &str,
+    _regularization_coeff: f64,
+    multi_precision: bool,
+    _rescale_grad: f64,
+    _rampup_begin_step: f64,
+    param_out: Output<'_>,
+    velocity_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    need_learning_rate(learning_rate)?;
+    need_param_dims(
+        param,
+        &[
+            (Some(grad), "grad"),
+            (Some(velocity), "velocity"),
+            (master_param, "master_param"),
+        ],
+    )?;
+    param_out.set(TensorMeta::new(DataType::Float32, &param.dims))?;
+    velocity_out.set(TensorMeta::new(mp_dtype(param.dtype), &param.dims))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_out, param);
     }
     Ok(())
 }
 
-/// `AdamInferMeta` in both signatures: Paddle 3.3.1's (`param, grad, learning_rate, moment1,
-/// moment2, moment2_max, beta1_pow, beta2_pow, master_param, skip_update, beta1, beta2, epsilon,
-/// lazy_mode, min_row_size_to_use_multithread, multi_precision, use_global_beta_pow, amsgrad` →
-/// 7 outputs) and the older one without `moment2_max`/`amsgrad` (16 arguments, 6 outputs).
-#[infer_meta]
-pub fn adam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    match ctx.num_args() {
-        16 => adam_common(ctx, false, 14, None),
-        18 => adam_common(ctx, true, 15, Some(17)),
-        n => Err(err(format!(
-            "AdamInferMeta takes 16 or 18 arguments (with moment2_max and amsgrad), got {n}"
-        ))),
+/// The rule of `AdamInferMeta` and `AdamwInferMeta` in every signature. `tensors` are `param`,
+/// `learning_rate`, `moment1`, `moment2`, `beta1_pow` and `beta2_pow`; `outs` are `param_out`,
+/// `moment1_out`, `moment2_out`, `beta1_pow_out`, `beta2_pow_out` and `master_param_outs`;
+/// `moment2_max_out` is given when Paddle sets it (the signature with `amsgrad`, on).
+fn adam(
+    tensors: [&TensorMeta; 6],
+    master_param: Option<&TensorMeta>,
+    multi_precision: bool,
+    outs: [Output<'_>; 6],
+    moment2_max_out: Option<Output<'_>>,
+) -> R {
+    let [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow] = tensors;
+    need_one_element(learning_rate, "learning_rate")?;
+    need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
+    let [param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out, master_out] = outs;
+    param_out.set(dims_dtype_of(param))?;
+    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
+    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    if let Some(out) = moment2_max_out {
+        out.set(with_dtype_of(moment2, &param.dims))?;
     }
+    beta1_pow_out.set(dims_dtype_of(beta1_pow))?;
+    beta2_pow_out.set(dims_dtype_of(beta2_pow))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_out, param);
+    }
+    Ok(())
+}
+
+/// `AdamInferMeta(param, grad, learning_rate, moment1, moment2, moment2_max, beta1_pow,
+/// beta2_pow, master_param, skip_update, beta1, beta2, epsilon, lazy_mode,
+/// min_row_size_to_use_multithread, multi_precision, use_global_beta_pow, amsgrad)`, Paddle
+/// 3.3.1's signature: `moment2_max_out` is set with `amsgrad`.
+#[infer_meta]
+pub fn adam_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    _moment2_max: Option<&TensorMeta>,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _lazy_mode: bool,
+    _min_row_size_to_use_multithread: i64,
+    multi_precision: bool,
+    _use_global_beta_pow: bool,
+    amsgrad: bool,
+    param_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    moment2_max_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    let tensors = [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow];
+    let outs = [
+        param_out,
+        moment1_out,
+        moment2_out,
+        beta1_pow_out,
+        beta2_pow_out,
+        master_param_outs,
+    ];
+    adam(
+        tensors,
+        master_param,
+        multi_precision,
+        outs,
+        amsgrad.then_some(moment2_max_out),
+    )
+}
+
+/// `AdamInferMeta` before Paddle added `moment2_max` and `amsgrad` (16 arguments, 6 outputs), the
+/// signature of the `adam_` entry of Paddle's yaml snapshot.
+#[infer_meta(name = "AdamInferMeta")]
+pub fn adam_before_amsgrad_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _lazy_mode: bool,
+    _min_row_size_to_use_multithread: i64,
+    multi_precision: bool,
+    _use_global_beta_pow: bool,
+    param_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    let tensors = [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow];
+    let outs = [
+        param_out,
+        moment1_out,
+        moment2_out,
+        beta1_pow_out,
+        beta2_pow_out,
+        master_param_outs,
+    ];
+    adam(tensors, master_param, multi_precision, outs, None)
 }
 
 /// `AdamwInferMeta`: `AdamInferMeta` with the extra `lr_ratio, coeff, with_decay` attributes
-/// (19 arguments, or 21 with `moment2_max` and `amsgrad`).
+/// after `epsilon`, in Paddle 3.3.1's signature (with `moment2_max` and `amsgrad`).
 #[infer_meta]
-pub fn adamw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    match ctx.num_args() {
-        19 => adam_common(ctx, false, 17, None),
-        21 => adam_common(ctx, true, 18, Some(20)),
-        n => Err(err(format!(
-            "AdamwInferMeta takes 19 or 21 arguments (with moment2_max and amsgrad), got {n}"
-        ))),
-    }
+pub fn adamw_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    _moment2_max: Option<&TensorMeta>,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _lr_ratio: f64,
+    _coeff: f64,
+    _with_decay: bool,
+    _lazy_mode: bool,
+    _min_row_size_to_use_multithread: i64,
+    multi_precision: bool,
+    _use_global_beta_pow: bool,
+    amsgrad: bool,
+    param_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    moment2_max_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    let tensors = [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow];
+    let outs = [
+        param_out,
+        moment1_out,
+        moment2_out,
+        beta1_pow_out,
+        beta2_pow_out,
+        master_param_outs,
+    ];
+    adam(
+        tensors,
+        master_param,
+        multi_precision,
+        outs,
+        amsgrad.then_some(moment2_max_out),
+    )
 }
 
-fn adam_common(
-    ctx: &mut InferMetaCtx<'_>,
-    with_max: bool,
-    multi_at: usize,
-    amsgrad_at: Option<usize>,
+/// `AdamwInferMeta` before Paddle added `moment2_max` and `amsgrad` (19 arguments, 6 outputs).
+#[infer_meta(name = "AdamwInferMeta")]
+pub fn adamw_before_amsgrad_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _lr_ratio: f64,
+    _coeff: f64,
+    _with_decay: bool,
+    _lazy_mode: bool,
+    _min_row_size_to_use_multithread: i64,
+    multi_precision: bool,
+    _use_global_beta_pow: bool,
+    param_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    master_param_outs: Output<'_>,
 ) -> R {
-    let o = usize::from(with_max);
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(2)?;
-    let m1 = ctx.tensor(3)?;
-    let m2 = ctx.tensor(4)?;
-    let b1p = ctx.tensor(5 + o)?;
-    let b2p = ctx.tensor(6 + o)?;
-    let master = ctx.opt_tensor(7 + o)?;
-    let multi = ctx.bool(multi_at)?;
-    let amsgrad = match amsgrad_at {
-        Some(i) => ctx.bool(i)?,
-        None => false,
-    };
-    need_one_element(lr, "learning_rate")?;
-    for (t, n) in [(b1p, "beta1_pow"), (b2p, "beta2_pow")] {
-        let p = product(&t.dims);
-        ensure_meta!(
-            p >= 1,
-            "{n} must hold at least one element, got dims {}",
-            fmt_dims(&t.dims)
-        );
-    }
-    need_same_dims(param, m1, "param", "moment1")?;
-    need_same_dims(param, m2, "param", "moment2")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, with_dtype_of(param, &param.dims))?;
-    ctx.set_output(1, with_dtype_of(m1, &param.dims))?;
-    ctx.set_output(2, with_dtype_of(m2, &param.dims))?;
-    if with_max && amsgrad {
-        ctx.set_output(3, with_dtype_of(m2, &param.dims))?;
-    }
-    ctx.set_output(3 + o, dims_dtype_of(b1p))?;
-    ctx.set_output(4 + o, dims_dtype_of(b2p))?;
-    if multi && master.is_some() {
-        master_out(ctx, 5 + o, &param.dims, param.dtype)?;
-    }
-    Ok(())
+    let tensors = [param, learning_rate, moment1, moment2, beta1_pow, beta2_pow];
+    let outs = [
+        param_out,
+        moment1_out,
+        moment2_out,
+        beta1_pow_out,
+        beta2_pow_out,
+        master_param_outs,
+    ];
+    adam(tensors, master_param, multi_precision, outs, None)
 }
 
 /// `AdadeltaInferMeta(param, grad, avg_squared_grad, avg_squared_update, learning_rate,
 /// master_param, rho, epsilon, multi_precision)`.
 #[infer_meta]
-pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(1)?;
-    let asg = ctx.tensor(2)?;
-    let asu = ctx.tensor(3)?;
-    let lr = ctx.tensor(4)?;
-    let master = ctx.opt_tensor(5)?;
-    let multi = ctx.bool(8)?;
-    need_one_element(lr, "learning_rate")?;
-    need_same_dims(param, grad, "param", "grad")?;
-    need_same_dims(param, asg, "param", "avg_squared_grad")?;
-    need_same_dims(param, asu, "param", "avg_squared_update")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, with_dtype_of(asg, &param.dims))?;
-    ctx.set_output(2, with_dtype_of(asu, &param.dims))?;
-    if multi && master.is_some() {
-        master_out(ctx, 3, &param.dims, param.dtype)?;
+pub fn adadelta_infer_meta(
+    param: &TensorMeta,
+    grad: &TensorMeta,
+    avg_squared_grad: &TensorMeta,
+    avg_squared_update: &TensorMeta,
+    learning_rate: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _rho: f64,
+    _epsilon: f64,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    avg_squared_grad_out: Output<'_>,
+    avg_squared_update_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
+    need_param_dims(
+        param,
+        &[
+            (Some(grad), "grad"),
+            (Some(avg_squared_grad), "avg_squared_grad"),
+            (Some(avg_squared_update), "avg_squared_update"),
+            (master_param, "master_param"),
+        ],
+    )?;
+    param_out.set(dims_dtype_of(param))?;
+    avg_squared_grad_out.set(with_dtype_of(avg_squared_grad, &param.dims))?;
+    avg_squared_update_out.set(with_dtype_of(avg_squared_update, &param.dims))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_outs, param);
     }
     Ok(())
 }
@@ -745,21 +1022,27 @@ pub fn adadelta_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `AdagradInferMeta(param, grad, moment, learning_rate, master_param, epsilon,
 /// multi_precision)`.
 #[infer_meta]
-pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let moment = ctx.tensor(2)?;
-    let lr = ctx.tensor(3)?;
-    let master = ctx.opt_tensor(4)?;
-    let multi = ctx.bool(6)?;
-    need_one_element(lr, "learning_rate")?;
-    need_same_dims(param, moment, "param", "moment")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
-    if multi && master.is_some() {
-        master_out(ctx, 2, &param.dims, param.dtype)?;
+pub fn adagrad_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    moment: &TensorMeta,
+    learning_rate: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _epsilon: f64,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    moment_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
+    need_param_dims(
+        param,
+        &[(Some(moment), "moment"), (master_param, "master_param")],
+    )?;
+    param_out.set(dims_dtype_of(param))?;
+    moment_out.set(with_dtype_of(moment, &param.dims))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_out, param);
     }
     Ok(())
 }
@@ -767,46 +1050,64 @@ pub fn adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `AdamaxInferMeta(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param,
 /// beta1, beta2, epsilon, multi_precision)`.
 #[infer_meta]
-pub fn adamax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(1)?;
-    let lr = ctx.tensor(2)?;
-    let moment = ctx.tensor(3)?;
-    let inf_norm = ctx.tensor(4)?;
-    let b1p = ctx.tensor(5)?;
-    let master = ctx.opt_tensor(6)?;
-    let multi = ctx.bool(10)?;
-    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
-    need_one_element(lr, "learning_rate")?;
-    need_one_element(b1p, "beta1_pow")?;
-    need_same_dims(param, grad, "param", "grad")?;
-    need_same_dims(param, moment, "param", "moment")?;
-    need_same_dims(param, inf_norm, "param", "inf_norm")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
-    ctx.set_output(2, with_dtype_of(inf_norm, &param.dims))?;
-    if multi && master.is_some() {
-        master_out(ctx, 3, &param.dims, param.dtype)?;
+pub fn adamax_infer_meta(
+    param: &TensorMeta,
+    grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment: &TensorMeta,
+    inf_norm: &TensorMeta,
+    beta1_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _beta1: f64,
+    _beta2: f64,
+    _epsilon: f64,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    moment_out: Output<'_>,
+    inf_norm_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    need_learning_rate(learning_rate)?;
+    need_one_element(beta1_pow, "beta1_pow")?;
+    need_param_dims(
+        param,
+        &[
+            (Some(grad), "grad"),
+            (Some(moment), "moment"),
+            (Some(inf_norm), "inf_norm"),
+            (master_param, "master_param"),
+        ],
+    )?;
+    param_out.set(dims_dtype_of(param))?;
+    moment_out.set(with_dtype_of(moment, &param.dims))?;
+    inf_norm_out.set(with_dtype_of(inf_norm, &param.dims))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_outs, param);
     }
     Ok(())
 }
 
 /// `ASGDInferMeta(param, grad, learning_rate, d, y, n, master_param, multi_precision)`.
 #[infer_meta(name = "ASGDInferMeta")]
-pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let d = ctx.tensor(3)?;
-    let y = ctx.tensor(4)?;
-    let master = ctx.opt_tensor(6)?;
-    let multi = ctx.bool(7)?;
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, dims_dtype_of(d))?;
-    ctx.set_output(2, dims_dtype_of(y))?;
-    if let (true, Some(m)) = (multi, master) {
-        master_out(ctx, 3, &m.dims, m.dtype)?;
+pub fn asgd_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    _learning_rate: &TensorMeta,
+    d: &TensorMeta,
+    y: &TensorMeta,
+    _n: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    d_out: Output<'_>,
+    y_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    param_out.set(dims_dtype_of(param))?;
+    d_out.set(dims_dtype_of(d))?;
+    y_out.set(dims_dtype_of(y))?;
+    if let (true, Some(m)) = (multi_precision, master_param) {
+        set_master(master_param_out, m);
     }
     Ok(())
 }
@@ -814,48 +1115,67 @@ pub fn asgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `RpropInferMeta(param, grad, prev, learning_rate, master_param, learning_rate_range, etas,
 /// multi_precision)`.
 #[infer_meta]
-pub fn rprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let prev = ctx.tensor(2)?;
-    let lr = ctx.tensor(3)?;
-    let master = ctx.opt_tensor(4)?;
-    let multi = ctx.bool(7)?;
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, dims_dtype_of(prev))?;
-    ctx.set_output(2, dims_dtype_of(lr))?;
-    if let (true, Some(m)) = (multi, master) {
-        master_out(ctx, 3, &m.dims, m.dtype)?;
+pub fn rprop_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    prev: &TensorMeta,
+    learning_rate: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _learning_rate_range: &TensorMeta,
+    _etas: &TensorMeta,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    prev_out: Output<'_>,
+    learning_rate_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    param_out.set(dims_dtype_of(param))?;
+    prev_out.set(dims_dtype_of(prev))?;
+    learning_rate_out.set(dims_dtype_of(learning_rate))?;
+    if let (true, Some(m)) = (multi_precision, master_param) {
+        set_master(master_param_out, m);
     }
     Ok(())
 }
 
 /// `DecayedAdagradInferMeta(param, grad, moment, learning_rate, decay, epsilon)`.
 #[infer_meta]
-pub fn decayed_adagrad_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(1)?;
-    let moment = ctx.tensor(2)?;
-    let lr = ctx.tensor(3)?;
-    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
-    need_one_element(lr, "learning_rate")?;
-    need_same_dims(param, grad, "param", "grad")?;
-    need_same_dims(param, moment, "param", "moment")?;
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, dims_dtype_of(param))
+pub fn decayed_adagrad_infer_meta(
+    param: &TensorMeta,
+    grad: &TensorMeta,
+    moment: &TensorMeta,
+    learning_rate: &TensorMeta,
+    _decay: f64,
+    _epsilon: f64,
+    param_out: Output<'_>,
+    moment_out: Output<'_>,
+) -> R {
+    need_learning_rate(learning_rate)?;
+    need_param_dims(param, &[(Some(grad), "grad"), (Some(moment), "moment")])?;
+    param_out.set(dims_dtype_of(param))?;
+    moment_out.set(dims_dtype_of(param))
 }
 
 /// `FtrlInferMeta(param, squared_accumulator, linear_accumulator, grad, learning_rate, l1, l2,
 /// lr_power)`.
 #[infer_meta]
-pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(3)?;
-    let lr = ctx.tensor(4)?;
+pub fn ftrl_infer_meta(
+    param: &TensorMeta,
+    _squared_accumulator: &TensorMeta,
+    _linear_accumulator: &TensorMeta,
+    grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    _l1: f64,
+    _l2: f64,
+    _lr_power: f64,
+    param_out: Output<'_>,
+    squared_accum_out: Output<'_>,
+    linear_accum_out: Output<'_>,
+) -> R {
     need_same_dims(param, grad, "param", "grad")?;
-    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
-    need_one_element(lr, "learning_rate")?;
-    for j in 0..3 {
-        ctx.set_output(j, dims_dtype_of(param))?;
+    need_learning_rate(learning_rate)?;
+    for out in [param_out, squared_accum_out, linear_accum_out] {
+        out.set(dims_dtype_of(param))?;
     }
     Ok(())
 }
@@ -864,67 +1184,71 @@ pub fn ftrl_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// master_param, skip_update, weight_decay, beta1, beta2, epsilon, always_adapt,
 /// multi_precision)`: `param_out` gets dims only (float32 dtype, as in Paddle).
 #[infer_meta]
-pub fn lamb_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(2)?;
-    let m1 = ctx.tensor(3)?;
-    let m2 = ctx.tensor(4)?;
-    let b1p = ctx.tensor(5)?;
-    let b2p = ctx.tensor(6)?;
-    let master = ctx.opt_tensor(7)?;
-    let multi = ctx.bool(14)?;
-    ensure_meta!(product(&lr.dims) != 0, "learning_rate has no elements");
-    need_one_element(lr, "learning_rate")?;
-    for (t, n) in [(b1p, "beta1_pow"), (b2p, "beta2_pow")] {
-        let p = product(&t.dims);
-        ensure_meta!(
-            p >= 1,
-            "{n} must hold at least one element, got dims {}",
-            fmt_dims(&t.dims)
-        );
-    }
-    need_same_dims(param, m1, "param", "moment1")?;
-    need_same_dims(param, m2, "param", "moment2")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())?;
-    ctx.set_output(1, with_dtype_of(m1, &param.dims))?;
-    ctx.set_output(2, with_dtype_of(m2, &param.dims))?;
-    set_opt(ctx, 3, dims_dtype_of(b1p))?;
-    set_opt(ctx, 4, dims_dtype_of(b2p))?;
-    if multi && master.is_some() {
-        master_out(ctx, 5, &param.dims, param.dtype)?;
+pub fn lamb_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _skip_update: Option<&TensorMeta>,
+    _weight_decay: f64,
+    _beta1: f64,
+    _beta2: f64,
+    _epsilon: f64,
+    _always_adapt: bool,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    need_learning_rate(learning_rate)?;
+    need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
+    param_out.set(TensorMeta::new(DataType::Float32, &param.dims))?;
+    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
+    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    beta1_pow_out.set_if_present(dims_dtype_of(beta1_pow));
+    beta2_pow_out.set_if_present(dims_dtype_of(beta2_pow));
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_outs, param);
     }
     Ok(())
 }
 
-/// The rules NAdam and RAdam share: inputs `(param, grad, learning_rate, three 1-element
-/// state tensors, moment1, moment2, master_param, ...)` with `multi_precision` at `multi`;
-/// outputs param, the three states (like their inputs), the moments (param's dims) and, with
-/// multi_precision, the master param.
-fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> R {
-    let param = ctx.tensor(0)?;
-    let lr = ctx.tensor(2)?;
-    let states = [ctx.tensor(3)?, ctx.tensor(4)?, ctx.tensor(5)?];
-    let m1 = ctx.tensor(6)?;
-    let m2 = ctx.tensor(7)?;
-    let master = ctx.opt_tensor(8)?;
-    let multi = ctx.bool(multi)?;
-    need_same_dims(param, m1, "param", "moment1")?;
-    need_same_dims(param, m2, "param", "moment2")?;
-    need_one_element(lr, "learning_rate")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
+/// The rules NAdam and RAdam share: `param`, `learning_rate`, three state tensors (their
+/// outputs are like them), two moments (outputs of `param`'s dims) and, with
+/// `multi_precision`, the master param. `outs` are `param_out`, the three state outputs,
+/// `moment1_out`, `moment2_out` and `master_param_outs`.
+fn param_states_moments(
+    param: &TensorMeta,
+    learning_rate: &TensorMeta,
+    states: [&TensorMeta; 3],
+    moments: [&TensorMeta; 2],
+    master_param: Option<&TensorMeta>,
+    multi_precision: bool,
+    outs: [Output<'_>; 7],
+) -> R {
+    let [moment1, moment2] = moments;
+    need_param_dims(
+        param,
+        &[(Some(moment1), "moment1"), (Some(moment2), "moment2")],
+    )?;
+    need_one_element(learning_rate, "learning_rate")?;
+    need_param_dims(param, &[(master_param, "master_param")])?;
+    let [param_out, s1, s2, s3, moment1_out, moment2_out, master_out] = outs;
+    param_out.set(dims_dtype_of(param))?;
+    for (out, state) in [s1, s2, s3].into_iter().zip(states) {
+        out.set(dims_dtype_of(state))?;
     }
-    ctx.set_output(0, dims_dtype_of(param))?;
-    for (j, state) in states.into_iter().enumerate() {
-        ctx.set_output(1 + j, dims_dtype_of(state))?;
-    }
-    ctx.set_output(4, with_dtype_of(m1, &param.dims))?;
-    ctx.set_output(5, with_dtype_of(m2, &param.dims))?;
-    if multi && master.is_some() {
-        master_out(ctx, 6, &param.dims, param.dtype)?;
+    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
+    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_out, param);
     }
     Ok(())
 }
@@ -932,60 +1256,168 @@ fn param_states_moments_infer_meta(ctx: &mut InferMetaCtx<'_>, multi: usize) -> 
 /// `NAdamInferMeta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product,
 /// moment1, moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision)`.
 #[infer_meta(name = "NAdamInferMeta")]
-pub fn nadam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    param_states_moments_infer_meta(ctx, 13)
+pub fn nadam_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    momentum_decay_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    mu_product: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _beta1: f64,
+    _beta2: f64,
+    _epsilon: f64,
+    _momentum_decay: f64,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    momentum_decay_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    mu_product_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    param_states_moments(
+        param,
+        learning_rate,
+        [momentum_decay_pow, beta2_pow, mu_product],
+        [moment1, moment2],
+        master_param,
+        multi_precision,
+        [
+            param_out,
+            momentum_decay_pow_out,
+            beta2_pow_out,
+            mu_product_out,
+            moment1_out,
+            moment2_out,
+            master_param_outs,
+        ],
+    )
 }
 
 /// `RAdamInferMeta(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2,
 /// master_param, beta1, beta2, epsilon, multi_precision)`.
 #[infer_meta(name = "RAdamInferMeta")]
-pub fn radam_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    param_states_moments_infer_meta(ctx, 12)
+pub fn radam_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    beta1_pow: &TensorMeta,
+    beta2_pow: &TensorMeta,
+    rho: &TensorMeta,
+    moment1: &TensorMeta,
+    moment2: &TensorMeta,
+    master_param: Option<&TensorMeta>,
+    _beta1: f64,
+    _beta2: f64,
+    _epsilon: f64,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    beta1_pow_out: Output<'_>,
+    beta2_pow_out: Output<'_>,
+    rho_out: Output<'_>,
+    moment1_out: Output<'_>,
+    moment2_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    param_states_moments(
+        param,
+        learning_rate,
+        [beta1_pow, beta2_pow, rho],
+        [moment1, moment2],
+        master_param,
+        multi_precision,
+        [
+            param_out,
+            beta1_pow_out,
+            beta2_pow_out,
+            rho_out,
+            moment1_out,
+            moment2_out,
+            master_param_outs,
+        ],
+    )
 }
 
 /// `RmspropInferMeta(param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
 /// epsilon, decay, momentum, centered, multi_precision)`.
 #[infer_meta]
-pub fn rmsprop_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let ms = ctx.tensor(1)?;
-    let moment = ctx.tensor(3)?;
-    let lr = ctx.tensor(4)?;
-    let mean_grad = ctx.opt_tensor(5)?;
-    let master = ctx.opt_tensor(6)?;
-    let centered = ctx.bool(10)?;
-    let multi = ctx.bool(11)?;
-    need_same_dims(param, moment, "param", "moment")?;
-    need_same_dims(param, ms, "param", "mean_square")?;
-    need_one_element(lr, "learning_rate")?;
-    if let Some(m) = master {
-        need_same_dims(param, m, "param", "master_param")?;
-    }
-    ctx.set_output(0, dims_dtype_of(param))?;
-    ctx.set_output(1, with_dtype_of(moment, &param.dims))?;
-    ctx.set_output(2, with_dtype_of(ms, &param.dims))?;
+pub fn rmsprop_infer_meta(
+    param: &TensorMeta,
+    mean_square: &TensorMeta,
+    _grad: &TensorMeta,
+    moment: &TensorMeta,
+    learning_rate: &TensorMeta,
+    mean_grad: Option<&TensorMeta>,
+    master_param: Option<&TensorMeta>,
+    _epsilon: f64,
+    _decay: f64,
+    _momentum: f64,
+    centered: bool,
+    multi_precision: bool,
+    param_out: Output<'_>,
+    moment_out: Output<'_>,
+    mean_square_out: Output<'_>,
+    mean_grad_out: Output<'_>,
+    master_param_outs: Output<'_>,
+) -> R {
+    need_param_dims(
+        param,
+        &[(Some(moment), "moment"), (Some(mean_square), "mean_square")],
+    )?;
+    need_one_element(learning_rate, "learning_rate")?;
+    need_param_dims(param, &[(master_param, "master_param")])?;
+    param_out.set(dims_dtype_of(param))?;
+    moment_out.set(with_dtype_of(moment, &param.dims))?;
+    mean_square_out.set(with_dtype_of(mean_square, &param.dims))?;
     if centered {
         let mg = mean_grad.ok_or_else(|| err("centered rmsprop needs mean_grad"))?;
-        ctx.set_output(3, with_dtype_of(mg, &param.dims))?;
+        mean_grad_out.set(with_dtype_of(mg, &param.dims))?;
     }
-    if multi && master.is_some() {
-        master_out(ctx, 4, &param.dims, param.dtype)?;
+    if multi_precision && master_param.is_some() {
+        set_master(master_param_outs, param);
     }
     Ok(())
 }
 
 /// `AverageAccumulatesInferMeta(param, in_sum_1, in_sum_2, in_sum_3, in_num_accumulates,
 /// in_old_num_accumulates, in_num_updates, average_window, max_average_window,
-/// min_average_window)`.
+/// min_average_window)`: the sums keep their inputs' dims and dtypes, the counters get `[1]`.
 #[infer_meta]
-pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    for j in 0..3 {
-        let s = ctx.tensor(1 + j)?;
-        ctx.set_output(j, dims_dtype_of(s))?;
+pub fn average_accumulates_infer_meta(
+    _param: &TensorMeta,
+    in_sum_1: &TensorMeta,
+    in_sum_2: &TensorMeta,
+    in_sum_3: &TensorMeta,
+    in_num_accumulates: &TensorMeta,
+    in_old_num_accumulates: &TensorMeta,
+    in_num_updates: &TensorMeta,
+    _average_window: f64,
+    _max_average_window: i64,
+    _min_average_window: i64,
+    out_sum_1: Output<'_>,
+    out_sum_2: Output<'_>,
+    out_sum_3: Output<'_>,
+    out_num_accumulates: Output<'_>,
+    out_old_num_accumulates: Output<'_>,
+    out_num_updates: Output<'_>,
+) -> R {
+    for (out, sum) in [
+        (out_sum_1, in_sum_1),
+        (out_sum_2, in_sum_2),
+        (out_sum_3, in_sum_3),
+    ] {
+        out.set(dims_dtype_of(sum))?;
     }
-    for j in 3..6 {
-        let s = ctx.tensor(1 + j)?;
-        ctx.set_output(j, MetaBuilder::new().dims(&[1]).dtype(s.dtype).build())?;
+    for (out, counter) in [
+        (out_num_accumulates, in_num_accumulates),
+        (out_old_num_accumulates, in_old_num_accumulates),
+        (out_num_updates, in_num_updates),
+    ] {
+        out.set(TensorMeta::new(counter.dtype, &[1]))?;
     }
     Ok(())
 }
@@ -996,11 +1428,14 @@ pub fn average_accumulates_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BilinearInferMeta(x, y, weight, bias)`: `[batch, weight[0]]`.
 #[infer_meta]
-pub fn bilinear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
+pub fn bilinear_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    out: Output<'_>,
+) -> R {
+    let w = weight;
     need_rank(x, 2, "x")?;
     need_rank(y, 2, "y")?;
     need_rank(w, 3, "weight")?;
@@ -1038,7 +1473,7 @@ pub fn bilinear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&w.dims)
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], w.dims[0]]))
+    out.set(with_dtype_lod_of(x, &[x.dims[0], w.dims[0]]))
 }
 
 fn conv_output_size(input: i64, k: i64, dilation: i64, pad: i64, stride: i64) -> Res<i64> {
@@ -1055,33 +1490,38 @@ fn conv_output_size(input: i64, k: i64, dilation: i64, pad: i64, stride: i64) ->
 /// `DeformableConvInferMeta(x, offset, filter, mask, strides, paddings, dilations,
 /// deformable_groups, groups, im2col_step)`.
 #[infer_meta]
-pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let f = ctx.tensor(2)?;
-    let strides = ints(ctx, 4)?;
-    let paddings = ints(ctx, 5)?;
-    let dilations = ints(ctx, 6)?;
-    let dg = ctx.int(7)?;
-    let groups = ctx.int(8)?;
-    let im2col = ctx.int(9)?;
-    let (xd, fdm) = (&x.dims, &f.dims);
+pub fn deformable_conv_infer_meta(
+    x: &TensorMeta,
+    _offset: &TensorMeta,
+    filter: &TensorMeta,
+    _mask: Option<&TensorMeta>,
+    strides: &[i64],
+    paddings: &[i64],
+    dilations: &[i64],
+    deformable_groups: i64,
+    groups: i64,
+    im2col_step: i64,
+    out: Output<'_>,
+) -> R {
+    let (dg, im2col) = (deformable_groups, im2col_step);
+    let (xd, fdm) = (&x.dims, &filter.dims);
     need_rank(x, 4, "x")?;
-    need_rank(f, 4, "filter")?;
+    need_rank(filter, 4, "filter")?;
     ensure_meta!(
         strides.len() == 2,
         "strides {} must have 2 values for a 4-D input",
-        fmt_dims(&strides)
+        fmt_dims(strides)
     );
     ensure_meta!(
         paddings.len() == strides.len(),
         "paddings {} and strides {} must have the same length",
-        fmt_dims(&paddings),
-        fmt_dims(&strides)
+        fmt_dims(paddings),
+        fmt_dims(strides)
     );
     ensure_meta!(
         dilations.len() >= 2,
         "dilations {} must have 2 values",
-        fmt_dims(&dilations)
+        fmt_dims(dilations)
     );
     if fdm[1] != -1 && xd[1] != -1 {
         ensure_meta!(
@@ -1116,12 +1556,12 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     for (i, &d) in dilations.iter().enumerate() {
         ensure_meta!(d > 0, "dilation {i} must be positive, got {d}");
     }
-    let mut out = vec![xd[0], fdm[0]];
+    let mut d = vec![xd[0], fdm[0]];
     for i in 0..2 {
         if xd[i + 2] <= 0 || fdm[i + 2] <= 0 {
-            out.push(-1);
+            d.push(-1);
         } else {
-            out.push(conv_output_size(
+            d.push(conv_output_size(
                 xd[i + 2],
                 fdm[i + 2],
                 dilations[i],
@@ -1131,11 +1571,11 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     ensure_meta!(
-        rem(out[1], dg, "deformable_groups")? == 0,
+        rem(d[1], dg, "deformable_groups")? == 0,
         "the number of filters {} must be divisible by deformable_groups {dg}",
-        out[1]
+        d[1]
     );
-    ctx.set_output(0, with_dtype_of(x, &out))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `InterpolateInferMeta(x, out_size, size_tensor, scale_tensor, data_format, out_d, out_h,
@@ -1143,14 +1583,22 @@ pub fn deformable_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `size_tensor`'s attributes, from `scale` (rounded down, -1 when unknown) or from
 /// `out_d/out_h/out_w`; a `scale_tensor` gives -1.
 #[infer_meta]
-pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let size_tensor = ctx.opt_tensors(2)?;
-    let scale_tensor = ctx.opt_tensor(3)?;
-    let fmt = str_arg(ctx, 4)?;
-    let (od, oh, ow) = (ctx.int(5)?, ctx.int(6)?, ctx.int(7)?);
-    let scale = ctx.floats(8)?.to_vec();
-    let method = str_arg(ctx, 9)?;
+pub fn interpolate_infer_meta(
+    x: &TensorMeta,
+    _out_size: Option<&TensorMeta>,
+    size_tensor: Option<&[TensorMeta]>,
+    scale_tensor: Option<&TensorMeta>,
+    data_format: &str,
+    out_d: i64,
+    out_h: i64,
+    out_w: i64,
+    scale: &[f64],
+    interp_method: &str,
+    _align_corners: bool,
+    _align_mode: i64,
+    output: Output<'_>,
+) -> R {
+    let method = interp_method;
     let xd = &x.dims;
     let n = xd.len();
     ensure_meta!(
@@ -1165,14 +1613,14 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         _ => &["nearest", "trilinear"],
     };
     ensure_meta!(
-        allowed.contains(&&*method),
+        allowed.contains(&method),
         "interp_method {method:?} is not allowed for a {n}-D input; use one of {allowed:?}"
     );
-    let nchw = layout_is_nchw(&fmt)?;
+    let nchw = layout_is_nchw(data_format)?;
     for (i, &d) in xd.iter().enumerate().skip(2) {
         ensure_meta!(d != 0, "dimension {i} of x {} must not be 0", fmt_dims(xd));
     }
-    let attrs = [od, oh, ow];
+    let attrs = [out_d, out_h, out_w];
     let attr_sizes = &attrs[3 - sp..];
     let spatial: Vec<i64> = if nchw {
         xd[2..].to_vec()
@@ -1222,36 +1670,39 @@ pub fn interpolate_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         attr_sizes.to_vec()
     };
-    let mut out = vec![xd[0]];
+    let mut d = vec![xd[0]];
     if nchw {
-        out.push(xd[1]);
-        out.extend_from_slice(&sizes);
+        d.push(xd[1]);
+        d.extend_from_slice(&sizes);
     } else {
-        out.extend_from_slice(&sizes);
-        out.push(xd[n - 1]);
+        d.extend_from_slice(&sizes);
+        d.push(xd[n - 1]);
     }
-    ctx.set_output(0, with_dtype_of(x, &out))
+    output.set(with_dtype_of(x, &d))
 }
 
 /// `PsroiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
 /// spatial_scale)`: `[num_rois, output_channels, pooled_height, pooled_width]`.
 #[infer_meta]
-pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let rois = ctx.tensor(1)?;
-    let rois_num = ctx.opt_tensor(2)?;
-    let ph = ctx.int(3)?;
-    let pw = ctx.int(4)?;
-    let oc = ctx.int(5)?;
-    let ss = ctx.float(6)?;
+pub fn psroi_pool_infer_meta(
+    x: &TensorMeta,
+    boxes: &TensorMeta,
+    boxes_num: Option<&TensorMeta>,
+    pooled_height: i64,
+    pooled_width: i64,
+    output_channels: i64,
+    spatial_scale: f64,
+    out: Output<'_>,
+) -> R {
+    let (ph, pw, oc, ss) = (pooled_height, pooled_width, output_channels, spatial_scale);
     need_rank(x, 4, "x (NCHW)")?;
-    need_rank(rois, 2, "boxes")?;
+    need_rank(boxes, 2, "boxes")?;
     ensure_meta!(
-        rois.dims[1] == 4,
+        boxes.dims[1] == 4,
         "boxes must have shape [num_rois, 4], got {}",
-        fmt_dims(&rois.dims)
+        fmt_dims(&boxes.dims)
     );
-    if let Some(r) = rois_num {
+    if let Some(r) = boxes_num {
         need_rank(r, 1, "boxes_num")?;
     }
     ensure_meta!(
@@ -1264,16 +1715,20 @@ pub fn psroi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(pw > 0, "pooled_width must be positive, got {pw}");
     ensure_meta!(oc > 1, "output_channels must be greater than 1, got {oc}");
     ensure_meta!(ss > 0.0, "spatial_scale must be positive, got {ss}");
-    ctx.set_output(0, with_dtype_of(x, &[rois.dims[0], oc, ph, pw]))
+    out.set(with_dtype_of(x, &[boxes.dims[0], oc, ph, pw]))
 }
 
 /// `SigmoidCrossEntropyWithLogitsInferMeta(x, label, pos_weight, normalize, ignore_index)`:
 /// `out` like `x`; the shapes must match when fully known.
 #[infer_meta]
-pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let pos_weight = ctx.opt_tensor(2)?;
+pub fn sigmoid_cross_entropy_with_logits_infer_meta(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    pos_weight: Option<&TensorMeta>,
+    _normalize: bool,
+    _ignore_index: i64,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         x.rank() == label.rank(),
         "x {} and label {} must have the same rank",
@@ -1292,22 +1747,30 @@ pub fn sigmoid_cross_entropy_with_logits_infer_meta(ctx: &mut InferMetaCtx<'_>) 
             );
         }
     }
-    ctx.set_output(0, dims_dtype_lod_of(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `YoloLossInferMeta(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
 /// ignore_thresh, downsample_ratio, use_label_smooth, scale_x_y)`.
 #[infer_meta]
-pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let gt_box = ctx.tensor(1)?;
-    let gt_label = ctx.tensor(2)?;
-    let gt_score = ctx.opt_tensor(3)?;
-    let anchors = ints(ctx, 4)?;
-    let mask = ints(ctx, 5)?;
-    let class_num = ctx.int(6)?;
+pub fn yolo_loss_infer_meta(
+    x: &TensorMeta,
+    gt_box: &TensorMeta,
+    gt_label: &TensorMeta,
+    gt_score: Option<&TensorMeta>,
+    anchors: &[i64],
+    anchor_mask: &[i64],
+    class_num: i64,
+    _ignore_thresh: f64,
+    _downsample_ratio: i64,
+    _use_label_smooth: bool,
+    _scale_x_y: f64,
+    loss: Output<'_>,
+    objectness_mask: Output<'_>,
+    gt_match_mask: Output<'_>,
+) -> R {
     let anchor_num = (anchors.len() / 2) as i64;
-    let mask_num = mask.len() as i64;
+    let mask_num = anchor_mask.len() as i64;
     need_rank(x, 4, "x")?;
     let xd = &x.dims;
     ensure_meta!(
@@ -1337,9 +1800,9 @@ pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         anchors.len() % 2 == 0,
         "anchors {} must have an even length",
-        fmt_dims(&anchors)
+        fmt_dims(anchors)
     );
-    for &m in &mask {
+    for &m in anchor_mask {
         ensure_meta!(
             m < anchor_num,
             "anchor_mask entry {m} exceeds the {anchor_num} anchors"
@@ -1355,42 +1818,55 @@ pub fn yolo_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&gt_box.dims)
         );
     }
-    ctx.set_output(0, with_dtype_of(x, &[xd[0]]))?;
-    ctx.set_output(1, with_dtype_of(x, &[xd[0], mask_num, xd[2], xd[3]]))?;
-    ctx.set_output(2, with_dtype_of(x, &[gt_box.dims[0], gt_box.dims[1]]))
+    loss.set(with_dtype_of(x, &[xd[0]]))?;
+    objectness_mask.set(with_dtype_of(x, &[xd[0], mask_num, xd[2], xd[3]]))?;
+    gt_match_mask.set(with_dtype_of(x, &[gt_box.dims[0], gt_box.dims[1]]))
 }
 
-/// `YoloBoxPostInferMeta(...)`: float32 `[1, 6]` and int32 `[batch]`.
+/// `YoloBoxPostInferMeta(boxes0, boxes1, boxes2, image_shape, image_scale, anchors0, anchors1,
+/// anchors2, class_num, conf_thresh, downsample_ratio0, downsample_ratio1, downsample_ratio2,
+/// clip_bbox, scale_x_y, nms_threshold)`: float32 `[1, 6]` and int32 `[batch]`.
 #[infer_meta]
-pub fn yolo_box_post_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let image_shape = ctx.tensor(3)?;
+pub fn yolo_box_post_infer_meta(
+    _boxes0: &TensorMeta,
+    _boxes1: &TensorMeta,
+    _boxes2: &TensorMeta,
+    image_shape: &TensorMeta,
+    _image_scale: &TensorMeta,
+    _anchors0: &[i64],
+    _anchors1: &[i64],
+    _anchors2: &[i64],
+    _class_num: i64,
+    _conf_thresh: f64,
+    _downsample_ratio0: i64,
+    _downsample_ratio1: i64,
+    _downsample_ratio2: i64,
+    _clip_bbox: bool,
+    _scale_x_y: f64,
+    _nms_threshold: f64,
+    out: Output<'_>,
+    nms_rois_num: Output<'_>,
+) -> R {
     let batch = dim_at(&image_shape.dims, 0, "image_shape")?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&[1, 6])
-            .dtype(DataType::Float32)
-            .build(),
-    )?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[batch])
-            .dtype(DataType::Int32)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::Float32, &[1, 6]))?;
+    nms_rois_num.set(TensorMeta::new(DataType::Int32, &[batch]))
 }
 
 /// `WarpctcInferMeta(logits, label, logits_length, labels_length, blank, norm_by_times)`.
 #[infer_meta]
-pub fn warpctc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let logits = ctx.tensor(0)?;
-    let ll = ctx.opt_tensor(2)?;
-    let lbl = ctx.opt_tensor(3)?;
-    let blank = ctx.int(4)?;
+pub fn warpctc_infer_meta(
+    logits: &TensorMeta,
+    _label: &TensorMeta,
+    logits_length: Option<&TensorMeta>,
+    labels_length: Option<&TensorMeta>,
+    blank: i64,
+    _norm_by_times: bool,
+    loss: Output<'_>,
+    warpctcgrad: Output<'_>,
+) -> R {
     let d = &logits.dims;
     ensure_meta!(product(d) != 0, "logits {} must not be empty", fmt_dims(d));
-    let (max_len, num_seq, width) = if ll.is_some() && lbl.is_some() {
+    let (max_len, num_seq, width) = if logits_length.is_some() && labels_length.is_some() {
         need_rank(logits, 3, "logits")?;
         (d[0], d[1], d[2])
     } else {
@@ -1401,34 +1877,45 @@ pub fn warpctc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         blank >= 0 && blank < width,
         "blank {blank} must lie in [0, {width}), the sequence width"
     );
-    ctx.set_output(0, with_dtype_of(logits, &[num_seq, 1]))?;
-    ctx.set_output(1, with_dtype_of(logits, &[max_len, num_seq, width]))
+    loss.set(with_dtype_of(logits, &[num_seq, 1]))?;
+    warpctcgrad.set(with_dtype_of(logits, &[max_len, num_seq, width]))
 }
 
 /// `WarprnntInferMeta(input, label, input_lengths, label_lengths, blank, fastemit_lambda)`.
 #[infer_meta]
-pub fn warprnnt_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let blank = ctx.int(4)?;
+pub fn warprnnt_infer_meta(
+    input: &TensorMeta,
+    _label: &TensorMeta,
+    _input_lengths: &TensorMeta,
+    _label_lengths: &TensorMeta,
+    blank: i64,
+    _fastemit_lambda: f64,
+    loss: Output<'_>,
+    warpctcgrad: Output<'_>,
+) -> R {
     let d3 = dim_at(&input.dims, 3, "input")?;
     ensure_meta!(
         blank >= 0 && blank < d3,
         "blank {blank} must lie in [0, {d3})"
     );
-    ctx.set_output(0, with_dtype_of(input, &[input.dims[0]]))?;
-    ctx.set_output(1, dims_dtype_of(input))
+    loss.set(with_dtype_of(input, &[input.dims[0]]))?;
+    warpctcgrad.set(dims_dtype_of(input))
 }
 
 /// `EditDistanceInferMeta(hyps, refs, hypslength, refslength, normalized)`: `sequencenum`
 /// float32 `[1]`, `out` float32 with `refs`' dims.
 #[infer_meta]
-pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let hyps = ctx.tensor(0)?;
-    let refs = ctx.tensor(1)?;
-    let hl = ctx.opt_tensor(2)?;
-    let rl = ctx.opt_tensor(3)?;
+pub fn edit_distance_infer_meta(
+    hyps: &TensorMeta,
+    refs: &TensorMeta,
+    hypslength: Option<&TensorMeta>,
+    refslength: Option<&TensorMeta>,
+    _normalized: bool,
+    sequencenum: Output<'_>,
+    out: Output<'_>,
+) -> R {
     let (h, r) = (&hyps.dims, &refs.dims);
-    if let (Some(hl), Some(rl)) = (hl, rl) {
+    if let (Some(hl), Some(rl)) = (hypslength, refslength) {
         ensure_meta!(
             h.len() == 2 && r.len() == 2 && h[0] == r[0],
             "hyps {} and refs {} must be 2-D with the same dim 0",
@@ -1456,26 +1943,20 @@ pub fn edit_distance_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(r)
         );
     }
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&[1])
-            .dtype(DataType::Float32)
-            .build(),
-    )?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new().dims(r).dtype(DataType::Float32).build(),
-    )
+    sequencenum.set(TensorMeta::new(DataType::Float32, &[1]))?;
+    out.set(TensorMeta::new(DataType::Float32, r))
 }
 
 /// `CrfDecodingInferMeta(emission, transition, label, length)`.
 #[infer_meta]
-pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let e = ctx.tensor(0)?;
-    let t = ctx.tensor(1)?;
-    let label = ctx.opt_tensor(2)?;
-    let length = ctx.opt_tensor(3)?;
+pub fn crf_decoding_infer_meta(
+    emission: &TensorMeta,
+    transition: &TensorMeta,
+    label: Option<&TensorMeta>,
+    length: Option<&TensorMeta>,
+    viterbi_path: Output<'_>,
+) -> R {
+    let (e, t) = (emission, transition);
     let has_len = length.is_some();
     need_rank(e, if has_len { 3 } else { 2 }, "emission")?;
     need_rank(t, 2, "transition")?;
@@ -1519,19 +2000,29 @@ pub fn crf_decoding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         [e.dims[0], 1]
     };
-    ctx.set_output(0, MetaBuilder::new().lod(e).dims(&d).dtype(e.dtype).build())
+    viterbi_path.set(MetaBuilder::new().lod(e).dims(&d).dtype(e.dtype).build())
 }
 
 /// `ChunkEvalInferMeta(inference, label, seq_length, num_chunk_types, chunk_scheme,
 /// excluded_chunk_types)`: float32 precision/recall/f1 and int64 counts, all `[1]`.
 #[infer_meta]
-pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let inf = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let seq = ctx.opt_tensor(2)?;
-    need_same_dims(inf, label, "inference", "label")?;
-    if let Some(s) = seq {
-        let d = &inf.dims;
+pub fn chunk_eval_infer_meta(
+    inference: &TensorMeta,
+    label: &TensorMeta,
+    seq_length: Option<&TensorMeta>,
+    _num_chunk_types: i64,
+    _chunk_scheme: &str,
+    _excluded_chunk_types: &[i64],
+    precision: Output<'_>,
+    recall: Output<'_>,
+    f1_score: Output<'_>,
+    num_infer_chunks: Output<'_>,
+    num_label_chunks: Output<'_>,
+    num_correct_chunks: Output<'_>,
+) -> R {
+    need_same_dims(inference, label, "inference", "label")?;
+    if let Some(s) = seq_length {
+        let d = &inference.dims;
         ensure_meta!(
             (d.len() == 3 && d[2] == 1) || d.len() == 2,
             "with seq_length, inference must be [batch, bucket] or [batch, bucket, 1], got {}",
@@ -1543,26 +2034,37 @@ pub fn chunk_eval_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&s.dims)
         );
     }
-    for j in 0..6 {
-        let t = if j < 3 {
-            DataType::Float32
-        } else {
-            DataType::Int64
-        };
-        ctx.set_output(j, MetaBuilder::new().dims(&[1]).dtype(t).build())?;
+    for out in [precision, recall, f1_score] {
+        out.set(TensorMeta::new(DataType::Float32, &[1]))?;
+    }
+    for out in [num_infer_chunks, num_label_chunks, num_correct_chunks] {
+        out.set(TensorMeta::new(DataType::Int64, &[1]))?;
     }
     Ok(())
 }
 
-/// `DetectionMapInferMeta(...)`: only `m_ap` gets dims `[1]` (the accumulators are left as
-/// Paddle leaves them).
+/// `DetectionMapInferMeta(detect_res, label, has_state, pos_count, true_pos, false_pos,
+/// class_num, background_label, overlap_threshold, evaluate_difficult, ap_type)`: only `m_ap`
+/// gets dims `[1]` (the accumulators are left as Paddle leaves them).
 #[infer_meta]
-pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let det = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let pos_count = ctx.opt_tensor(3)?;
-    let true_pos = ctx.opt_tensor(4)?;
-    let false_pos = ctx.opt_tensor(5)?;
+pub fn detection_map_infer_meta(
+    detect_res: &TensorMeta,
+    label: &TensorMeta,
+    _has_state: Option<&TensorMeta>,
+    pos_count: Option<&TensorMeta>,
+    true_pos: Option<&TensorMeta>,
+    false_pos: Option<&TensorMeta>,
+    _class_num: i64,
+    _background_label: i64,
+    _overlap_threshold: f64,
+    _evaluate_difficult: bool,
+    _ap_type: &str,
+    _accum_pos_count: Output<'_>,
+    _accum_true_pos: Output<'_>,
+    _accum_false_pos: Output<'_>,
+    m_ap: Output<'_>,
+) -> R {
+    let det = detect_res;
     need_rank(det, 2, "detect_res")?;
     ensure_meta!(
         det.dims[1] == 6,
@@ -1587,17 +2089,19 @@ pub fn detection_map_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             "false_pos is needed when pos_count is given"
         );
     }
-    ctx.set_output(3, MetaBuilder::new().dims(&[1]).build())
+    m_ap.set(TensorMeta::new(DataType::Float32, &[1]))
 }
 
-/// `AucInferMeta(x, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds,
-/// slide_steps)`: int64 `auc` 0-D and int64 statistics.
-#[infer_meta]
-pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let nt = ctx.int(6)?;
-    let slide = if ctx.num_args() > 7 { ctx.int(7)? } else { 1 };
+/// The rule of `AucInferMeta`: int64 `auc` 0-D and int64 statistics, `[(1 + slide_steps) ×
+/// (num_thresholds + 1) + 1]` (or `[1, num_thresholds + 1]` with `slide_steps` 0).
+fn auc_shapes(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    num_thresholds: i64,
+    slide_steps: i64,
+    outs: [Output<'_>; 3],
+) -> R {
+    let (nt, slide) = (num_thresholds, slide_steps);
     need_rank_ge(x, 2, "x (predictions)")?;
     ensure_meta!(
         product(&x.dims) != 0,
@@ -1612,36 +2116,91 @@ pub fn auc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     let buckets = add(nt, 1);
     ensure_meta!(buckets >= 1, "num_thresholds must be at least 0, got {nt}");
     ensure_meta!(slide >= 0, "slide_steps must be non-negative, got {slide}");
-    let i64d = |d: &[i64]| MetaBuilder::new().dims(d).dtype(DataType::Int64).build();
-    ctx.set_output(0, i64d(&[]))?;
     let stat: Vec<i64> = if slide != 0 {
         vec![add(mul(add(1, slide), buckets), 1)]
     } else {
         vec![1, buckets]
     };
-    ctx.set_output(1, i64d(&stat))?;
-    ctx.set_output(2, i64d(&stat))
+    let [auc, stat_pos_out, stat_neg_out] = outs;
+    auc.set(TensorMeta::new(DataType::Int64, &[]))?;
+    stat_pos_out.set(TensorMeta::new(DataType::Int64, &stat))?;
+    stat_neg_out.set(TensorMeta::new(DataType::Int64, &stat))
+}
+
+/// `AucInferMeta(x, label, stat_pos, stat_neg, ins_tag_weight, curve, num_thresholds,
+/// slide_steps)`.
+#[infer_meta]
+pub fn auc_infer_meta(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    _stat_pos: &TensorMeta,
+    _stat_neg: &TensorMeta,
+    _ins_tag_weight: Option<&TensorMeta>,
+    _curve: &str,
+    num_thresholds: i64,
+    slide_steps: i64,
+    auc: Output<'_>,
+    stat_pos_out: Output<'_>,
+    stat_neg_out: Output<'_>,
+) -> R {
+    let outs = [auc, stat_pos_out, stat_neg_out];
+    auc_shapes(x, label, num_thresholds, slide_steps, outs)
+}
+
+/// `AucInferMeta(input, label, stat_pos, stat_neg, curve, num_thresholds, slide_steps)`:
+/// Paddle's signature before `ins_tag_weight` was added (7 arguments), the same rule.
+#[infer_meta(name = "AucInferMeta")]
+pub fn auc_before_ins_tag_weight_infer_meta(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    _stat_pos: &TensorMeta,
+    _stat_neg: &TensorMeta,
+    _curve: &str,
+    num_thresholds: i64,
+    slide_steps: i64,
+    auc: Output<'_>,
+    stat_pos_out: Output<'_>,
+    stat_neg_out: Output<'_>,
+) -> R {
+    let outs = [auc, stat_pos_out, stat_neg_out];
+    auc_shapes(x, label, num_thresholds, slide_steps, outs)
 }
 
 /// `BeamSearchInferMeta(pre_ids, pre_scores, ids, scores, level, beam_size, end_id,
 /// is_accumulated)`.
 #[infer_meta]
-pub fn beam_search_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let pre_ids = ctx.tensor(0)?;
-    let pre_scores = ctx.tensor(1)?;
+pub fn beam_search_infer_meta(
+    pre_ids: &TensorMeta,
+    pre_scores: &TensorMeta,
+    _ids: Option<&TensorMeta>,
+    _scores: &TensorMeta,
+    _level: i64,
+    _beam_size: i64,
+    _end_id: i64,
+    _is_accumulated: bool,
+    selected_ids: Output<'_>,
+    selected_scores: Output<'_>,
+    parent_idx: Output<'_>,
+) -> R {
     let d0 = dim_at(&pre_ids.dims, 0, "pre_ids")?;
-    ctx.set_output(0, dims_dtype_of(pre_ids))?;
-    ctx.set_output(1, dims_dtype_of(pre_scores))?;
-    set_opt(ctx, 2, with_dtype_of(pre_ids, &[d0]))
+    selected_ids.set(dims_dtype_of(pre_ids))?;
+    selected_scores.set(dims_dtype_of(pre_scores))?;
+    parent_idx.set_if_present(with_dtype_of(pre_ids, &[d0]));
+    Ok(())
 }
 
 /// `FakeChannelWiseDequantizeMaxAbsInferMeta(x, scales, quant_bits, quant_axis,
 /// x_num_col_dims)`: `out` like `x`.
 #[infer_meta]
-pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let axis = ctx.int(3)?;
-    let cols = ctx.int(4)?;
+pub fn fake_channel_wise_dequantize_max_abs_infer_meta(
+    x: &TensorMeta,
+    _scales: &[TensorMeta],
+    _quant_bits: &[i64],
+    quant_axis: i64,
+    x_num_col_dims: i64,
+    out: Output<'_>,
+) -> R {
+    let (axis, cols) = (quant_axis, x_num_col_dims);
     ensure_meta!(
         axis == 0 || axis == 1,
         "quant_axis must be 0 or 1, got {axis}"
@@ -1650,166 +2209,211 @@ pub fn fake_channel_wise_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_
         cols != 0,
         "x_num_col_dims must be larger than 0, got {cols}"
     );
-    ctx.set_output(0, dims_dtype_lod_of(x))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `FakeQuantOrWithDequantMovingAverageAbsMaxInferMeta(x, in_scale, in_accum, in_state,
 /// moving_rate, bit_length, is_test, round_type)`.
 #[infer_meta]
 pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
-    ctx: &mut InferMetaCtx<'_>,
+    x: &TensorMeta,
+    _in_scale: &TensorMeta,
+    _in_accum: Option<&TensorMeta>,
+    _in_state: Option<&TensorMeta>,
+    _moving_rate: f64,
+    bit_length: i64,
+    _is_test: bool,
+    _round_type: i64,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+    out_state: Output<'_>,
+    out_accum: Output<'_>,
 ) -> R {
-    let x = ctx.tensor(0)?;
-    let bits = ctx.int(5)?;
+    let bits = bit_length;
     ensure_meta!(
         (1..=16).contains(&bits),
         "bit_length must be in [1, 16], got {bits}"
     );
-    ctx.set_output(0, MetaBuilder::new().dims(&x.dims).lod(x).build())?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[1]).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&[1]).build())?;
-    set_opt(ctx, 3, MetaBuilder::new().dims(&[1]).build())
+    out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+    out_scale.set(TensorMeta::new(DataType::Float32, &[1]))?;
+    out_state.set_if_present(TensorMeta::new(DataType::Float32, &[1]));
+    out_accum.set_if_present(TensorMeta::new(DataType::Float32, &[1]));
+    Ok(())
 }
 
-/// `GenerateProposalsV2InferMeta(...)`: `[-1, 4]` rois, `[-1, 1]` probabilities and
-/// `[batch]` counts.
+/// `GenerateProposalsV2InferMeta(scores, bbox_deltas, im_shape, anchors, variances,
+/// pre_nms_top_n, post_nms_top_n, nms_thresh, min_size, eta, pixel_offset)`: `[-1, 4]` rois,
+/// `[-1, 1]` probabilities and `[batch]` counts.
 #[infer_meta]
-pub fn generate_proposals_v2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let scores = ctx.tensor(0)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&[-1, 4]).build())?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[-1, 1]).build())?;
+pub fn generate_proposals_v2_infer_meta(
+    scores: &TensorMeta,
+    _bbox_deltas: &TensorMeta,
+    _im_shape: &TensorMeta,
+    _anchors: &TensorMeta,
+    _variances: &TensorMeta,
+    _pre_nms_top_n: i64,
+    _post_nms_top_n: i64,
+    _nms_thresh: f64,
+    _min_size: f64,
+    _eta: f64,
+    _pixel_offset: bool,
+    rpn_rois: Output<'_>,
+    rpn_roi_probs: Output<'_>,
+    rpn_rois_num: Output<'_>,
+) -> R {
+    rpn_rois.set(TensorMeta::new(DataType::Float32, &[-1, 4]))?;
+    rpn_roi_probs.set(TensorMeta::new(DataType::Float32, &[-1, 1]))?;
     let b = dim_at(&scores.dims, 0, "scores")?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&[b]).build())
+    rpn_rois_num.set_if_present(TensorMeta::new(DataType::Float32, &[b]));
+    Ok(())
 }
 
-fn graph_index_check(d: &[i64], name: &str) -> R {
-    if d.len() == 2 {
-        ensure_meta!(
-            d[1] == 1,
-            "{name} {} must have last dim 1 when it is 2-D",
-            fmt_dims(d)
-        );
-    } else {
-        ensure_meta!(d.len() == 1, "{name} {} must be 1-D or [N, 1]", fmt_dims(d));
+/// Checks that each graph index tensor is 1-D or `[N, 1]`.
+fn need_graph_indices(indices: &[(&TensorMeta, &str)]) -> R {
+    for &(t, name) in indices {
+        let d = &t.dims;
+        if d.len() == 2 {
+            ensure_meta!(
+                d[1] == 1,
+                "{name} {} must have last dim 1 when it is 2-D",
+                fmt_dims(d)
+            );
+        } else {
+            ensure_meta!(d.len() == 1, "{name} {} must be 1-D or [N, 1]", fmt_dims(d));
+        }
     }
     Ok(())
 }
 
+/// With `return_eids`, checks `eids` (needed, 1-D or `[N, 1]`) and sets `out_eids` to `row`'s
+/// dtype `[-1]`.
+fn sampled_eids(
+    return_eids: bool,
+    eids: Option<&TensorMeta>,
+    row: &TensorMeta,
+    out_eids: Output<'_>,
+) -> R {
+    if return_eids {
+        let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
+        need_graph_indices(&[(e, "eids")])?;
+        out_eids.set(with_dtype_of(row, &[-1]))?;
+    }
+    Ok(())
+}
+
+/// The sampled neighbors (`row`'s dtype `[-1]`) and their int32 counts `[-1]`.
+fn set_sampled_neighbors(row: &TensorMeta, out: Output<'_>, out_count: Output<'_>) -> R {
+    out.set(with_dtype_of(row, &[-1]))?;
+    out_count.set(TensorMeta::new(DataType::Int32, &[-1]))
+}
+
 /// `GraphKhopSamplerInferMeta(row, colptr, x, eids, sample_sizes, return_eids)`.
 #[infer_meta]
-pub fn graph_khop_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let row = ctx.tensor(0)?;
-    let col = ctx.tensor(1)?;
-    let x = ctx.tensor(2)?;
-    let eids = ctx.opt_tensor(3)?;
-    let sizes = ints(ctx, 4)?;
-    let ret = ctx.bool(5)?;
-    graph_index_check(&row.dims, "row")?;
-    graph_index_check(&col.dims, "col_ptr")?;
-    graph_index_check(&x.dims, "x")?;
-    ensure_meta!(!sizes.is_empty(), "sample_sizes must not be empty");
-    if ret {
-        let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
-        graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(4, with_dtype_of(row, &[-1]))?;
-    }
-    ctx.set_output(0, with_dtype_of(row, &[-1, 1]))?;
-    ctx.set_output(1, with_dtype_of(row, &[-1, 1]))?;
-    ctx.set_output(
-        2,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int32)
-            .build(),
-    )?;
-    ctx.set_output(3, dims_dtype_of(x))
+pub fn graph_khop_sampler_infer_meta(
+    row: &TensorMeta,
+    col_ptr: &TensorMeta,
+    x: &TensorMeta,
+    eids: Option<&TensorMeta>,
+    sample_sizes: &[i64],
+    return_eids: bool,
+    out_src: Output<'_>,
+    out_dst: Output<'_>,
+    sample_index: Output<'_>,
+    reindex_x: Output<'_>,
+    out_eids: Output<'_>,
+) -> R {
+    need_graph_indices(&[(row, "row"), (col_ptr, "col_ptr"), (x, "x")])?;
+    ensure_meta!(!sample_sizes.is_empty(), "sample_sizes must not be empty");
+    sampled_eids(return_eids, eids, row, out_eids)?;
+    out_src.set(with_dtype_of(row, &[-1, 1]))?;
+    out_dst.set(with_dtype_of(row, &[-1, 1]))?;
+    sample_index.set(TensorMeta::new(DataType::Int32, &[-1]))?;
+    reindex_x.set(dims_dtype_of(x))
 }
 
 /// `GraphSampleNeighborsInferMeta(row, colptr, x, eids, perm_buffer, sample_size, return_eids,
 /// flag_perm_buffer)`.
 #[infer_meta]
-pub fn graph_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let row = ctx.tensor(0)?;
-    let col = ctx.tensor(1)?;
-    let x = ctx.tensor(2)?;
-    let eids = ctx.opt_tensor(3)?;
-    let perm = ctx.opt_tensor(4)?;
-    let ret = ctx.bool(6)?;
-    let flag = ctx.bool(7)?;
-    graph_index_check(&row.dims, "row")?;
-    graph_index_check(&col.dims, "col_ptr")?;
-    graph_index_check(&x.dims, "x")?;
-    if ret {
-        let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
-        graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(2, with_dtype_of(row, &[-1]))?;
+pub fn graph_sample_neighbors_infer_meta(
+    row: &TensorMeta,
+    col_ptr: &TensorMeta,
+    x: &TensorMeta,
+    eids: Option<&TensorMeta>,
+    perm_buffer: Option<&TensorMeta>,
+    _sample_size: i64,
+    return_eids: bool,
+    flag_perm_buffer: bool,
+    out: Output<'_>,
+    out_count: Output<'_>,
+    out_eids: Output<'_>,
+) -> R {
+    need_graph_indices(&[(row, "row"), (col_ptr, "col_ptr"), (x, "x")])?;
+    sampled_eids(return_eids, eids, row, out_eids)?;
+    if flag_perm_buffer {
+        let p = perm_buffer.ok_or_else(|| err("flag_perm_buffer needs perm_buffer"))?;
+        need_graph_indices(&[(p, "perm_buffer")])?;
     }
-    if flag {
-        let p = perm.ok_or_else(|| err("flag_perm_buffer needs perm_buffer"))?;
-        graph_index_check(&p.dims, "perm_buffer")?;
-    }
-    ctx.set_output(0, with_dtype_of(row, &[-1]))?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int32)
-            .build(),
-    )
+    set_sampled_neighbors(row, out, out_count)
 }
 
 /// `WeightedSampleNeighborsInferMeta(row, colptr, edge_weight, input_nodes, eids, sample_size,
 /// return_eids)`.
 #[infer_meta]
-pub fn weighted_sample_neighbors_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let row = ctx.tensor(0)?;
-    let col = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let x = ctx.tensor(3)?;
-    let eids = ctx.opt_tensor(4)?;
-    let ret = ctx.bool(6)?;
-    graph_index_check(&row.dims, "row")?;
-    graph_index_check(&col.dims, "colptr")?;
-    graph_index_check(&w.dims, "edge_weight")?;
-    graph_index_check(&x.dims, "input_nodes")?;
-    if ret {
-        let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
-        graph_index_check(&e.dims, "eids")?;
-        ctx.set_output(2, with_dtype_of(row, &[-1]))?;
-    }
-    ctx.set_output(0, with_dtype_of(row, &[-1]))?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int32)
-            .build(),
-    )
+pub fn weighted_sample_neighbors_infer_meta(
+    row: &TensorMeta,
+    col_ptr: &TensorMeta,
+    edge_weight: &TensorMeta,
+    input_nodes: &TensorMeta,
+    eids: Option<&TensorMeta>,
+    _sample_size: i64,
+    return_eids: bool,
+    out: Output<'_>,
+    out_count: Output<'_>,
+    out_eids: Output<'_>,
+) -> R {
+    need_graph_indices(&[
+        (row, "row"),
+        (col_ptr, "colptr"),
+        (edge_weight, "edge_weight"),
+        (input_nodes, "input_nodes"),
+    ])?;
+    sampled_eids(return_eids, eids, row, out_eids)?;
+    set_sampled_neighbors(row, out, out_count)
 }
 
 /// `GraphReindexInferMeta(x, neighbors, count, hashtable_value, hashtable_index)`.
 #[infer_meta]
-pub fn graph_reindex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let nb = ctx.tensor(1)?;
-    let count = ctx.tensor(2)?;
-    let hv = ctx.opt_tensor(3)?;
-    let hi = ctx.opt_tensor(4)?;
-    graph_index_check(&x.dims, "X")?;
-    graph_index_check(&nb.dims, "Neighbors")?;
-    graph_index_check(&count.dims, "Count")?;
-    if let (Some(v), Some(i)) = (hv, hi) {
-        graph_index_check(&v.dims, "HashTable_Value")?;
-        graph_index_check(&i.dims, "HashTable_Index")?;
+pub fn graph_reindex_infer_meta(
+    x: &TensorMeta,
+    neighbors: &TensorMeta,
+    count: &TensorMeta,
+    hashtable_value: Option<&TensorMeta>,
+    hashtable_index: Option<&TensorMeta>,
+    reindex_src: Output<'_>,
+    reindex_dst: Output<'_>,
+    out_nodes: Output<'_>,
+) -> R {
+    need_graph_indices(&[(x, "X"), (neighbors, "Neighbors"), (count, "Count")])?;
+    if let (Some(v), Some(i)) = (hashtable_value, hashtable_index) {
+        need_graph_indices(&[(v, "HashTable_Value"), (i, "HashTable_Index")])?;
     }
-    ctx.set_output(0, with_dtype_of(nb, &[-1]))?;
-    ctx.set_output(1, with_dtype_of(nb, &[-1]))?;
-    ctx.set_output(2, with_dtype_of(x, &[-1]))
+    reindex_src.set(with_dtype_of(neighbors, &[-1]))?;
+    reindex_dst.set(with_dtype_of(neighbors, &[-1]))?;
+    out_nodes.set(with_dtype_of(x, &[-1]))
 }
 
-fn send_index_check(src: &TensorMeta, dst: &TensorMeta) -> R {
-    graph_index_check(&src.dims, "src_index")?;
-    graph_index_check(&dst.dims, "dst_index")?;
+/// Checks the message-passing indices: each 1-D or `[N, 1]`, of one length where both are
+/// non-empty.
+fn need_send_indices(src: &TensorMeta, dst: &TensorMeta) -> R {
+    need_graph_indices(&[(src, "src_index"), (dst, "dst_index")])?;
+    if src.dims[0] != 0 && dst.dims[0] != 0 {
+        ensure_meta!(
+            src.dims[0] == dst.dims[0],
+            "src_index {} and dst_index {} must have the same shape",
+            fmt_dims(&src.dims),
+            fmt_dims(&dst.dims)
+        );
+    }
     Ok(())
 }
 
@@ -1825,71 +2429,64 @@ fn broadcast_tail(x: &[i64], y: &[i64]) -> Res<Vec<i64>> {
 /// `SendUERecvInferMeta(x, y, src_index, dst_index, message_op, reduce_op, out_size)`:
 /// `[-1] + broadcast(x[1:], y[1:])`; `dst_count` int32 `[-1]` for `MEAN`.
 #[infer_meta(name = "SendUERecvInferMeta")]
-pub fn send_ue_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let src = ctx.tensor(2)?;
-    let dst = ctx.tensor(3)?;
-    let reduce = str_arg(ctx, 5)?;
-    send_index_check(src, dst)?;
-    if src.dims[0] != 0 && dst.dims[0] != 0 {
-        ensure_meta!(
-            src.dims[0] == dst.dims[0],
-            "src_index {} and dst_index {} must have the same shape",
-            fmt_dims(&src.dims),
-            fmt_dims(&dst.dims)
-        );
-    }
+pub fn send_ue_recv_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    src_index: &TensorMeta,
+    dst_index: &TensorMeta,
+    _message_op: &str,
+    reduce_op: &str,
+    _out_size: IntArrayArg,
+    out: Output<'_>,
+    dst_count: Output<'_>,
+) -> R {
+    need_send_indices(src_index, dst_index)?;
     let y0 = dim_at(&y.dims, 0, "y")?;
     ensure_meta!(
-        y0 == src.dims[0],
+        y0 == src_index.dims[0],
         "y {} must have as many rows as src_index {}",
         fmt_dims(&y.dims),
-        fmt_dims(&src.dims)
+        fmt_dims(&src_index.dims)
     );
-    if reduce == "MEAN" {
-        set_opt(
-            ctx,
-            1,
-            MetaBuilder::new()
-                .dims(&[-1])
-                .dtype(DataType::Int32)
-                .build(),
-        )?;
+    if reduce_op == "MEAN" {
+        dst_count.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
     }
     let mut d = vec![-1];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `SendUVInferMeta(x, y, src_index, dst_index, message_op)`:
 /// `[src_index[0]] + broadcast(x[1:], y[1:])`.
 #[infer_meta(name = "SendUVInferMeta")]
-pub fn send_uv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let src = ctx.tensor(2)?;
-    let dst = ctx.tensor(3)?;
-    send_index_check(src, dst)?;
-    if src.dims[0] != 0 && dst.dims[0] != 0 {
-        ensure_meta!(
-            src.dims[0] == dst.dims[0],
-            "src_index {} and dst_index {} must have the same shape",
-            fmt_dims(&src.dims),
-            fmt_dims(&dst.dims)
-        );
-    }
-    let mut d = vec![src.dims[0]];
+pub fn send_uv_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    src_index: &TensorMeta,
+    dst_index: &TensorMeta,
+    _message_op: &str,
+    out: Output<'_>,
+) -> R {
+    need_send_indices(src_index, dst_index)?;
+    let mut d = vec![src_index.dims[0]];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `HSigmoidLossInferMeta(x, label, w, bias, path, code, num_classes, is_sparse)`: `out`
 /// `[batch, 1]`.
 #[infer_meta(name = "HSigmoidLossInferMeta")]
-pub fn hsigmoid_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
+pub fn hsigmoid_loss_infer_meta(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    _w: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    _path: Option<&TensorMeta>,
+    _code: Option<&TensorMeta>,
+    _num_classes: i64,
+    _is_sparse: bool,
+    out: Output<'_>,
+) -> R {
     let a = dim_at(&x.dims, 0, "x")?;
     let b = dim_at(&label.dims, 0, "label")?;
     ensure_meta!(
@@ -1898,37 +2495,60 @@ pub fn hsigmoid_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         fmt_dims(&x.dims),
         fmt_dims(&label.dims)
     );
-    ctx.set_output(0, with_dtype_lod_of(x, &[a, 1]))
+    out.set(with_dtype_lod_of(x, &[a, 1]))
 }
 
 /// `SparseAttentionInferMeta(q, k, v, offset, columns, key_padding_mask, attn_mask)`.
 #[infer_meta]
-pub fn sparse_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let q = ctx.tensor(0)?;
-    let k = ctx.tensor(1)?;
-    let v = ctx.tensor(2)?;
-    let columns = ctx.tensor(4)?;
+pub fn sparse_attention_infer_meta(
+    q: &TensorMeta,
+    k: &TensorMeta,
+    v: &TensorMeta,
+    _offset: &TensorMeta,
+    columns: &TensorMeta,
+    _key_padding_mask: Option<&TensorMeta>,
+    _attn_mask: Option<&TensorMeta>,
+    out: Output<'_>,
+    sparse_dot_sdd: Output<'_>,
+    softmax: Output<'_>,
+) -> R {
     need_rank(q, 4, "q")?;
     need_rank(k, 4, "k")?;
     need_rank(v, 4, "v")?;
     let nnz = dim_at(&columns.dims, 2, "columns")?;
     let qd = &q.dims;
-    ctx.set_output(0, with_dtype_lod_of(q, &[qd[0], qd[1], qd[2], qd[3]]))?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[qd[0], qd[1], nnz]).build())?;
-    ctx.set_output(2, MetaBuilder::new().dims(&[qd[0], qd[1], nnz]).build())
+    out.set(with_dtype_lod_of(q, &[qd[0], qd[1], qd[2], qd[3]]))?;
+    sparse_dot_sdd.set(TensorMeta::new(DataType::Float32, &[qd[0], qd[1], nnz]))?;
+    softmax.set(TensorMeta::new(DataType::Float32, &[qd[0], qd[1], nnz]))
 }
 
-/// `MemoryEfficientAttentionInferMeta(query, key, value, bias, ...)`: `[b, sq, h, dv]`,
-/// float32 `logsumexp` `[h, b]`, int64 `seed_and_offset` `[2]`.
+/// `MemoryEfficientAttentionInferMeta(query, key, value, bias, cu_seqlens_q, cu_seqlens_k,
+/// causal_diagonal, seqlen_k, max_seqlen_q, max_seqlen_k, causal, dropout_p, scale, is_test)`:
+/// `[b, sq, h, dv]`, float32 `logsumexp` `[h, b]`, int64 `seed_and_offset` `[2]`.
 #[infer_meta]
-pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let q = ctx.tensor(0)?;
-    let k = ctx.tensor(1)?;
-    let v = ctx.tensor(2)?;
-    need_rank(q, 4, "query")?;
-    need_rank(k, 4, "key")?;
-    need_rank(v, 4, "value")?;
-    let (qd, kd, vd) = (&q.dims, &k.dims, &v.dims);
+pub fn memory_efficient_attention_infer_meta(
+    query: &TensorMeta,
+    key: &TensorMeta,
+    value: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    _cu_seqlens_q: Option<&TensorMeta>,
+    _cu_seqlens_k: Option<&TensorMeta>,
+    _causal_diagonal: Option<&TensorMeta>,
+    _seqlen_k: Option<&TensorMeta>,
+    _max_seqlen_q: Option<Scalar>,
+    _max_seqlen_k: Option<Scalar>,
+    _causal: bool,
+    _dropout_p: f64,
+    _scale: f64,
+    _is_test: bool,
+    output: Output<'_>,
+    logsumexp: Output<'_>,
+    seed_and_offset: Output<'_>,
+) -> R {
+    need_rank(query, 4, "query")?;
+    need_rank(key, 4, "key")?;
+    need_rank(value, 4, "value")?;
+    let (qd, kd, vd) = (&query.dims, &key.dims, &value.dims);
     ensure_meta!(
         qd[0] == kd[0] && kd[0] == vd[0],
         "query, key and value need the same batch size"
@@ -1942,64 +2562,64 @@ pub fn memory_efficient_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         kd[1] == vd[1],
         "key and value need the same sequence length"
     );
-    let out = MetaBuilder::new()
+    let meta = MetaBuilder::new()
         .dims(&[qd[0], qd[1], qd[2], vd[3]])
-        .lod(q)
-        .dtype(q.dtype)
-        .layout(q.layout);
-    ctx.set_output(0, out.build())?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[qd[2], qd[0]])
-            .dtype(DataType::Float32)
-            .build(),
-    )?;
-    ctx.set_output(
-        2,
-        MetaBuilder::new().dims(&[2]).dtype(DataType::Int64).build(),
-    )
+        .lod(query)
+        .dtype(query.dtype)
+        .layout(query.layout);
+    output.set(meta.build())?;
+    logsumexp.set(TensorMeta::new(DataType::Float32, &[qd[2], qd[0]]))?;
+    seed_and_offset.set(TensorMeta::new(DataType::Int64, &[2]))
 }
 
 /// `TopPSamplingInferMeta(x, ps, threshold, topp_seed, seed, k, mode)`.
 #[infer_meta]
-pub fn top_p_sampling_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let k = ctx.int(5)?;
-    let mode = str_arg(ctx, 6)?;
+pub fn top_p_sampling_infer_meta(
+    x: &TensorMeta,
+    _ps: &TensorMeta,
+    _threshold: Option<&TensorMeta>,
+    _topp_seed: Option<&TensorMeta>,
+    _seed: i64,
+    k: i64,
+    mode: &str,
+    out: Output<'_>,
+    ids: Output<'_>,
+    topk_scores: Output<'_>,
+    topk_ids: Output<'_>,
+) -> R {
     let bsz = dim_at(&x.dims, 0, "x")?;
     ensure_meta!(
         mode == "truncated" || mode == "non-truncated",
         "mode must be 'truncated' or 'non-truncated', got {mode:?}"
     );
-    ctx.set_output(0, with_dtype_of(x, &[bsz, 1]))?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[bsz, 1])
-            .dtype(DataType::Int64)
-            .build(),
-    )?;
+    out.set(with_dtype_of(x, &[bsz, 1]))?;
+    ids.set(TensorMeta::new(DataType::Int64, &[bsz, 1]))?;
     if k > 0 {
-        set_opt(ctx, 2, with_dtype_of(x, &[bsz, k]))?;
-        set_opt(
-            ctx,
-            3,
-            MetaBuilder::new()
-                .dims(&[bsz, k])
-                .dtype(DataType::Int64)
-                .build(),
-        )?;
+        topk_scores.set_if_present(with_dtype_of(x, &[bsz, k]));
+        topk_ids.set_if_present(TensorMeta::new(DataType::Int64, &[bsz, k]));
     }
     Ok(())
 }
 
+/// `x`'s dims with the last one replaced by `n`, in `x`'s dtype (a linear layer's output).
+fn linear_out(x: &TensorMeta, n: i64) -> TensorMeta {
+    let mut d = x.dims.to_vec();
+    let last = d.len() - 1;
+    d[last] = n;
+    with_dtype_of(x, &d)
+}
+
 /// `LLMInt8LinearInferMeta(x, weight, bias, weight_scale, threshold)`.
 #[infer_meta(name = "LLMInt8LinearInferMeta")]
-pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    let ws = ctx.tensor(3)?;
+pub fn llm_int8_linear_infer_meta(
+    x: &TensorMeta,
+    weight: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    weight_scale: &TensorMeta,
+    _threshold: f64,
+    out: Output<'_>,
+) -> R {
+    let w = weight;
     need_rank(w, 2, "weight")?;
     need_rank_ge(x, 1, "x")?;
     let xl = x.dims[x.rank() - 1];
@@ -2018,51 +2638,47 @@ pub fn llm_int8_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "weight dim 1 {} must be divisible by 16",
         w.dims[1]
     );
-    let s0 = dim_at(&ws.dims, 0, "weight_scale")?;
+    let s0 = dim_at(&weight_scale.dims, 0, "weight_scale")?;
     ensure_meta!(
         s0 == w.dims[0],
         "weight_scale dim 0 {s0} must equal weight dim 0 {}",
         w.dims[0]
     );
-    let mut d = x.dims.to_vec();
-    let last = d.len() - 1;
-    d[last] = w.dims[0];
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(linear_out(x, w.dims[0]))
 }
 
 /// `WeightOnlyLinearInferMeta(x, weight, bias, weight_scale, weight_dtype, arch, group_size)`.
 #[infer_meta]
-pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    let bias = ctx.opt_tensor(2)?;
-    let ws = ctx.tensor(3)?;
-    let wdt = str_arg(ctx, 4)?;
-    let gs = ctx.int(6)?;
+pub fn weight_only_linear_infer_meta(
+    x: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    weight_scale: &TensorMeta,
+    weight_dtype: &str,
+    _arch: i64,
+    group_size: i64,
+    out: Output<'_>,
+) -> R {
+    let (w, ws, gs) = (weight, weight_scale, group_size);
     ensure_meta!(
         gs == -1 || gs == 64 || gs == 128,
         "group_size must be -1, 64 or 128, got {gs}"
     );
     let n = dim_at(&ws.dims, if gs == -1 { 0 } else { 1 }, "weight_scale")?;
     ensure_meta!(
-        wdt == "int8" || wdt == "int4",
-        "weight_dtype must be 'int8' or 'int4', got {wdt:?}"
+        weight_dtype == "int8" || weight_dtype == "int4",
+        "weight_dtype must be 'int8' or 'int4', got {weight_dtype:?}"
     );
     need_rank(w, 2, "weight")?;
     need_rank_ge(x, 1, "x")?;
-    if w.dims[0] >= 0 {
-        ensure_meta!(
-            w.dims[0] % 16 == 0,
-            "weight dim 0 {} must be divisible by 16",
-            w.dims[0]
-        );
-    }
-    if w.dims[1] >= 0 {
-        ensure_meta!(
-            w.dims[1] % 16 == 0,
-            "weight dim 1 {} must be divisible by 16",
-            w.dims[1]
-        );
+    for i in 0..2 {
+        if w.dims[i] >= 0 {
+            ensure_meta!(
+                w.dims[i] % 16 == 0,
+                "weight dim {i} {} must be divisible by 16",
+                w.dims[i]
+            );
+        }
     }
     let xl = x.dims[x.rank() - 1];
     if xl > 0 && w.dims[1] > 0 {
@@ -2086,48 +2702,62 @@ pub fn weight_only_linear_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             ws.dims[0]
         );
     }
-    let mut d = x.dims.to_vec();
-    let last = d.len() - 1;
-    d[last] = n;
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(linear_out(x, n))
 }
 
 /// `FullWithTensorInferMeta(shape, dtype)`: dims from `shape` (`-1`s when it comes from a
 /// tensor), dtype `dtype`.
 #[infer_meta]
-pub fn full_with_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let shape = int_array(ctx, 0, "shape")?;
-    let dtype = ctx.dtype(1)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&shape.values).dtype(dtype).build(),
-    )
+pub fn full_with_tensor_infer_meta(shape: IntArray<'_>, dtype: DataType, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(dtype, shape.values()))
 }
 
 /// `LogspaceInferMeta(start, stop, num, base, dtype)`: `[-1]` of `dtype`.
 #[infer_meta]
-pub fn logspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    for (i, n) in [(0, "start"), (1, "stop"), (2, "num"), (3, "base")] {
-        need_one_element(ctx.tensor(i)?, n)?;
+pub fn logspace_infer_meta(
+    start: &TensorMeta,
+    stop: &TensorMeta,
+    num: &TensorMeta,
+    base: &TensorMeta,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    for (t, n) in [
+        (start, "start"),
+        (stop, "stop"),
+        (num, "num"),
+        (base, "base"),
+    ] {
+        need_one_element(t, n)?;
     }
-    let dtype = ctx.dtype(4)?;
-    ctx.set_output(0, MetaBuilder::new().dims(&[-1]).dtype(dtype).build())
+    out.set(TensorMeta::new(dtype, &[-1]))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Recurrent nets
 // ---------------------------------------------------------------------------------------------
 
-/// `LSTMInferMeta(input, h0, c0, weight, bias, use_peepholes, is_reverse, is_test, ...)`.
+/// `LSTMInferMeta(input, h0, c0, weight, bias, use_peepholes, is_reverse, is_test,
+/// gate_activation, cell_activation, candidate_activation)`.
 #[infer_meta(name = "LSTMInferMeta")]
-pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let h0 = ctx.opt_tensor(1)?;
-    let c0 = ctx.opt_tensor(2)?;
-    let w = ctx.tensor(3)?;
-    let b = ctx.tensor(4)?;
-    let peep = ctx.bool(5)?;
-    let is_test = ctx.bool(7)?;
+pub fn lstm_infer_meta(
+    input: &TensorMeta,
+    h0: Option<&TensorMeta>,
+    c0: Option<&TensorMeta>,
+    weight: &TensorMeta,
+    bias: &TensorMeta,
+    use_peepholes: bool,
+    _is_reverse: bool,
+    is_test: bool,
+    _gate_activation: &str,
+    _cell_activation: &str,
+    _candidate_activation: &str,
+    hidden: Output<'_>,
+    cell: Output<'_>,
+    batch_gate: Output<'_>,
+    batch_cell_pre_act: Output<'_>,
+) -> R {
+    let (w, b) = (weight, bias);
     need_rank(input, 2, "input")?;
     if let Some(h) = h0 {
         let c = c0.ok_or_else(|| err("c0 is needed when h0 is given"))?;
@@ -2147,35 +2777,25 @@ pub fn lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     need_rank(b, 2, "bias")?;
     ensure_meta!(b.dims[0] == 1, "bias dim 0 must be 1, got {}", b.dims[0]);
-    let k = if peep { 7 } else { 4 };
+    let k = if use_peepholes { 7 } else { 4 };
     ensure_meta!(
         b.dims[1] == mul(k, frame),
         "bias dim 1 must be {k} × {frame}, got {}",
         b.dims[1]
     );
-    let out = [input.dims[0], frame];
-    ctx.set_output(0, with_dtype_lod_of(input, &out))?;
-    ctx.set_output(1, with_dtype_lod_of(input, &out))?;
+    let d = [input.dims[0], frame];
+    hidden.set(with_dtype_lod_of(input, &d))?;
+    cell.set(with_dtype_lod_of(input, &d))?;
     if !is_test {
-        set_opt(ctx, 2, MetaBuilder::new().dims(&input.dims).build())?;
-        set_opt(ctx, 3, MetaBuilder::new().dims(&out).build())?;
+        batch_gate.set_if_present(TensorMeta::new(DataType::Float32, &input.dims));
+        batch_cell_pre_act.set_if_present(TensorMeta::new(DataType::Float32, &d));
     }
     Ok(())
 }
 
-/// `CudnnLSTMInferMeta(x, init_h, init_c, w, weight_list, sequence_length, dropout_prob,
-/// is_bidirec, hidden_size, num_layers, is_test, seed)`.
-#[infer_meta(name = "CudnnLSTMInferMeta")]
-pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let h = ctx.tensor(1)?;
-    let c = ctx.tensor(2)?;
-    let seq = ctx.opt_tensor(5)?;
-    let bidirec = ctx.bool(7)?;
-    let hidden = ctx.int(8)?;
-    need_rank(x, 3, "x")?;
-    need_rank(h, 3, "init_h")?;
-    if let Some(s) = seq {
+/// Checks `sequence_length` (if given) against the batch size, dim 1 of `x`.
+fn need_sequence_length(x: &TensorMeta, sequence_length: Option<&TensorMeta>) -> R {
+    if let Some(s) = sequence_length {
         let s0 = dim_at(&s.dims, 0, "sequence_length")?;
         ensure_meta!(
             x.dims[1] == s0,
@@ -2183,6 +2803,46 @@ pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             x.dims[1]
         );
     }
+    Ok(())
+}
+
+/// `x`'s dims with the feature dim (2) the hidden size, doubled when bidirectional.
+fn rnn_out(x: &TensorMeta, is_bidirec: bool, hidden_size: i64) -> TensorMeta {
+    let mut d = x.dims.to_vec();
+    d[2] = if is_bidirec {
+        mul(hidden_size, 2)
+    } else {
+        hidden_size
+    };
+    with_dtype_of(x, &d)
+}
+
+/// `CudnnLSTMInferMeta(x, init_h, init_c, w, weight_list, sequence_length, dropout_prob,
+/// is_bidirec, hidden_size, num_layers, is_test, seed)`.
+#[infer_meta(name = "CudnnLSTMInferMeta")]
+pub fn cudnn_lstm_infer_meta(
+    x: &TensorMeta,
+    init_h: &TensorMeta,
+    init_c: &TensorMeta,
+    _w: Option<&TensorMeta>,
+    _weight_list: Option<&[TensorMeta]>,
+    sequence_length: Option<&TensorMeta>,
+    _dropout_prob: f64,
+    is_bidirec: bool,
+    hidden_size: i64,
+    _num_layers: i64,
+    _is_test: bool,
+    _seed: i64,
+    out: Output<'_>,
+    last_h: Output<'_>,
+    last_c: Output<'_>,
+    reserve: Output<'_>,
+    state_out: Output<'_>,
+) -> R {
+    let (h, c) = (init_h, init_c);
+    need_rank(x, 3, "x")?;
+    need_rank(h, 3, "init_h")?;
+    need_sequence_length(x, sequence_length)?;
     ensure_meta!(
         x.dims[1] == h.dims[1],
         "x {} and init_h {} must share dim 1 (batch)",
@@ -2190,37 +2850,38 @@ pub fn cudnn_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         fmt_dims(&h.dims)
     );
     need_same_dims(c, h, "init_c", "init_h")?;
-    let mut d = x.dims.to_vec();
-    d[2] = if bidirec { mul(hidden, 2) } else { hidden };
-    ctx.set_output(0, with_dtype_of(x, &d))?;
-    ctx.set_output(1, with_dtype_of(x, &c.dims))?;
-    ctx.set_output(2, with_dtype_of(x, &h.dims))?;
-    ctx.set_output(3, MetaBuilder::new().dtype(DataType::UInt8).build())?;
-    ctx.set_output(4, MetaBuilder::new().dtype(DataType::UInt8).build())
+    out.set(rnn_out(x, is_bidirec, hidden_size))?;
+    last_h.set(with_dtype_of(x, &c.dims))?;
+    last_c.set(with_dtype_of(x, &h.dims))?;
+    reserve.set(TensorMeta::new(DataType::UInt8, &[]))?;
+    state_out.set(TensorMeta::new(DataType::UInt8, &[]))
 }
 
 /// `RnnInferMeta(x, pre_state, weight_list, sequence_length, dropout_prob, is_bidirec,
 /// input_size, hidden_size, num_layers, mode, seed, is_test)`.
 #[infer_meta]
-pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pre = ctx.tensors(1)?;
-    let seq = ctx.opt_tensor(3)?;
-    let bidirec = ctx.bool(5)?;
-    let hidden = ctx.int(7)?;
-    let mode = str_arg(ctx, 9)?;
+pub fn rnn_infer_meta(
+    x: &TensorMeta,
+    pre_state: &[TensorMeta],
+    _weight_list: &[TensorMeta],
+    sequence_length: Option<&TensorMeta>,
+    _dropout_prob: f64,
+    is_bidirec: bool,
+    _input_size: i64,
+    hidden_size: i64,
+    _num_layers: i64,
+    mode: &str,
+    _seed: i64,
+    _is_test: bool,
+    out: Output<'_>,
+    _dropout_state: Output<'_>,
+    state: OutputList<'_>,
+) -> R {
     need_rank(x, 3, "x")?;
-    if let Some(s) = seq {
-        let s0 = dim_at(&s.dims, 0, "sequence_length")?;
-        ensure_meta!(
-            x.dims[1] == s0,
-            "sequence_length {s0} must equal the batch size {}",
-            x.dims[1]
-        );
-    }
-    let p0 = first(pre, "pre_state")?;
+    need_sequence_length(x, sequence_length)?;
+    let p0 = first(pre_state, "pre_state")?;
     need_rank(p0, 3, "pre_state[0]")?;
-    for (i, p) in pre.iter().enumerate() {
+    for (i, p) in pre_state.iter().enumerate() {
         let p1 = dim_at(&p.dims, 1, "pre_state")?;
         ensure_meta!(
             x.dims[1] == p1,
@@ -2232,25 +2893,51 @@ pub fn rnn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     }
     let want = if mode == "LSTM" { 2 } else { 1 };
     ensure_meta!(
-        pre.len() == want,
+        pre_state.len() == want,
         "{mode} needs {want} pre_state tensors, got {}",
-        pre.len()
+        pre_state.len()
     );
-    let mut d = x.dims.to_vec();
-    d[2] = if bidirec { mul(hidden, 2) } else { hidden };
-    ctx.set_output(0, with_dtype_of(x, &d))?;
-    ctx.set_outputs(2, pre.iter().map(|p| with_dtype_of(x, &p.dims)).collect())
+    out.set(rnn_out(x, is_bidirec, hidden_size))?;
+    state.set(
+        pre_state
+            .iter()
+            .map(|p| with_dtype_of(x, &p.dims))
+            .collect(),
+    )
+}
+
+/// Checks a GRU `bias` (if given) is `[1, 3 × frame]`.
+fn need_gru_bias(bias: Option<&TensorMeta>, frame: i64) -> R {
+    if let Some(b) = bias {
+        let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
+        ensure_meta!(
+            b0 == 1 && b1 == mul(frame, 3),
+            "bias must be [1, 3 × {frame}], got {}",
+            fmt_dims(&b.dims)
+        );
+    }
+    Ok(())
 }
 
 /// `GruInferMeta(input, h0, weight, bias, activation, gate_activation, is_reverse, origin_mode,
 /// is_test)`.
 #[infer_meta]
-pub fn gru_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let h0 = ctx.opt_tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
-    let is_test = ctx.bool(8)?;
+pub fn gru_infer_meta(
+    input: &TensorMeta,
+    h0: Option<&TensorMeta>,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _activation: &str,
+    _gate_activation: &str,
+    _is_reverse: bool,
+    _origin_mode: bool,
+    is_test: bool,
+    batch_gate: Output<'_>,
+    batch_reset_hidden_prev: Output<'_>,
+    batch_hidden: Output<'_>,
+    hidden: Output<'_>,
+) -> R {
+    let w = weight;
     let frame = dim_at(&w.dims, 0, "weight")?;
     let w1 = dim_at(&w.dims, 1, "weight")?;
     let in0 = dim_at(&input.dims, 0, "input")?;
@@ -2267,20 +2954,13 @@ pub fn gru_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             "h0 width {h1} must equal the frame size {frame}"
         );
     }
-    if let Some(b) = bias {
-        let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
-        ensure_meta!(
-            b0 == 1 && b1 == mul(frame, 3),
-            "bias must be [1, 3 × {frame}], got {}",
-            fmt_dims(&b.dims)
-        );
-    }
+    need_gru_bias(bias, frame)?;
     if !is_test {
-        ctx.set_output(0, dims_dtype_of(input))?;
-        ctx.set_output(1, with_dtype_of(input, &[in0, frame]))?;
-        ctx.set_output(2, with_dtype_of(input, &[in0, frame]))?;
+        batch_gate.set(dims_dtype_of(input))?;
+        batch_reset_hidden_prev.set(with_dtype_of(input, &[in0, frame]))?;
+        batch_hidden.set(with_dtype_of(input, &[in0, frame]))?;
     }
-    ctx.set_output(3, with_dtype_lod_of(input, &[in0, frame]))
+    hidden.set(with_dtype_lod_of(input, &[in0, frame]))
 }
 
 /// The frame size of a GRU unit (`hidden_prev` dim 1), after checking `input` is
@@ -2306,42 +2986,57 @@ pub(crate) fn gru_unit_frame(
         "weight must be [{frame}, 3 × {frame}], got {}",
         fmt_dims(&w.dims)
     );
-    if let Some(b) = bias {
-        let (b0, b1) = (dim_at(&b.dims, 0, "bias")?, dim_at(&b.dims, 1, "bias")?);
-        ensure_meta!(
-            b0 == 1 && b1 == mul(frame, 3),
-            "bias must be [1, 3 × {frame}], got {}",
-            fmt_dims(&b.dims)
-        );
-    }
+    need_gru_bias(bias, frame)?;
     Ok(frame)
 }
 
 /// `GruUnitInferMeta(input, hidden_prev, weight, bias, activation, gate_activation,
 /// origin_mode)`.
 #[infer_meta]
-pub fn gru_unit_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let hp = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let bias = ctx.opt_tensor(3)?;
+pub fn gru_unit_infer_meta(
+    input: &TensorMeta,
+    hidden_prev: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _activation: i64,
+    _gate_activation: i64,
+    _origin_mode: bool,
+    gate: Output<'_>,
+    reset_hidden_prev: Output<'_>,
+    hidden: Output<'_>,
+) -> R {
     let batch = dim_at(&input.dims, 0, "input")?;
-    let frame = gru_unit_frame(input, hp, w, bias)?;
-    ctx.set_output(0, with_dtype_of(input, &[batch, mul(frame, 3)]))?;
-    ctx.set_output(1, with_dtype_of(input, &[batch, frame]))?;
-    ctx.set_output(2, with_dtype_of(input, &[batch, frame]))
+    let frame = gru_unit_frame(input, hidden_prev, weight, bias)?;
+    gate.set(with_dtype_of(input, &[batch, mul(frame, 3)]))?;
+    reset_hidden_prev.set(with_dtype_of(input, &[batch, frame]))?;
+    hidden.set(with_dtype_of(input, &[batch, frame]))
 }
 
 /// `AttentionLstmInferMeta(x, c0, h0, attention_weight, attention_bias, attention_scalar,
-/// attention_scalar_bias, lstm_weight, lstm_bias, ...)`.
+/// attention_scalar_bias, lstm_weight, lstm_bias, gate_activation, cell_activation,
+/// candidate_activation)`.
 #[infer_meta]
-pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let c0 = ctx.tensor(1)?;
-    let h0 = ctx.opt_tensor(2)?;
-    let aw = ctx.tensor(3)?;
-    let w = ctx.tensor(7)?;
-    let b = ctx.tensor(8)?;
+pub fn attention_lstm_infer_meta(
+    x: &TensorMeta,
+    c0: &TensorMeta,
+    h0: Option<&TensorMeta>,
+    attention_weight: &TensorMeta,
+    attention_bias: Option<&TensorMeta>,
+    attention_scalar: Option<&TensorMeta>,
+    attention_scalar_bias: Option<&TensorMeta>,
+    lstm_weight: &TensorMeta,
+    lstm_bias: &TensorMeta,
+    _gate_activation: &str,
+    _cell_activation: &str,
+    _candidate_activation: &str,
+    hidden: Output<'_>,
+    cell: Output<'_>,
+    attentioned_x: Output<'_>,
+    _attention_fc_out: Output<'_>,
+    lstm_x: Output<'_>,
+    lstm_out: Output<'_>,
+) -> R {
+    let (aw, w, b) = (attention_weight, lstm_weight, lstm_bias);
     need_rank(x, 2, "x")?;
     let m = x.dims[1];
     need_rank(w, 2, "lstm_weight")?;
@@ -2370,12 +3065,12 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "attention_weight must be [({m} + {d}), 1], got {}",
         fmt_dims(&aw.dims)
     );
-    for (i, n) in [
-        (4, "attention_bias"),
-        (5, "attention_scalar"),
-        (6, "attention_scalar_bias"),
+    for (t, n) in [
+        (attention_bias, "attention_bias"),
+        (attention_scalar, "attention_scalar"),
+        (attention_scalar_bias, "attention_scalar_bias"),
     ] {
-        if let Some(t) = ctx.opt_tensor(i)? {
+        if let Some(t) = t {
             need_rank(t, 2, n)?;
             ensure_meta!(
                 t.dims[0] == 1 && t.dims[1] == 1,
@@ -2385,24 +3080,39 @@ pub fn attention_lstm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     let out = [x.dims[0], d];
-    ctx.set_output(0, with_dtype_lod_of(x, &out))?;
-    ctx.set_output(1, with_dtype_lod_of(x, &out))?;
-    ctx.set_output(2, MetaBuilder::new().dims(&[x.dims[0], 1]).build())?;
-    ctx.set_output(4, MetaBuilder::new().dims(&[1, m]).build())?;
-    ctx.set_output(5, MetaBuilder::new().dims(&[1, mul(4, d)]).build())
+    hidden.set(with_dtype_lod_of(x, &out))?;
+    cell.set(with_dtype_lod_of(x, &out))?;
+    attentioned_x.set(TensorMeta::new(DataType::Float32, &[x.dims[0], 1]))?;
+    lstm_x.set(TensorMeta::new(DataType::Float32, &[1, m]))?;
+    lstm_out.set(TensorMeta::new(DataType::Float32, &[1, mul(4, d)]))
 }
 
 /// `PyramidHashInferMeta(x, w, white_list, black_list, num_emb, space_len, pyramid_layer,
-/// rand_len, ...)` at compile time: `out` `[-1, num_emb]`, `x_temp_out` with `x`'s dims.
+/// rand_len, drop_out_percent, is_training, use_filter, white_list_len, black_list_len, seed, lr,
+/// distribute_update_vars)` at compile time: `out` `[-1, num_emb]`, `x_temp_out` with `x`'s
+/// dims.
 #[infer_meta]
-pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    let num_emb = ctx.int(4)?;
-    let space_len = ctx.int(5)?;
-    let rand_len = ctx.int(7)?;
-    let wl_len = ctx.int(11)?;
-    let bl_len = ctx.int(12)?;
+pub fn pyramid_hash_infer_meta(
+    x: &TensorMeta,
+    w: &TensorMeta,
+    white_list: &TensorMeta,
+    black_list: &TensorMeta,
+    num_emb: i64,
+    space_len: i64,
+    _pyramid_layer: i64,
+    rand_len: i64,
+    _drop_out_percent: f64,
+    _is_training: i64,
+    _use_filter: bool,
+    white_list_len: i64,
+    black_list_len: i64,
+    _seed: i64,
+    _lr: f64,
+    _distribute_update_vars: &str,
+    out: Output<'_>,
+    _drop_pos: Output<'_>,
+    x_temp_out: Output<'_>,
+) -> R {
     need_rank(x, 2, "x")?;
     need_rank(w, 2, "w")?;
     ensure_meta!(
@@ -2414,9 +3124,11 @@ pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         rem(num_emb, rand_len, "rand_len")? == 0,
         "num_emb {num_emb} must be divisible by rand_len {rand_len}"
     );
-    for (i, n, len) in [(2, "white_list", wl_len), (3, "black_list", bl_len)] {
+    for (t, n, len) in [
+        (white_list, "white_list", white_list_len),
+        (black_list, "black_list", black_list_len),
+    ] {
         if len > 0 {
-            let t = ctx.tensor(i)?;
             need_rank(t, 2, n)?;
             ensure_meta!(
                 t.dims[0] == len && t.dims[1] == 1,
@@ -2425,6 +3137,6 @@ pub fn pyramid_hash_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    ctx.set_output(0, MetaBuilder::new().dims(&[-1, num_emb]).lod(x).build())?;
-    ctx.set_output(2, MetaBuilder::new().dims(&x.dims).build())
+    out.set(MetaBuilder::new().dims(&[-1, num_emb]).lod(x).build())?;
+    x_temp_out.set(TensorMeta::new(DataType::Float32, &x.dims))
 }

@@ -561,6 +561,75 @@ fn adam_in_paddle_3_3_signature_matches_static_adam_program() {
 }
 
 #[test]
+fn adam_and_adamw_before_amsgrad_have_no_moment2_max() {
+    // The yaml snapshot's adam_ (16 arguments) and adamw_ (19): six outputs, beta1_pow_out third
+    // from the end; a float16 param keeps its master weight in float32.
+    let mut adam = vec![
+        t(Float16, &[2, 3]),
+        t(Float16, &[2, 3]),
+        f32t(&[1]),
+        f32t(&[2, 3]),
+        f32t(&[2, 3]),
+        f32t(&[1]),
+        f32t(&[1]),
+        f32t(&[2, 3]),
+        A::None,
+        scf(0.9),
+        scf(0.999),
+        scf(1e-8),
+        b(false),
+        i64a(1000),
+        b(true),
+        b(false),
+    ];
+    let check = |o: &[MetaOut]| {
+        is(&o[0], &[2, 3], Float16);
+        is(&o[1], &[2, 3], Float32);
+        is(&o[2], &[2, 3], Float32);
+        is(&o[3], &[1], Float32);
+        is(&o[4], &[1], Float32);
+        is(&o[5], &[2, 3], Float32);
+    };
+    check(&ok("AdamInferMeta", &adam, 6));
+    for (i, a) in [fl(1.0), fl(0.01), b(true)].into_iter().enumerate() {
+        adam.insert(12 + i, a);
+    }
+    check(&ok("AdamwInferMeta", &adam, 6));
+}
+
+#[test]
+fn auc_takes_both_of_paddles_signatures() {
+    // paddle-ref ops auc/0: auc(x, l, sp, sn, None, 'ROC', 4095, 1) on x 4x2, label 4x1 int64
+    // and statistics 1x4096 gives tensor<i64>, tensor<8193xi64>, tensor<8193xi64>.
+    let stat = || t(Int64, &[1, 4096]);
+    let mut args = vec![
+        f32t(&[4, 2]),
+        t(Int64, &[4, 1]),
+        stat(),
+        stat(),
+        A::None,
+        s("ROC"),
+        int(4095),
+        int(1),
+    ];
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[0], &[], Int64);
+    is(&o[1], &[8193], Int64);
+    is(&o[2], &[8193], Int64);
+    // Before ins_tag_weight (`AucInferMeta(input, label, stat_pos, stat_neg, curve,
+    // num_thresholds, slide_steps)`): the same rule, seven arguments.
+    args.remove(4);
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[1], &[8193], Int64);
+    args[6] = int(0);
+    let o = ok("AucInferMeta", &args, 3);
+    is(&o[2], &[1, 4096], Int64);
+    args[6] = int(-1);
+    let e = err("AucInferMeta", &args, 3);
+    assert_eq!(e, "slide_steps must be non-negative, got -1");
+}
+
+#[test]
 fn momentum_keeps_paddles_dtype_rules() {
     // MomentumInferMeta only sets param_out's dims (dtype stays the fresh float32) and keeps
     // the velocity in the master precision.
@@ -1420,7 +1489,16 @@ fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
             Err(e) => e.0,
         };
         let Some(rest) = e.strip_prefix("argument ") else {
-            break;
+            // Overloads name their arities ("AdamInferMeta takes 16 or 18 arguments, got 0"):
+            // learn one of them, picked at random.
+            match overload_arities(&e) {
+                Some(counts) if !counts.contains(&args.len()) => {
+                    let n = r.pick(&counts);
+                    args = (0..n).map(|_| A::T(rand_tensor(r))).collect();
+                    continue;
+                }
+                _ => break,
+            }
         };
         let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
         let Ok(i) = digits.parse::<usize>() else {
@@ -1442,6 +1520,17 @@ fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
         }
     }
     args
+}
+
+/// The arities an overloaded function's dispatch error names (`... takes 16 or 18 arguments,
+/// got 0`).
+fn overload_arities(e: &str) -> Option<Vec<usize>> {
+    let list = e
+        .split(" takes ")
+        .nth(1)?
+        .split(" arguments, got ")
+        .next()?;
+    list.split(" or ").map(|n| n.parse().ok()).collect()
 }
 
 #[test]
