@@ -22,6 +22,8 @@
 pub use pir_spec;
 pub use pir_spec::phi;
 
+mod append_arena;
+mod recycle;
 pub mod attributes;
 pub mod builder;
 pub mod builtin;
