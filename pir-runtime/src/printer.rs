@@ -334,36 +334,35 @@ impl<'a> Printer<'a> {
             self.names.resize(idx + 1, UNNAMED);
         }
         let name = self.names[idx];
-        match self.prog.value_def(v) {
-            ValueDef::OpResult { .. } => {
-                let n = if name == UNNAMED {
-                    let n = self.next_result;
-                    self.next_result += 1;
-                    self.names[idx] = n;
-                    n
-                } else {
-                    name
-                };
-                self.buf.push('%');
-                self.write_u32(n);
-            }
-            ValueDef::BlockArg { block, index } => {
-                self.buf.push_str("%arg_");
-                if name != UNNAMED {
-                    self.write_u32(name);
-                    return Ok(());
-                }
-                let n = self.next_arg;
-                self.next_arg += 1;
+        if !self.prog.is_block_arg(v) {
+            let n = if name == UNNAMED {
+                let n = self.next_result;
+                self.next_result += 1;
                 self.names[idx] = n;
-                self.write_u32(n);
-                self.buf.push_str(" {");
-                if let Some(attrs) = self.prog.block_arg_attrs(block, index as usize) {
-                    write_dict_entries(&mut self.buf, self.prog, attrs)?;
-                }
-                self.buf.push('}');
+                n
+            } else {
+                name
+            };
+            self.buf.push('%');
+            self.write_u32(n);
+            return Ok(());
+        }
+        self.buf.push_str("%arg_");
+        if name != UNNAMED {
+            self.write_u32(name);
+            return Ok(());
+        }
+        let n = self.next_arg;
+        self.next_arg += 1;
+        self.names[idx] = n;
+        self.write_u32(n);
+        self.buf.push_str(" {");
+        if let ValueDef::BlockArg { block, index } = self.prog.value_def(v) {
+            if let Some(attrs) = self.prog.block_arg_attrs(block, index as usize) {
+                write_dict_entries(&mut self.buf, self.prog, attrs)?;
             }
         }
+        self.buf.push('}');
         Ok(())
     }
 

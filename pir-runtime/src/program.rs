@@ -276,34 +276,62 @@ struct OperandData {
     prev_use: u32,
 }
 
+/// A value: its type, the head of its use list, and its defining op (or, with
+/// `BLOCK_ARG_TAG`, its block). A result's index is its distance from the op's first result; a
+/// block argument's is kept in `Program::arg_index`.
 #[derive(Clone, Copy)]
 struct ValueData {
     ty: Option<Type>,
     first_use: u32,
     owner: u32,
-    // index, with BLOCK_ARG_TAG set for block arguments.
-    index: u32,
 }
 
+/// `OpData::flags`: the op was not erased.
+const ALIVE: u8 = 1;
+/// `OpData::flags`: the op has regions, or more operands or results than the `u16` counts
+/// hold; its counts are in `Program::extra`.
+const EXTRA: u8 = 2;
+
+/// One op, in 32 bytes: the op's definition (an index into `Program::defs`), attributes, place
+/// in its block, and where its operands and results start. Ops with regions or huge operand
+/// lists keep their counts in `Program::extra`.
 #[derive(Clone, Copy)]
 struct OpData {
-    def: &'static OpDef,
+    def: u16,
+    flags: u8,
     attrs: Attribute,
     parent: Option<BlockId>,
     prev: Option<OpId>,
     next: Option<OpId>,
     operands_start: u32,
+    results_start: u32,
+    num_operands: u16,
+    num_results: u16,
+}
+
+/// The counts of an op flagged `EXTRA`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OpExtra {
+    num_operands: u32,
+    num_results: u32,
+    regions_start: u32,
+    num_regions: u32,
+}
+
+/// Where an op's operands, results and regions are.
+#[derive(Clone, Copy)]
+struct OpShape {
+    operands_start: u32,
     num_operands: u32,
     results_start: u32,
     num_results: u32,
     regions_start: u32,
-    num_regions: u16,
-    alive: bool,
+    num_regions: u32,
 }
 
 static_assertions::const_assert!(std::mem::size_of::<OperandData>() == 16);
-static_assertions::const_assert!(std::mem::size_of::<ValueData>() == 16);
-static_assertions::const_assert!(std::mem::size_of::<OpData>() <= 48);
+static_assertions::const_assert!(std::mem::size_of::<ValueData>() == 12);
+static_assertions::const_assert!(std::mem::size_of::<OpData>() == 32);
 
 #[derive(Clone, Default)]
 struct BlockData {
@@ -376,6 +404,13 @@ pub struct Program {
     regions: Vec<RegionData>,
     module: OpId,
     parameters: BTreeMap<String, Parameter>,
+    /// The definitions of the program's ops (`OpData::def` indexes it), and their indices.
+    defs: Vec<&'static OpDef>,
+    def_index: rustc_hash::FxHashMap<usize, u16>,
+    /// The counts of ops flagged `EXTRA`, by op index.
+    extra: rustc_hash::FxHashMap<u32, OpExtra>,
+    /// The index of each block argument, by value index.
+    arg_index: rustc_hash::FxHashMap<u32, u32>,
 }
 
 impl Program {
@@ -405,18 +440,16 @@ impl Program {
     /// ```
     pub fn with_capacity(ctx: &Arc<IrContext>, ops: usize) -> Program {
         let placeholder_op = OpData {
-            def: &crate::builtin::MODULE_DEF,
+            def: 0,
+            flags: 0,
             attrs: ctx.empty_dict(),
             parent: None,
             prev: None,
             next: None,
             operands_start: 0,
-            num_operands: 0,
             results_start: 0,
+            num_operands: 0,
             num_results: 0,
-            regions_start: 0,
-            num_regions: 0,
-            alive: false,
         };
         let mut p = Program {
             ctx: ctx.clone(),
@@ -427,7 +460,12 @@ impl Program {
             regions: vec![RegionData::default()],
             module: OpId::new(1),
             parameters: BTreeMap::new(),
+            defs: Vec::new(),
+            def_index: Default::default(),
+            extra: Default::default(),
+            arg_index: Default::default(),
         };
+        p.def_id(&crate::builtin::MODULE_DEF);
         p.ops.push(placeholder_op);
         p.operands.push(OperandData {
             value: None,
@@ -439,7 +477,6 @@ impl Program {
             ty: None,
             first_use: 0,
             owner: 0,
-            index: 0,
         });
         let module = p.create_op(OperationArgs {
             def: &crate::builtin::MODULE_DEF,
@@ -494,8 +531,56 @@ impl Program {
     /// assert_eq!(prog.first_op(prog.block()), Some(op));
     /// ```
     pub fn block(&self) -> BlockId {
-        let region = RegionId::new(self.ops[self.module.index()].regions_start as usize);
+        let region = RegionId::new(self.shape(self.module).regions_start as usize);
         self.regions[region.index()].blocks[0]
+    }
+
+    /// Where `op`'s operands, results and regions are.
+    #[inline]
+    fn shape(&self, op: OpId) -> OpShape {
+        let d = &self.ops[op.index()];
+        if d.flags & EXTRA == 0 {
+            OpShape {
+                operands_start: d.operands_start,
+                num_operands: u32::from(d.num_operands),
+                results_start: d.results_start,
+                num_results: u32::from(d.num_results),
+                regions_start: 0,
+                num_regions: 0,
+            }
+        } else {
+            let e = self.extra[&(op.index() as u32)];
+            OpShape {
+                operands_start: d.operands_start,
+                num_operands: e.num_operands,
+                results_start: d.results_start,
+                num_results: e.num_results,
+                regions_start: e.regions_start,
+                num_regions: e.num_regions,
+            }
+        }
+    }
+
+    /// The definition of op data `d`.
+    #[inline]
+    fn def_of(&self, d: &OpData) -> &'static OpDef {
+        self.defs[usize::from(d.def)]
+    }
+
+    /// The index of `def` in `defs`, adding it if new.
+    #[inline]
+    fn def_id(&mut self, def: &'static OpDef) -> u16 {
+        let key = def as *const OpDef as usize;
+        match self.def_index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = u16::try_from(self.defs.len())
+                    .expect("more than 65,536 distinct op definitions in one program");
+                self.defs.push(def);
+                self.def_index.insert(key, i);
+                i
+            }
+        }
     }
 
     /// A read-only view of `op`.
@@ -530,7 +615,7 @@ impl Program {
     /// assert!(!prog.is_alive(op));
     /// ```
     pub fn is_alive(&self, op: OpId) -> bool {
-        self.ops.get(op.index()).is_some_and(|o| o.alive)
+        self.ops.get(op.index()).is_some_and(|o| o.flags & ALIVE != 0)
     }
 
     /// Number of live operations, the module included.
@@ -546,7 +631,7 @@ impl Program {
     /// assert_eq!(prog.num_ops(), 1);
     /// ```
     pub fn num_ops(&self) -> usize {
-        self.ops.iter().filter(|o| o.alive).count()
+        self.ops.iter().filter(|o| o.flags & ALIVE != 0).count()
     }
 
     // ----- parameters -------------------------------------------------------------------
@@ -672,22 +757,61 @@ impl Program {
         let id = OpId::new(self.ops.len());
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
-        let regions_start = self.regions.len() as u32;
-        let num_regions = u16::try_from(args.num_regions).unwrap_or(u16::MAX);
-        self.ops.push(OpData {
-            def: args.def,
-            attrs: args.attributes,
-            parent,
-            prev,
-            next,
-            operands_start,
-            num_operands: args.operands.len() as u32,
-            results_start,
-            num_results: args.result_types.len() as u32,
-            regions_start,
-            num_regions,
-            alive: true,
-        });
+        let num_operands = u32::try_from(args.operands.len()).expect("operand count overflow");
+        let num_results = u32::try_from(args.result_types.len()).expect("result count overflow");
+        let def = match self.defs.last() {
+            // Programs are mostly built op after op of one kind at a time.
+            Some(&last) if std::ptr::eq(last, args.def) => (self.defs.len() - 1) as u16,
+            _ => self.def_id(args.def),
+        };
+        let mut flags = ALIVE;
+        match (u16::try_from(num_operands), u16::try_from(num_results)) {
+            (Ok(o), Ok(r)) if args.num_regions == 0 => {
+                self.ops.push(OpData {
+                    def,
+                    flags,
+                    attrs: args.attributes,
+                    parent,
+                    prev,
+                    next,
+                    operands_start,
+                    results_start,
+                    num_operands: o,
+                    num_results: r,
+                });
+            }
+            _ => {
+                flags |= EXTRA;
+                let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
+                self.extra.insert(
+                    id.index() as u32,
+                    OpExtra {
+                        num_operands,
+                        num_results,
+                        regions_start: self.regions.len() as u32,
+                        num_regions,
+                    },
+                );
+                self.ops.push(OpData {
+                    def,
+                    flags,
+                    attrs: args.attributes,
+                    parent,
+                    prev,
+                    next,
+                    operands_start,
+                    results_start,
+                    num_operands: 0,
+                    num_results: 0,
+                });
+                for _ in 0..num_regions {
+                    self.regions.push(RegionData {
+                        parent: Some(id),
+                        blocks: Vec::new(),
+                    });
+                }
+            }
+        }
         let owner = id.0.get();
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
@@ -714,18 +838,11 @@ impl Program {
                 }),
             }
         }
-        for (i, &ty) in args.result_types.iter().enumerate() {
+        for &ty in args.result_types {
             self.values.push(ValueData {
                 ty,
                 first_use: NO_LINK,
                 owner,
-                index: i as u32,
-            });
-        }
-        for _ in 0..num_regions {
-            self.regions.push(RegionData {
-                parent: Some(id),
-                blocks: Vec::new(),
             });
         }
         id
@@ -777,9 +894,9 @@ impl Program {
         self.values.push(ValueData {
             ty,
             first_use: NO_LINK,
-            owner: block.0.get(),
-            index: index | BLOCK_ARG_TAG,
+            owner: block.0.get() | BLOCK_ARG_TAG,
         });
+        self.arg_index.insert(v.0.get(), index);
         let data = &mut self.blocks[block.index()];
         data.args.push(v);
         data.arg_attrs.push(None);
@@ -919,7 +1036,7 @@ impl Program {
     /// ```
     pub fn erase_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
-        if self.ops[op.index()].num_regions == 0 {
+        if self.shape(op).num_regions == 0 {
             self.check_unused(op, |_| false)?;
             self.erase_one(op);
             return Ok(());
@@ -938,7 +1055,7 @@ impl Program {
     }
 
     fn check_unused(&self, op: OpId, inside: impl Fn(OpId) -> bool) -> Result<(), IrError> {
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         for r in 0..d.num_results {
             let v = Value::new((d.results_start + r) as usize);
             if let Some(u) = self.uses(v).find(|u| !inside(u.op)) {
@@ -958,11 +1075,11 @@ impl Program {
             // Cannot fail: the op is alive and in a block.
             let _ = self.detach_op(op);
         }
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         for slot in d.operands_start..d.operands_start + d.num_operands {
             self.unlink_use(slot);
         }
-        self.ops[op.index()].alive = false;
+        self.ops[op.index()].flags &= !ALIVE;
     }
 
     // ----- operands and uses --------------------------------------------------------------
@@ -1019,7 +1136,7 @@ impl Program {
         value: Option<Value>,
     ) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         if index >= d.num_operands as usize {
             return Err(IrError::IndexOutOfRange {
                 op: self.describe(op),
@@ -1237,17 +1354,23 @@ impl Program {
     /// ```
     pub fn value_def(&self, value: Value) -> ValueDef {
         let d = self.values[value.index()];
-        if d.index & BLOCK_ARG_TAG != 0 {
+        if d.owner & BLOCK_ARG_TAG != 0 {
             ValueDef::BlockArg {
-                block: BlockId::new(d.owner as usize),
-                index: d.index & !BLOCK_ARG_TAG,
+                block: BlockId::new((d.owner & !BLOCK_ARG_TAG) as usize),
+                index: self.arg_index[&value.0.get()],
             }
         } else {
             ValueDef::OpResult {
                 op: OpId::new(d.owner as usize),
-                index: d.index,
+                index: value.0.get() - self.ops[d.owner as usize].results_start,
             }
         }
+    }
+
+    /// Whether `value` is a block argument (not an op result).
+    #[inline]
+    pub(crate) fn is_block_arg(&self, value: Value) -> bool {
+        self.values[value.index()].owner & BLOCK_ARG_TAG != 0
     }
 
     /// The op defining `value`, if it is an op result.
@@ -1264,10 +1387,8 @@ impl Program {
     /// assert_eq!(prog.defining_op(arg), None);
     /// ```
     pub fn defining_op(&self, value: Value) -> Option<OpId> {
-        match self.value_def(value) {
-            ValueDef::OpResult { op, .. } => Some(op),
-            ValueDef::BlockArg { .. } => None,
-        }
+        let owner = self.values[value.index()].owner;
+        (owner & BLOCK_ARG_TAG == 0).then(|| OpId::new(owner as usize))
     }
 
     // ----- attributes -----------------------------------------------------------------------
@@ -1517,8 +1638,8 @@ impl Program {
     /// ```
     pub fn walk(&self, op: OpId, f: &mut impl FnMut(OpId)) {
         f(op);
-        let d = self.ops[op.index()];
-        for r in 0..d.num_regions as u32 {
+        let d = self.shape(op);
+        for r in 0..d.num_regions {
             let region = RegionId::new((d.regions_start + r) as usize);
             for &b in &self.regions[region.index()].blocks {
                 for o in self.block_ops(b) {
@@ -1543,7 +1664,7 @@ impl Program {
     /// ```
     pub fn describe(&self, op: OpId) -> String {
         match self.ops.get(op.index()) {
-            Some(d) => format!("{} ({})", d.def.name, self.location(op)),
+            Some(d) => format!("{} ({})", self.def_of(d).name, self.location(op)),
             None => format!("{op:?}"),
         }
     }
@@ -1571,7 +1692,7 @@ impl Program {
             let d = self.ops[cur.index()];
             let Some(block) = d.parent else {
                 if s.is_empty() {
-                    s.push_str(if d.alive { "detached" } else { "erased" });
+                    s.push_str(if d.flags & ALIVE != 0 { "detached" } else { "erased" });
                 }
                 return s;
             };
@@ -1594,11 +1715,10 @@ impl Program {
                 s.push_str(&format!("op {pos} of block {bi}"));
                 return s;
             }
-            let pd = self.ops[parent.index()];
-            let ri = region.index() - pd.regions_start as usize;
+            let ri = region.index() - self.shape(parent).regions_start as usize;
             s.push_str(&format!(
                 "op {pos} of block {bi} of region {ri} of {}",
-                pd.def.name
+                self.def_of(&self.ops[parent.index()]).name
             ));
             cur = parent;
         }
@@ -1606,8 +1726,8 @@ impl Program {
 
     pub(crate) fn check_alive(&self, op: OpId) -> Result<(), IrError> {
         match self.ops.get(op.index()) {
-            Some(d) if d.alive => Ok(()),
-            Some(d) => Err(IrError::Erased(format!("{} {op:?}", d.def.name))),
+            Some(d) if d.flags & ALIVE != 0 => Ok(()),
+            Some(d) => Err(IrError::Erased(format!("{} {op:?}", self.def_of(d).name))),
             None => Err(IrError::Erased(format!("{op:?} (not of this program)"))),
         }
     }
@@ -1649,6 +1769,7 @@ impl Program {
             + self.values.capacity() * size_of::<ValueData>()
             + self.blocks.capacity() * size_of::<BlockData>()
             + self.regions.capacity() * size_of::<RegionData>()
+            + self.defs.capacity() * size_of::<&OpDef>()
     }
 }
 
@@ -1754,6 +1875,11 @@ impl<'a> OpRef<'a> {
         &self.prog.ops[self.id.index()]
     }
 
+    #[inline]
+    fn shape(&self) -> OpShape {
+        self.prog.shape(self.id)
+    }
+
     /// The op's handle.
     ///
     /// ```
@@ -1812,7 +1938,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn def(&self) -> &'static OpDef {
-        self.data().def
+        self.prog.def_of(self.data())
     }
 
     /// Full name (`pd_op.relu`).
@@ -1825,7 +1951,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn name(&self) -> &'static str {
-        self.data().def.name
+        self.def().name
     }
 
     /// Whether the op was not erased.
@@ -1841,7 +1967,7 @@ impl<'a> OpRef<'a> {
     /// assert!(!prog.op(op).is_alive()); // the handle stays readable, marked erased
     /// ```
     pub fn is_alive(&self) -> bool {
-        self.data().alive
+        self.data().flags & ALIVE != 0
     }
 
     /// Number of operands.
@@ -1858,7 +1984,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn num_operands(&self) -> usize {
-        self.data().num_operands as usize
+        self.shape().num_operands as usize
     }
 
     /// Operand `i` (`None`: null value, or out of range).
@@ -1877,7 +2003,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn operand(&self, i: usize) -> Option<Value> {
-        let d = self.data();
+        let d = self.shape();
         if i >= d.num_operands as usize {
             return None;
         }
@@ -1899,7 +2025,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(op.operands().collect::<Vec<_>>(), [Some(y), Some(x)]);
     /// ```
     pub fn operands(&self) -> impl ExactSizeIterator<Item = Option<Value>> + 'a {
-        let d = self.data();
+        let d = self.shape();
         let s = d.operands_start as usize;
         self.prog.operands[s..s + d.num_operands as usize]
             .iter()
@@ -1938,7 +2064,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn num_results(&self) -> usize {
-        self.data().num_results as usize
+        self.shape().num_results as usize
     }
 
     /// Result `i`. Panics if out of range (a programming error, like slice indexing); use
@@ -1980,7 +2106,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn get_result(&self, i: usize) -> Option<Value> {
-        let d = self.data();
+        let d = self.shape();
         (i < d.num_results as usize).then(|| Value::new(d.results_start as usize + i))
     }
 
@@ -1999,7 +2125,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(split.results().collect::<Vec<_>>(), parts);
     /// ```
     pub fn results(&self) -> impl ExactSizeIterator<Item = Value> + 'a {
-        let d = self.data();
+        let d = self.shape();
         (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i))
     }
 
@@ -2019,7 +2145,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(split.result_types().collect::<Vec<_>>(), [Some(t), Some(ctx.scalar_type(DataType::Int64))]);
     /// ```
     pub fn result_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
-        let d = self.data();
+        let d = self.shape();
         let s = d.results_start as usize;
         self.prog.values[s..s + d.num_results as usize]
             .iter()
@@ -2047,7 +2173,7 @@ impl<'a> OpRef<'a> {
 
     /// Arena indices of the results (for side tables indexed by value).
     pub(crate) fn result_indices(&self) -> std::ops::Range<usize> {
-        let d = self.data();
+        let d = self.shape();
         d.results_start as usize..(d.results_start + d.num_results) as usize
     }
 
@@ -2147,7 +2273,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(prog.op(prog.module_op()).num_regions(), 1);
     /// ```
     pub fn num_regions(&self) -> usize {
-        self.data().num_regions as usize
+        self.shape().num_regions as usize
     }
 
     /// Region `i`. Panics if out of range.
@@ -2167,7 +2293,7 @@ impl<'a> OpRef<'a> {
             self.name(),
             self.num_regions()
         );
-        RegionId::new(self.data().regions_start as usize + i)
+        RegionId::new(self.shape().regions_start as usize + i)
     }
 
     /// All regions.
@@ -2182,7 +2308,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(regions, [prog.op(op).region(0), prog.op(op).region(1)]);
     /// ```
     pub fn regions(&self) -> impl ExactSizeIterator<Item = RegionId> + 'a {
-        let d = self.data();
+        let d = self.shape();
         (0..d.num_regions as usize).map(move |i| RegionId::new(d.regions_start as usize + i))
     }
 
