@@ -49,14 +49,9 @@ impl Attribute {
         self.0.get() - 1
     }
 
-    /// The raw handle (never 0), for caches that store handles in atomics.
+    /// The raw handle (never 0).
     pub(crate) fn raw(self) -> u32 {
         self.0.get()
-    }
-
-    /// The handle of a raw value, if non-zero (it may belong to another context).
-    pub(crate) fn from_raw(raw: u32) -> Option<Attribute> {
-        NonZeroU32::new(raw).map(Attribute)
     }
 
     /// The attribute's data.

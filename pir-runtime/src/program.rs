@@ -411,6 +411,8 @@ pub struct Program {
     extra: rustc_hash::FxHashMap<u32, OpExtra>,
     /// The index of each block argument, by value index.
     arg_index: rustc_hash::FxHashMap<u32, u32>,
+    /// Attribute dictionaries of recent typed builds.
+    pub(crate) attr_memo: crate::op_support::AttrMemo,
 }
 
 impl Program {
@@ -464,6 +466,7 @@ impl Program {
             def_index: Default::default(),
             extra: Default::default(),
             arg_index: Default::default(),
+            attr_memo: Default::default(),
         };
         p.def_id(&crate::builtin::MODULE_DEF);
         p.ops.push(placeholder_op);

@@ -5,7 +5,6 @@ use smallvec::SmallVec;
 
 use crate::attributes::{AttrData, Attribute};
 use crate::builder::Builder;
-use crate::context::IrContext;
 use crate::error::{BuildError, BuildErrorKind, PrintedType};
 use crate::meta::{AttrValue, Scalar};
 use crate::op_def::OpDef;
@@ -13,7 +12,8 @@ use crate::phi::{DataType, Place};
 use crate::program::{OpId, Program, Value};
 use crate::types::Type;
 
-use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, attribute_is, AttrArg};
+use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, AttrArg};
+use super::memo::{encode, Encoded};
 use super::infer::{infer_result_types, input_meta, unchanged_result_type, InputMeta};
 use super::signature::type_fits;
 
@@ -91,14 +91,13 @@ fn attr_order(def: &'static OpDef, s: &OpSchema) -> SmallVec<[u16; 12]> {
     order
 }
 
-/// The attribute dictionary of Rust attribute values (in schema order); their infer-meta view
-/// goes to `values` (a buffer of the caller's, so it is never moved).
-fn attributes_from_args<'a>(
-    ctx: &IrContext,
+/// The attribute dictionary of Rust attribute values (in schema order): remembered by the
+/// program for the op and these exact values, else converted and interned.
+fn dict_of_args(
+    b: &mut Builder<'_>,
     def: &'static OpDef,
     s: &'static OpSchema,
-    attrs: &[AttrArg<'a>],
-    values: &mut SmallVec<[AttrValue<'a>; 8]>,
+    attrs: &[AttrArg<'_>],
 ) -> Result<Attribute, BuildError> {
     if attrs.len() != s.attributes.len() {
         return Err(invalid(
@@ -110,25 +109,16 @@ fn attributes_from_args<'a>(
         ));
     }
     if attrs.is_empty() {
-        return Ok(ctx.empty_dict());
+        return Ok(b.ctx().empty_dict());
     }
-    values.extend(
-        s.attributes
-            .iter()
-            .zip(attrs)
-            .map(|(spec, arg)| attr_value_from_arg(arg, spec.kind)),
-    );
-    let order = attr_order(def, s);
-    // A dictionary this op was recently built with, if it holds exactly these values.
-    for raw in def.attr_cache.entries() {
-        if let Some(dict) = Attribute::from_raw(raw) {
-            if dict_is(ctx, s, &order, attrs, dict) {
-                return Ok(dict);
-            }
-        }
+    let mut key = Encoded::new();
+    encode(attrs, &mut key);
+    if let Some(dict) = b.program().attr_memo.get(def, &key) {
+        return Ok(dict);
     }
+    let ctx = &**b.ctx();
     let mut entries: SmallVec<[(&str, Attribute); 12]> = SmallVec::with_capacity(attrs.len());
-    for i in order {
+    for i in attr_order(def, s) {
         let spec = &s.attributes[i as usize];
         let arg = &attrs[i as usize];
         let a = attribute_from_arg(ctx, spec.kind, arg).ok_or_else(|| {
@@ -144,26 +134,17 @@ fn attributes_from_args<'a>(
         entries.push((&spec.name, a));
     }
     let dict = ctx.dict_attr_sorted(&entries);
-    def.attr_cache.remember(dict.raw());
+    b.program_mut().attr_memo.put(def, &key, dict);
     Ok(dict)
 }
 
-/// Whether `dict` (possibly another context's handle) is the dictionary of `attrs`.
-fn dict_is(
-    ctx: &IrContext,
-    s: &OpSchema,
-    order: &[u16],
-    attrs: &[AttrArg<'_>],
-    dict: Attribute,
-) -> bool {
-    let Some(AttrData::Dict(entries)) = ctx.try_attr_data(dict) else {
-        return false;
-    };
-    entries.len() == order.len()
-        && entries.iter().zip(order).all(|((name, a), &i)| {
-            let spec = &s.attributes[i as usize];
-            **name == *spec.name && attribute_is(ctx, spec.kind, &attrs[i as usize], *a)
-        })
+/// The infer-meta view of Rust attribute values (in schema order).
+fn attr_values<'a>(s: &OpSchema, attrs: &[AttrArg<'a>]) -> SmallVec<[AttrValue<'a>; 8]> {
+    s.attributes
+        .iter()
+        .zip(attrs)
+        .map(|(spec, arg)| attr_value_from_arg(arg, spec.kind))
+        .collect()
 }
 
 /// Build overload 1: tensor inputs as values, every attribute (mutable ones included, in input
@@ -198,15 +179,15 @@ pub fn build_typed(
         };
         operands.push(Some(full_for_mutable(b, def, &input.name, m, arg)?));
     }
-    let (dict, types) = {
+    check_inputs(b.program(), def, s, &operands)?;
+    let dict = dict_of_args(b, def, s, attrs)?;
+    if let Some(t) = unchanged_result_type(b.program(), def, s, &operands) {
+        return Ok(b.create_with(def, &operands, dict, &[Some(t)], 0)?);
+    }
+    let types = {
         let prog = b.program();
-        check_inputs(prog, def, s, &operands)?;
         let ctx = &**prog.ctx();
-        let mut values = SmallVec::new();
-        let dict = attributes_from_args(ctx, def, s, attrs, &mut values)?;
-        if let Some(t) = unchanged_result_type(prog, def, s, &operands) {
-            return Ok(b.create_with(def, &operands, dict, &[Some(t)], 0)?);
-        }
+        let values = attr_values(s, attrs);
         let mut metas: SmallVec<[InputMeta<'_>; 6]> = SmallVec::with_capacity(s.inputs.len());
         for (input, v) in s.inputs.iter().zip(inputs) {
             metas.push(input_meta(prog, &input.kind, *v));
@@ -222,10 +203,7 @@ pub fn build_typed(
             .iter()
             .map(|v| v.and_then(|v| prog.value_type(v)))
             .collect();
-        (
-            dict,
-            infer_result_types(ctx, def, &metas, &input_types, &values)?,
-        )
+        infer_result_types(ctx, def, &metas, &input_types, &values)?
     };
     Ok(b.create_with(def, &operands, dict, &types, 0)?)
 }
@@ -341,12 +319,12 @@ pub fn build_with_values(
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
     let s = schema_of(def)?;
-    let (dict, types) = {
+    check_inputs(b.program(), def, s, operands)?;
+    let dict = dict_of_args(b, def, s, attrs)?;
+    let types = {
         let prog = b.program();
-        check_inputs(prog, def, s, operands)?;
         let ctx = &**prog.ctx();
-        let mut values = SmallVec::new();
-        let dict = attributes_from_args(ctx, def, s, attrs, &mut values)?;
+        let values = attr_values(s, attrs);
         let metas: SmallVec<[InputMeta<'_>; 6]> = s
             .inputs
             .iter()
@@ -357,10 +335,7 @@ pub fn build_with_values(
             .iter()
             .map(|v| v.and_then(|v| prog.value_type(v)))
             .collect();
-        (
-            dict,
-            infer_result_types(ctx, def, &metas, &input_types, &values)?,
-        )
+        infer_result_types(ctx, def, &metas, &input_types, &values)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)
 }

@@ -318,25 +318,36 @@ pub(crate) fn unchanged_result_type(
     s: &OpSchema,
     operands: &[Option<Value>],
 ) -> Option<Type> {
-    let ([input], [output], [Some(x)]) = (&*s.inputs, &*s.outputs, operands) else {
+    let ([_], [output], [Some(x)]) = (&*s.inputs, &*s.outputs, operands) else {
         return None;
     };
-    if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_)))
-        || def.infer_params != Some(&[ParamRef::Input(0)][..])
-    {
+    // The rest depends on the definition alone: worked out once per op.
+    if !def.attr_cache.unchanged_shortcut(|| unchanged_applies(def, s)) {
         return None;
     }
     let ValueKind::Tensor(k) = output.kind else {
         return None;
     };
-    let im = def.interface::<InferMeta>()?;
-    // The function must also exist, so that a missing one is still reported by the general
-    // path.
-    if im.func_name != "UnchangedInferMeta" || im.func().is_none() {
-        return None;
-    }
     let t = prog.value_type(*x)?;
     (t.kind() == kind_of(k)).then_some(t)
+}
+
+/// Whether `def` is a one-tensor-in, one-tensor-out op whose infer-meta is an existing
+/// `UnchangedInferMeta` taking its input.
+fn unchanged_applies(def: &'static OpDef, s: &OpSchema) -> bool {
+    let ([input], [output]) = (&*s.inputs, &*s.outputs) else {
+        return false;
+    };
+    if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_)))
+        || !matches!(output.kind, ValueKind::Tensor(_))
+        || def.infer_params != Some(&[ParamRef::Input(0)][..])
+    {
+        return false;
+    }
+    // The function must also exist, so that a missing one is still reported by the general
+    // path.
+    def.interface::<InferMeta>()
+        .is_some_and(|im| im.func_name == "UnchangedInferMeta" && im.func().is_some())
 }
 
 #[cold]

@@ -18,6 +18,7 @@ mod accessors;
 mod attrs;
 mod build;
 mod infer;
+mod memo;
 mod signature;
 
 pub use accessors::{attribute_as, FromAttrValue};
@@ -28,3 +29,4 @@ pub use build::{
 };
 pub use infer::{infer_result_types, input_meta, reinfer_result_types, InputMeta};
 pub use signature::verify_schema;
+pub(crate) use memo::AttrMemo;
