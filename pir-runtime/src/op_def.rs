@@ -414,7 +414,8 @@ pub enum ParamRef {
 /// ```
 #[derive(Debug, Default)]
 pub struct AttrCache {
-    /// 0: not worked out yet; 1: the shortcut applies; 2: it does not.
+    /// 0: not worked out yet; 1: the shortcut applies, dense to dense, no attributes; 2: it
+    /// applies; 3: it does not.
     unchanged: AtomicU8,
 }
 
@@ -432,19 +433,33 @@ impl AttrCache {
         }
     }
 
-    /// Whether the `UnchangedInferMeta` shortcut applies, computing it with `f` the first time.
+    /// Whether the `UnchangedInferMeta` shortcut applies, computing it with `f` the first time
+    /// (`f` returns `None` when it does not, `Some(plain)` when it does, `plain` telling whether
+    /// the op takes a dense tensor to a dense tensor and has no attributes).
     #[inline]
-    pub(crate) fn unchanged_shortcut(&self, f: impl FnOnce() -> bool) -> bool {
+    pub(crate) fn unchanged_shortcut(&self, f: impl FnOnce() -> Option<bool>) -> Option<bool> {
         match self.unchanged.load(Ordering::Relaxed) {
-            1 => true,
-            2 => false,
+            1 => Some(true),
+            2 => Some(false),
+            3 => None,
             _ => {
-                let yes = f();
-                self.unchanged
-                    .store(if yes { 1 } else { 2 }, Ordering::Relaxed);
-                yes
+                let r = f();
+                let code = match r {
+                    Some(true) => 1,
+                    Some(false) => 2,
+                    None => 3,
+                };
+                self.unchanged.store(code, Ordering::Relaxed);
+                r
             }
         }
+    }
+
+    /// Whether the op is known to take the shortcut from a dense tensor to a dense tensor, with
+    /// no attributes (one relaxed load).
+    #[inline]
+    pub(crate) fn plain_unchanged(&self) -> bool {
+        self.unchanged.load(Ordering::Relaxed) == 1
     }
 }
 

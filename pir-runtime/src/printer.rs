@@ -75,7 +75,26 @@ pub struct Printer<'a> {
     cache: String,
     type_cache: Vec<Cached>,
     dict_cache: Vec<Cached>,
+    /// The fixed parts of op lines, by op signature (see [`Printer::print_operation_with_no_region`]).
+    line_cache: rustc_hash::FxHashMap<LineKey, LineParts>,
+    /// The last op line's key and parts, tried before the map.
+    last_line: (LineKey, LineParts),
 }
+
+/// An op's signature: its definition, attribute dictionary, operand and result counts, operand
+/// and result types (0 for a null type), packed two to a word.
+type LineKey = [u64; 4];
+
+/// `cache[start..mid]` is `) = "name" (`, `cache[mid..end]` is `) {attrs} : (types) -> types`.
+#[derive(Clone, Copy)]
+struct LineParts {
+    start: u32,
+    mid: u32,
+    end: u32,
+}
+
+/// Ops with more operands and results than this print without the line cache.
+const LINE_CACHE_MAX: usize = 4;
 
 /// Writes `prog` in Paddle's text format.
 ///
@@ -121,6 +140,15 @@ impl<'a> Printer<'a> {
             cache: String::new(),
             type_cache: Vec::new(),
             dict_cache: Vec::new(),
+            line_cache: Default::default(),
+            last_line: (
+                [0; 4],
+                LineParts {
+                    start: 0,
+                    mid: 0,
+                    end: 0,
+                },
+            ),
         }
     }
 
@@ -154,14 +182,17 @@ impl<'a> Printer<'a> {
 
     #[inline]
     fn write_u32(&mut self, n: u32) {
-        let mut b = itoa::Buffer::new();
-        self.buf.push_str(b.format(n));
+        self.buf.push_str(itoa::Buffer::new().format(n));
     }
 
     /// Writes the current indentation.
     pub fn write_indent(&mut self) -> fmt::Result {
-        for _ in 0..self.indent {
-            self.buf.push_str("    ");
+        const SPACES: &str = "                                ";
+        let mut n = self.indent * 4;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.buf.push_str(&SPACES[..k]);
+            n -= k;
         }
         Ok(())
     }
@@ -241,8 +272,79 @@ impl<'a> Printer<'a> {
     }
 
     /// `(results) = "name" (operands) {attrs} : (operand types) -> result types`.
+    ///
+    /// Everything but the value names depends on the op's signature (definition, attributes,
+    /// operand and result types), which ops of a program share a lot: those parts are printed
+    /// once per signature and copied after.
     pub fn print_operation_with_no_region(&mut self, op: OpId) -> fmt::Result {
         let r = self.prog.op(op);
+        let (n_operands, n_results) = (r.num_operands(), r.num_results());
+        if n_operands + n_results > LINE_CACHE_MAX {
+            return self.print_operation_uncached(r);
+        }
+        let mut key: LineKey = [
+            r.def() as *const _ as usize as u64,
+            u64::from(r.attributes().raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
+            0,
+            0,
+        ];
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        for (i, t) in r.operand_types().chain(r.result_types()).enumerate() {
+            key[2 + i / 2] |= raw(t) << (32 * (i % 2));
+        }
+        let parts = if self.last_line.0 == key {
+            self.last_line.1
+        } else {
+            let p = match self.line_cache.get(&key) {
+                Some(&p) => p,
+                None => {
+                    let p = self.line_parts(r)?;
+                    self.line_cache.insert(key, p);
+                    p
+                }
+            };
+            self.last_line = (key, p);
+            p
+        };
+        self.print_op_results(r)?;
+        self.buf
+            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        for (i, v) in r.operands().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(v)?;
+        }
+        self.buf
+            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        Ok(())
+    }
+
+    /// Prints the fixed parts of `r`'s line into the cache.
+    fn line_parts(&mut self, r: OpRef<'_>) -> Result<LineParts, fmt::Error> {
+        // Print them with the general code, into the main buffer, then move them.
+        let at = self.buf.len();
+        self.buf.push_str(" = \"");
+        self.buf.push_str(r.name());
+        self.buf.push_str("\" (");
+        let mid = self.buf.len() - at;
+        self.buf.push_str(") ");
+        self.print_attribute_map(r.attributes())?;
+        self.buf.push_str(" :");
+        self.print_operand_types(r)?;
+        self.buf.push_str(" -> ");
+        self.print_result_types(r)?;
+        let start = self.cache.len();
+        self.cache.push_str(&self.buf[at..]);
+        self.buf.truncate(at);
+        Ok(LineParts {
+            start: start as u32,
+            mid: (start + mid) as u32,
+            end: self.cache.len() as u32,
+        })
+    }
+
+    fn print_operation_uncached(&mut self, r: OpRef<'_>) -> fmt::Result {
         self.print_op_results(r)?;
         self.buf.push_str(" = \"");
         self.buf.push_str(r.name());
@@ -324,6 +426,7 @@ impl<'a> Printer<'a> {
     /// p.flush().unwrap();
     /// assert_eq!(out, "%arg_0 {} %0 <<NULL VALUE>> %0 %arg_0 ");
     /// ```
+    #[inline]
     pub fn print_value(&mut self, v: Option<Value>) -> fmt::Result {
         let Some(v) = v else {
             self.buf.push_str("<<NULL VALUE>>");
@@ -334,19 +437,25 @@ impl<'a> Printer<'a> {
             self.names.resize(idx + 1, UNNAMED);
         }
         let name = self.names[idx];
-        if !self.prog.is_block_arg(v) {
-            let n = if name == UNNAMED {
-                let n = self.next_result;
-                self.next_result += 1;
-                self.names[idx] = n;
-                n
-            } else {
-                name
-            };
-            self.buf.push('%');
-            self.write_u32(n);
-            return Ok(());
+        if self.prog.is_block_arg(v) {
+            return self.print_block_arg(v, name);
         }
+        let n = if name == UNNAMED {
+            let n = self.next_result;
+            self.next_result += 1;
+            self.names[idx] = n;
+            n
+        } else {
+            name
+        };
+        self.buf.push('%');
+        self.write_u32(n);
+        Ok(())
+    }
+
+    /// `%arg_N`, and ` {attrs}` the first time.
+    fn print_block_arg(&mut self, v: Value, name: u32) -> fmt::Result {
+        let idx = v.index();
         self.buf.push_str("%arg_");
         if name != UNNAMED {
             self.write_u32(name);

@@ -539,7 +539,7 @@ impl Program {
     }
 
     /// Where `op`'s operands, results and regions are.
-    #[inline]
+    #[inline(always)]
     fn shape(&self, op: OpId) -> OpShape {
         let d = &self.ops[op.index()];
         if d.flags & EXTRA == 0 {
@@ -552,15 +552,22 @@ impl Program {
                 num_regions: 0,
             }
         } else {
-            let e = self.extra[&(op.index() as u32)];
-            OpShape {
-                operands_start: d.operands_start,
-                num_operands: e.num_operands,
-                results_start: d.results_start,
-                num_results: e.num_results,
-                regions_start: e.regions_start,
-                num_regions: e.num_regions,
-            }
+            self.extra_shape(op)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn extra_shape(&self, op: OpId) -> OpShape {
+        let d = &self.ops[op.index()];
+        let e = self.extra[&(op.index() as u32)];
+        OpShape {
+            operands_start: d.operands_start,
+            num_operands: e.num_operands,
+            results_start: d.results_start,
+            num_results: e.num_results,
+            regions_start: e.regions_start,
+            num_regions: e.num_regions,
         }
     }
 
@@ -996,10 +1003,16 @@ impl Program {
     /// ```
     pub fn detach_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let d = self.ops[op.index()];
-        let block = d
+        let block = self.ops[op.index()]
             .parent
             .ok_or_else(|| IrError::NotInBlock(self.describe(op)))?;
+        self.unlink_from_block(op, block);
+        Ok(())
+    }
+
+    /// Takes `op` out of its block's op list (`block` is its parent).
+    fn unlink_from_block(&mut self, op: OpId, block: BlockId) {
+        let d = self.ops[op.index()];
         match d.prev {
             Some(p) => self.ops[p.index()].next = d.next,
             None => self.blocks[block.index()].first = d.next,
@@ -1013,7 +1026,6 @@ impl Program {
         d.parent = None;
         d.prev = None;
         d.next = None;
-        Ok(())
     }
 
     /// Erases `op` (and the ops nested in its regions). Fails, changing nothing, if a result of
@@ -1039,8 +1051,12 @@ impl Program {
     /// ```
     pub fn erase_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
-        if self.shape(op).num_regions == 0 {
-            self.check_unused(op, |_| false)?;
+        let d = self.shape(op);
+        if d.num_regions == 0 {
+            let results = d.results_start as usize..(d.results_start + d.num_results) as usize;
+            if self.values[results].iter().any(|v| v.first_use != NO_LINK) {
+                self.check_unused(op, |_| false)?;
+            }
             self.erase_one(op);
             return Ok(());
         }
@@ -1074,9 +1090,8 @@ impl Program {
     }
 
     fn erase_one(&mut self, op: OpId) {
-        if self.ops[op.index()].parent.is_some() {
-            // Cannot fail: the op is alive and in a block.
-            let _ = self.detach_op(op);
+        if let Some(block) = self.ops[op.index()].parent {
+            self.unlink_from_block(op, block);
         }
         let d = self.shape(op);
         for slot in d.operands_start..d.operands_start + d.num_operands {

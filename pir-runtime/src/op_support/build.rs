@@ -157,6 +157,15 @@ pub fn build_typed(
     mutable: &[AttrArg<'_>],
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
+    // relu, tanh, sigmoid, ...: a dense tensor in, the same type out, nothing else to check.
+    if let ([Some(x)], [], []) = (inputs, mutable, attrs) {
+        if def.attr_cache.plain_unchanged() {
+            if let Some(t) = b.program().value_type(*x).filter(|t| t.is_dense_tensor()) {
+                let dict = b.ctx().empty_dict();
+                return Ok(b.create_with(def, inputs, dict, &[Some(t)], 0)?);
+            }
+        }
+    }
     let s = schema_of(def)?;
     let n_tensor = inputs.len();
     if n_tensor + mutable.len() != s.inputs.len() {
@@ -168,6 +177,15 @@ pub fn build_typed(
                 mutable: mutable.len(),
             },
         ));
+    }
+    if mutable.is_empty() {
+        // The common case: the operands are the inputs (no copy, no `full` ops to make).
+        check_inputs(b.program(), def, s, inputs)?;
+        let dict = dict_of_args(b, def, s, attrs)?;
+        if let Some(t) = unchanged_result_type(b.program(), def, s, inputs) {
+            return Ok(b.create_with(def, inputs, dict, &[Some(t)], 0)?);
+        }
+        return build_inferred(b, def, s, inputs, &[], dict, attrs);
     }
     let mut operands: SmallVec<[Option<Value>; 8]> = SmallVec::from_slice(inputs);
     for (input, arg) in s.inputs[n_tensor..].iter().zip(mutable) {
@@ -181,9 +199,22 @@ pub fn build_typed(
     }
     check_inputs(b.program(), def, s, &operands)?;
     let dict = dict_of_args(b, def, s, attrs)?;
-    if let Some(t) = unchanged_result_type(b.program(), def, s, &operands) {
-        return Ok(b.create_with(def, &operands, dict, &[Some(t)], 0)?);
-    }
+    build_inferred(b, def, s, &operands, mutable, dict, attrs)
+}
+
+/// The rest of [`build_typed`]: result types from infer-meta, then the op. `operands` are the
+/// tensor inputs followed by one value per mutable attribute, whose Rust values are `mutable`.
+fn build_inferred(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    operands: &[Option<Value>],
+    mutable: &[AttrArg<'_>],
+    dict: Attribute,
+    attrs: &[AttrArg<'_>],
+) -> Result<OpId, BuildError> {
+    let n_tensor = operands.len() - mutable.len();
+    let inputs = &operands[..n_tensor];
     let types = {
         let prog = b.program();
         let ctx = &**prog.ctx();
@@ -205,7 +236,7 @@ pub fn build_typed(
             .collect();
         infer_result_types(ctx, def, &metas, &input_types, &values)?
     };
-    Ok(b.create_with(def, &operands, dict, &types, 0)?)
+    Ok(b.create_with(def, operands, dict, &types, 0)?)
 }
 
 /// The C++ type of a mutable attribute's build argument decides the dtype of its `full`.

@@ -322,9 +322,8 @@ pub(crate) fn unchanged_result_type(
         return None;
     };
     // The rest depends on the definition alone: worked out once per op.
-    if !def.attr_cache.unchanged_shortcut(|| unchanged_applies(def, s)) {
-        return None;
-    }
+    def.attr_cache
+        .unchanged_shortcut(|| unchanged_applies(def, s))?;
     let ValueKind::Tensor(k) = output.kind else {
         return None;
     };
@@ -333,21 +332,31 @@ pub(crate) fn unchanged_result_type(
 }
 
 /// Whether `def` is a one-tensor-in, one-tensor-out op whose infer-meta is an existing
-/// `UnchangedInferMeta` taking its input.
-fn unchanged_applies(def: &'static OpDef, s: &OpSchema) -> bool {
+/// `UnchangedInferMeta` taking its input: `Some(plain)` if so, `plain` when both tensors are
+/// dense, the input is not optional and the op has no attributes.
+fn unchanged_applies(def: &'static OpDef, s: &OpSchema) -> Option<bool> {
     let ([input], [output]) = (&*s.inputs, &*s.outputs) else {
-        return false;
+        return None;
     };
     if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_)))
         || !matches!(output.kind, ValueKind::Tensor(_))
         || def.infer_params != Some(&[ParamRef::Input(0)][..])
     {
-        return false;
+        return None;
     }
     // The function must also exist, so that a missing one is still reported by the general
     // path.
-    def.interface::<InferMeta>()
-        .is_some_and(|im| im.func_name == "UnchangedInferMeta" && im.func().is_some())
+    let im = def.interface::<InferMeta>()?;
+    if im.func_name != "UnchangedInferMeta" || im.func().is_none() {
+        return None;
+    }
+    let dense = ValueKind::Tensor(TensorKind::Dense);
+    Some(
+        input.kind == InputKind::Value(dense)
+            && output.kind == dense
+            && !input.optional
+            && s.attributes.is_empty(),
+    )
 }
 
 #[cold]
