@@ -601,6 +601,37 @@ mod tests {
         assert!(stats.longest_probe < flood_probe(15), "{stats:?}");
     }
 
+    /// An attacker who knows the seeds crafts keys that all land in one slot: the table is
+    /// rebuilt with fresh seeds instead of degrading into a linear scan.
+    #[test]
+    fn a_flood_crafted_for_the_seeds_triggers_a_reseed() {
+        let i = Interner::<Word>::new();
+        let (home, bits) = {
+            let t = i.current_table();
+            (t.seeds.any(0, "seed probe") >> t.shift, t.bits())
+        };
+        // Words longer than 7 bytes (no short key) whose hash under the current seeds has the
+        // same home slot.
+        let crafted: Vec<String> = (0u64..)
+            .map(|n| format!("flood-{n:012}"))
+            .filter(|w| {
+                let t = i.current_table();
+                Word::long_hash(&w.as_str(), &t.seeds) >> t.shift == home
+            })
+            .take(flood_probe(bits) + 8)
+            .collect();
+        let ids: Vec<u32> = crafted
+            .iter()
+            .map(|w| i.intern(w.as_str(), |k| Word(k.into())))
+            .collect();
+        let stats = i.probe_stats();
+        assert!(stats.reseeds >= 1, "{stats:?}");
+        assert!(stats.longest_probe < 16, "{stats:?}");
+        for (w, id) in crafted.iter().zip(ids) {
+            assert_eq!(i.lookup(&w.as_str()), Some(id));
+        }
+    }
+
     #[test]
     fn reseeding_keeps_every_value_findable() {
         let i = Interner::<Word>::new();

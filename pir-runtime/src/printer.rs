@@ -282,17 +282,27 @@ impl<'a> Printer<'a> {
         if n_operands + n_results > LINE_CACHE_MAX {
             return self.print_operation_uncached(r);
         }
-        let mut key: LineKey = [
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let (mut w2, mut w3) = (0u64, 0u64);
+        for (i, t) in r.operand_types().chain(r.result_types()).enumerate() {
+            let bits = raw(t) << (32 * (i % 2));
+            if i < 2 {
+                w2 |= bits;
+            } else {
+                w3 |= bits;
+            }
+        }
+        let key: LineKey = [
             r.def() as *const _ as usize as u64,
             u64::from(r.attributes().raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
-            0,
-            0,
+            w2,
+            w3,
         ];
-        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
-        for (i, t) in r.operand_types().chain(r.result_types()).enumerate() {
-            key[2 + i / 2] |= raw(t) << (32 * (i % 2));
-        }
-        let parts = if self.last_line.0 == key {
+        // Word by word: comparing the arrays whole reads them wider than they were written,
+        // which stalls store forwarding.
+        let last = &self.last_line.0;
+        let same = last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3];
+        let parts = if same {
             self.last_line.1
         } else {
             let p = match self.line_cache.get(&key) {

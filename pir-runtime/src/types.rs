@@ -441,12 +441,15 @@ fn tensor_hash(kind: u64, t: &TensorKey<'_>, s: &Seeds) -> u64 {
 const SHORT_DENSE: u8 = 1;
 const SHORT_SELECTED_ROWS: u8 = 2;
 
-/// The short key of a tensor with no LoD and offset 0 whose dims fit: dtype (5 bits), layout
-/// (4), rank (3), then each dim + 1 (`-1`, dynamic, is 0) as a 2-bit width class and a number
-/// of 4, 12, 20 or 32 bits, the narrowest that holds it, in the 52 bits left (so
-/// `[-1, 3, 224, 224]`, `[-1, 128, 768]`, `[30522, 768]` and `[-1, 3, 224, 100000]` all fit).
-/// The narrowest class makes the encoding of equal keys equal; the rank and the classes make
-/// it decodable, so unequal keys differ.
+/// The short key of a tensor with no LoD and offset 0 whose dims fit, in one of two exact
+/// encodings (the short-key kind tells which; a key always gets the first that fits):
+///
+/// - dtype (5 bits), layout (4), rank (3), then each of at most 4 dims + 1 (`-1`, dynamic, is 0)
+///   in 13 bits: `[-1, 3, 224, 224]`, `[64, 3, 7, 7]`, dims up to 8190;
+/// - the same header, then each of at most 7 dims + 1 as a 2-bit width class and a number of 4,
+///   12, 20 or 32 bits, the narrowest that holds it, in the 52 bits left: `[-1, 128, 768]`,
+///   `[30522, 768]`, `[-1, 3, 224, 100000]`. The narrowest class makes the encoding of equal keys
+///   equal; the rank and the classes make it decodable, so unequal keys differ.
 #[inline(always)]
 pub(crate) fn tensor_short(
     kind: u8,
@@ -454,10 +457,29 @@ pub(crate) fn tensor_short(
     layout: DataLayout,
     dims: &[i64],
 ) -> Option<ShortKey> {
+    let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
+    if dims.len() <= 4 {
+        let mut value = head;
+        let mut all = 0;
+        for (i, &d) in dims.iter().enumerate() {
+            let x = d.wrapping_add(1) as u64;
+            all |= x;
+            value |= x << (12 + 13 * i);
+        }
+        if all < 1 << 13 {
+            return Some(ShortKey { kind, value });
+        }
+    }
+    tensor_short_classes(kind + 8, head, dims)
+}
+
+/// The second encoding of [`tensor_short`].
+#[inline]
+fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
     if dims.len() > 7 {
         return None;
     }
-    let mut value = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
+    let mut value = head;
     let mut at = 12;
     for &d in dims {
         let x = d.wrapping_add(1) as u64;
@@ -706,6 +728,75 @@ pub(crate) fn write_type(
                 out.write_char('>')?;
             }
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shapes around every boundary of both short encodings.
+    fn shapes() -> Vec<Vec<i64>> {
+        let edges = [
+            -2, -1, 0, 1, 14, 15, 16, 4094, 4095, 4096, 8189, 8190, 8191, 0xf_fffe, 0xf_ffff,
+            0x10_0000, 0xffff_fffe, 0xffff_ffff, i64::MAX, i64::MIN,
+        ];
+        let mut out = vec![vec![]];
+        for &a in &edges {
+            out.push(vec![a]);
+            for &b in &edges[..12] {
+                out.push(vec![a, b]);
+                out.push(vec![-1, 3, b, a]);
+                out.push(vec![b, a, 7]);
+            }
+        }
+        for rank in 5..=9 {
+            out.push(vec![1; rank]);
+            out.push(vec![0x1000; rank]);
+        }
+        out
+    }
+
+    #[test]
+    fn short_tensor_keys_are_equal_exactly_when_the_keys_are() {
+        let all = shapes();
+        let keyed: Vec<(&Vec<i64>, Option<ShortKey>)> = all
+            .iter()
+            .map(|d| (d, dense_short(DataType::Float32, d)))
+            .collect();
+        assert!(keyed.iter().filter(|(_, k)| k.is_some()).count() > all.len() / 2);
+        for (a, ka) in &keyed {
+            for (b, kb) in &keyed {
+                if let (Some(x), Some(y)) = (ka, kb) {
+                    assert_eq!(x == y, a == b, "{a:?} {b:?}");
+                }
+            }
+        }
+        // Other fields are part of the key.
+        let d = [-1, 3, 224, 224];
+        assert_ne!(dense_short(DataType::Float32, &d), dense_short(DataType::Float16, &d));
+        assert_ne!(
+            tensor_short(SHORT_DENSE, DataType::Float32, DataLayout::Nhwc, &d),
+            dense_short(DataType::Float32, &d)
+        );
+    }
+
+    #[test]
+    fn interning_agrees_with_the_short_keys() {
+        let ctx = IrContext::new();
+        let all = shapes();
+        let types: Vec<Type> = all
+            .iter()
+            .map(|d| ctx.dense_tensor_type(DataType::Int8, d))
+            .collect();
+        for (i, a) in all.iter().enumerate() {
+            for (j, b) in all.iter().enumerate() {
+                assert_eq!(types[i] == types[j], a == b, "{a:?} {b:?}");
+            }
+            let key = TypeKey::DenseTensor(TensorKey::new(DataType::Int8, a));
+            assert_eq!(ctx.lookup_type(key), Some(types[i]));
+            assert_eq!(&types[i].as_dense_tensor(&ctx).unwrap().dims[..], &a[..]);
         }
     }
 }
