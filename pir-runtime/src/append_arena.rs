@@ -19,9 +19,7 @@
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
-
-use parking_lot::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Chunk `k` holds `FIRST_CHUNK << k` elements.
 const FIRST_CHUNK_BITS: u32 = 6;
@@ -94,7 +92,9 @@ impl<T: Send + 'static, W> AppendArena<T, W> {
     pub(crate) fn writer(&self) -> ArenaWriter<'_, T, W> {
         ArenaWriter {
             arena: self,
-            state: self.writer.lock(),
+            // A panic while the lock was held (in the caller's code between pushes) leaves the
+            // arena consistent: a push publishes only what it has written.
+            state: self.writer.lock().unwrap_or_else(PoisonError::into_inner),
         }
     }
 }
