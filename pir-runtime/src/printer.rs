@@ -66,8 +66,11 @@ const NOT_CACHED: Cached = Cached {
 /// ```
 pub struct Printer<'a> {
     prog: &'a Program,
-    out: &'a mut dyn Write,
+    /// Where flushes go; `None`: `buf` is the whole output (see [`print_program_to_string`]).
+    out: Option<&'a mut dyn Write>,
     buf: String,
+    /// Buffered bytes before a flush.
+    flush_at: usize,
     names: Vec<u32>,
     next_result: u32,
     next_arg: u32,
@@ -115,6 +118,27 @@ pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
     p.flush()
 }
 
+/// `prog` in Paddle's text format, as a new string ([`Program::to_string`]): printed straight
+/// into the string, with no buffer to copy from (a program of a million ops prints 100 MB).
+///
+/// ```
+/// use pir_runtime::{builtin, printer::print_program_to_string, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// builtin::parameter(&mut Builder::at_end(&mut prog), "w", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// assert_eq!(print_program_to_string(&prog), format!("{prog}"));
+/// ```
+pub fn print_program_to_string(prog: &Program) -> String {
+    // About 100 bytes an op line; capacity the lines do not use is never touched.
+    let mut p = Printer::with_output(prog, None, String::with_capacity(128 * prog.num_ops() + 64));
+    p.flush_at = usize::MAX;
+    // Writing to a String cannot fail.
+    let _ = p.print_program();
+    let mut out = p.buf;
+    out.shrink_to_fit();
+    out
+}
+
 impl<'a> Printer<'a> {
     /// A printer of `prog` writing to `out`. Call [`Printer::flush`] when done.
     ///
@@ -129,10 +153,15 @@ impl<'a> Printer<'a> {
     /// assert_eq!(out, "{\n}\n");
     /// ```
     pub fn new(prog: &'a Program, out: &'a mut dyn Write) -> Printer<'a> {
+        Printer::with_output(prog, Some(out), String::with_capacity(FLUSH_AT + 4096))
+    }
+
+    fn with_output(prog: &'a Program, out: Option<&'a mut dyn Write>, buf: String) -> Printer<'a> {
         Printer {
             prog,
             out,
-            buf: String::with_capacity(FLUSH_AT + 4096),
+            buf,
+            flush_at: FLUSH_AT,
             names: vec![UNNAMED; prog.num_values_allocated()],
             next_result: 0,
             next_arg: 0,
@@ -159,15 +188,18 @@ impl<'a> Printer<'a> {
 
     /// Writes buffered output to the destination.
     pub fn flush(&mut self) -> fmt::Result {
-        if !self.buf.is_empty() {
-            self.out.write_str(&self.buf)?;
-            self.buf.clear();
+        if let Some(out) = self.out.as_mut() {
+            if !self.buf.is_empty() {
+                out.write_str(&self.buf)?;
+                self.buf.clear();
+            }
         }
         Ok(())
     }
 
+    #[inline]
     fn maybe_flush(&mut self) -> fmt::Result {
-        if self.buf.len() >= FLUSH_AT {
+        if self.buf.len() >= self.flush_at {
             self.flush()?;
         }
         Ok(())

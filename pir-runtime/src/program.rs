@@ -1799,6 +1799,23 @@ impl fmt::Debug for Program {
     }
 }
 
+impl Program {
+    /// Paddle's text format, as `format!("{prog}")` gives it, printed straight into the new
+    /// string ([`printer::print_program_to_string`](crate::printer::print_program_to_string)).
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// assert_eq!(prog.to_string(), "{\n}\n");
+    /// assert_eq!(prog.to_string(), format!("{prog}"));
+    /// ```
+    #[allow(clippy::inherent_to_string_shadow_display)] // the same text, without a copy
+    pub fn to_string(&self) -> String {
+        crate::printer::print_program_to_string(self)
+    }
+}
+
 impl fmt::Display for Program {
     /// Paddle's text format.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -77,10 +77,28 @@ fn scalar_words(s: Scalar, out: &mut Encoded) {
 
 fn str_words(s: &str, out: &mut Encoded) {
     out.push(s.len() as u64);
-    for c in s.as_bytes().chunks(8) {
-        let mut w = [0u8; 8];
-        w[..c.len()].copy_from_slice(c);
-        out.push(u64::from_le_bytes(w));
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    for c in chunks.by_ref() {
+        out.push(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = 0u64;
+        for (i, &b) in rest.iter().enumerate() {
+            w |= u64::from(b) << (8 * i);
+        }
+        out.push(w);
+    }
+}
+
+/// Appends `tag`, the length of `items`, then each item's word.
+#[inline]
+fn words<T: Copy>(tag: u64, items: &[T], word: impl Fn(T) -> u64, out: &mut Encoded) {
+    out.reserve(items.len() + 2);
+    out.push(tag);
+    out.push(items.len() as u64);
+    for &x in items {
+        out.push(word(x));
     }
 }
 
@@ -89,37 +107,23 @@ fn str_words(s: &str, out: &mut Encoded) {
 pub(crate) fn encode(args: &[AttrArg<'_>], out: &mut Encoded) {
     for a in args {
         match *a {
-            AttrArg::Bool(v) => out.extend([0, u64::from(v)]),
-            AttrArg::I32(v) => out.extend([1, u64::from(v as u32)]),
-            AttrArg::I64(v) => out.extend([2, v as u64]),
-            AttrArg::F32(v) => out.extend([3, u64::from(v.to_bits())]),
-            AttrArg::F64(v) => out.extend([4, v.to_bits()]),
+            AttrArg::Bool(v) => one(0, u64::from(v), out),
+            AttrArg::I32(v) => one(1, u64::from(v as u32), out),
+            AttrArg::I64(v) => one(2, v as u64, out),
+            AttrArg::F32(v) => one(3, u64::from(v.to_bits()), out),
+            AttrArg::F64(v) => one(4, v.to_bits(), out),
             AttrArg::Str(v) => {
                 out.push(5);
                 str_words(v, out);
             }
-            AttrArg::Bools(v) => {
-                out.extend([6, v.len() as u64]);
-                out.extend(v.iter().map(|&x| u64::from(x)));
-            }
-            AttrArg::I32s(v) => {
-                out.extend([7, v.len() as u64]);
-                out.extend(v.iter().map(|&x| u64::from(x as u32)));
-            }
-            AttrArg::I64s(v) => {
-                out.extend([8, v.len() as u64]);
-                out.extend(v.iter().map(|&x| x as u64));
-            }
-            AttrArg::F32s(v) => {
-                out.extend([9, v.len() as u64]);
-                out.extend(v.iter().map(|&x| u64::from(x.to_bits())));
-            }
-            AttrArg::F64s(v) => {
-                out.extend([10, v.len() as u64]);
-                out.extend(v.iter().map(|&x| x.to_bits()));
-            }
+            AttrArg::Bools(v) => words(6, v, u64::from, out),
+            AttrArg::I32s(v) => words(7, v, |x| u64::from(x as u32), out),
+            AttrArg::I64s(v) => words(8, v, |x| x as u64, out),
+            AttrArg::F32s(v) => words(9, v, |x| u64::from(x.to_bits()), out),
+            AttrArg::F64s(v) => words(10, v, f64::to_bits, out),
             AttrArg::Strs(v) => {
-                out.extend([11, v.len() as u64]);
+                out.push(11);
+                out.push(v.len() as u64);
                 for s in v {
                     str_words(s, out);
                 }
@@ -129,16 +133,23 @@ pub(crate) fn encode(args: &[AttrArg<'_>], out: &mut Encoded) {
                 scalar_words(s, out);
             }
             AttrArg::Scalars(v) => {
-                out.extend([13, v.len() as u64]);
+                out.push(13);
+                out.push(v.len() as u64);
                 for &s in v {
                     scalar_words(s, out);
                 }
             }
-            AttrArg::DataType(v) => out.extend([14, v as u64]),
-            AttrArg::DataLayout(v) => out.extend([15, v as u64]),
-            AttrArg::Place(v) => out.extend([16, (v.kind as u64) << 8 | u64::from(v.device as u8)]),
+            AttrArg::DataType(v) => one(14, v as u64, out),
+            AttrArg::DataLayout(v) => one(15, v as u64, out),
+            AttrArg::Place(v) => one(16, (v.kind as u64) << 8 | u64::from(v.device as u8), out),
         }
     }
+}
+
+#[inline]
+fn one(tag: u64, word: u64, out: &mut Encoded) {
+    out.push(tag);
+    out.push(word);
 }
 
 #[cfg(test)]
