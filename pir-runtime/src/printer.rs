@@ -27,7 +27,7 @@
 use std::fmt::{self, Write};
 
 use crate::attributes::{write_attr, AttrData, Attribute};
-use crate::program::{BlockId, OpId, OpRef, Program, RegionId, Value, ValueDef};
+use crate::program::{BlockId, OpId, OpParts, OpRef, Program, RegionId, Value, ValueDef};
 use crate::types::{write_type, Type};
 
 /// Attributes the printer leaves out, as Paddle's does.
@@ -272,12 +272,89 @@ impl<'a> Printer<'a> {
     pub fn print_block_body(&mut self, block: BlockId) -> fmt::Result {
         let mut cur = self.prog.first_op(block);
         while let Some(op) = cur {
-            self.print_operation(op)?;
+            let p = self.prog.op_parts(op);
+            if p.def.print.is_none()
+                && p.num_regions == 0
+                && p.num_operands() + p.num_results as usize <= LINE_CACHE_MAX
+            {
+                // The common line, read in one look (what print_operation does, in short).
+                self.write_indent()?;
+                self.print_cached_line(op, &p)?;
+            } else {
+                self.print_operation(op)?;
+            }
             self.buf.push('\n');
             self.maybe_flush()?;
-            cur = self.prog.op(op).next_op();
+            cur = p.next;
         }
         Ok(())
+    }
+
+    /// The line of an op without regions or a printer of its own, with at most
+    /// `LINE_CACHE_MAX` operands and results (see [`Printer::print_operation_with_no_region`]).
+    fn print_cached_line(&mut self, op: OpId, p: &OpParts<'_>) -> fmt::Result {
+        let prog = self.prog;
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let (n_operands, n_results) = (p.num_operands(), p.num_results as usize);
+        let (mut w2, mut w3) = (0u64, 0u64);
+        let types = (0..n_operands)
+            .map(|i| p.operand(i).and_then(|v| prog.value_type(v)))
+            .chain((0..p.num_results).map(|i| prog.value_type(p.result(i))));
+        for (i, t) in types.enumerate() {
+            let bits = raw(t) << (32 * (i % 2));
+            if i < 2 {
+                w2 |= bits;
+            } else {
+                w3 |= bits;
+            }
+        }
+        let key: LineKey = [
+            p.def as *const _ as usize as u64,
+            u64::from(p.attrs.raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
+            w2,
+            w3,
+        ];
+        let parts = self.line_parts_for(key, op)?;
+        self.buf.push('(');
+        for i in 0..p.num_results {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(Some(p.result(i)))?;
+        }
+        self.buf.push(')');
+        self.buf
+            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        for i in 0..n_operands {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(p.operand(i))?;
+        }
+        self.buf
+            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        Ok(())
+    }
+
+    /// The cached fixed parts of the line of signature `key` (op `op`'s), made if new.
+    #[inline]
+    fn line_parts_for(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
+        // Word by word: comparing the arrays whole reads them wider than they were written,
+        // which stalls store forwarding.
+        let last = &self.last_line.0;
+        if last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3] {
+            return Ok(self.last_line.1);
+        }
+        let p = match self.line_cache.get(&key) {
+            Some(&p) => p,
+            None => {
+                let p = self.line_parts(self.prog.op(op))?;
+                self.line_cache.insert(key, p);
+                p
+            }
+        };
+        self.last_line = (key, p);
+        Ok(p)
     }
 
     /// `PrintOperation`: indentation, then the op's custom printer or the general form.
@@ -330,24 +407,7 @@ impl<'a> Printer<'a> {
             w2,
             w3,
         ];
-        // Word by word: comparing the arrays whole reads them wider than they were written,
-        // which stalls store forwarding.
-        let last = &self.last_line.0;
-        let same = last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3];
-        let parts = if same {
-            self.last_line.1
-        } else {
-            let p = match self.line_cache.get(&key) {
-                Some(&p) => p,
-                None => {
-                    let p = self.line_parts(r)?;
-                    self.line_cache.insert(key, p);
-                    p
-                }
-            };
-            self.last_line = (key, p);
-            p
-        };
+        let parts = self.line_parts_for(key, op)?;
         self.print_op_results(r)?;
         self.buf
             .push_str(&self.cache[parts.start as usize..parts.mid as usize]);

@@ -318,6 +318,33 @@ struct OpExtra {
     num_regions: u32,
 }
 
+/// An op as the printer reads it ([`Program::op_parts`]).
+pub(crate) struct OpParts<'a> {
+    pub(crate) def: &'static OpDef,
+    pub(crate) attrs: Attribute,
+    operands: &'a [OperandData],
+    results_start: u32,
+    pub(crate) num_results: u32,
+    pub(crate) num_regions: u32,
+    pub(crate) next: Option<OpId>,
+}
+
+impl OpParts<'_> {
+    pub(crate) fn num_operands(&self) -> usize {
+        self.operands.len()
+    }
+
+    #[inline]
+    pub(crate) fn operand(&self, i: usize) -> Option<Value> {
+        self.operands[i].value
+    }
+
+    #[inline]
+    pub(crate) fn result(&self, i: u32) -> Value {
+        Value::new((self.results_start + i) as usize)
+    }
+}
+
 /// Where an op's operands, results and regions are.
 #[derive(Clone, Copy)]
 struct OpShape {
@@ -568,6 +595,23 @@ impl Program {
             num_results: e.num_results,
             regions_start: e.regions_start,
             num_regions: e.num_regions,
+        }
+    }
+
+    /// What the printer reads of `op`, in one look.
+    #[inline]
+    pub(crate) fn op_parts(&self, op: OpId) -> OpParts<'_> {
+        let d = &self.ops[op.index()];
+        let sh = self.shape(op);
+        let s = sh.operands_start as usize;
+        OpParts {
+            def: self.def_of(d),
+            attrs: d.attrs,
+            operands: &self.operands[s..s + sh.num_operands as usize],
+            results_start: sh.results_start,
+            num_results: sh.num_results,
+            num_regions: sh.num_regions,
+            next: d.next,
         }
     }
 
