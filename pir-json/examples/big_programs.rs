@@ -65,7 +65,12 @@ fn inverse(k: u64) -> u64 {
 }
 
 /// `ops` `pd_op.full_int_array` ops of `per_op` values each.
-fn ints(ctx: &std::sync::Arc<IrContext>, ops: usize, per_op: usize, value: impl Fn(u64) -> i64) -> String {
+fn ints(
+    ctx: &std::sync::Arc<IrContext>,
+    ops: usize,
+    per_op: usize,
+    value: impl Fn(u64) -> i64,
+) -> String {
     let mut prog = Program::new(ctx);
     let mut b = Builder::at_end(&mut prog);
     let t = ctx.dense_tensor_type(DataType::Int64, &[per_op as i64]);

@@ -43,12 +43,12 @@ use pir_runtime::{
 use crate::attributes::read_attr;
 use crate::error::JsonError;
 use crate::node::Node;
-use crate::tree::Json;
 use crate::schema::{
     decompress_dialect, split_tag, ATTR, ATTRS, BLOCKS, BLOCK_ARGS, BLOCK_OPS, DIST_ATTRS, ID,
     KEYWORD_BLOCK_ARGS, MAGIC, NAME, OPERANDS, PARAMETER_OP, PIR_VERSION, QUANT_ATTRS, REGIONS,
     RESULTS, RESULT_ATTRS, TYPE, VALUE_ID,
 };
+use crate::tree::Json;
 use crate::types::read_type;
 
 /// A program read from a JSON file, with the file's header.

@@ -283,17 +283,27 @@ mod tests {
         let doc = r##"{"program":{"regions":[{"blocks":[{"ops":[{"#":"a","regions":[{"blocks":[{"ops":[{"x":1}]}]}]}],"x":{"ops":[1]}}]}]},"ops":[2]}"##;
         let v = parse(doc).unwrap();
         let block = &v.get("program").unwrap().get("regions").unwrap();
-        let Json::Array(regions) = block else { panic!() };
-        let Json::Array(blocks) = regions[0].get("blocks").unwrap() else { panic!() };
-        let Json::Array(ops) = blocks[0].get("ops").unwrap() else { panic!() };
-        let Json::Raw(raw) = &ops[0] else { panic!("{:?}", ops[0]) };
+        let Json::Array(regions) = block else {
+            panic!()
+        };
+        let Json::Array(blocks) = regions[0].get("blocks").unwrap() else {
+            panic!()
+        };
+        let Json::Array(ops) = blocks[0].get("ops").unwrap() else {
+            panic!()
+        };
+        let Json::Raw(raw) = &ops[0] else {
+            panic!("{:?}", ops[0])
+        };
         // Parsed on demand, with its own nested block's ops raw again.
         let op = parse_op(raw).unwrap();
         assert_eq!(op.get("#").and_then(Json::as_str), Some("a"));
         let nested = op.get("regions").unwrap().to_string();
         assert_eq!(nested, r##"[{"blocks":[{"ops":[{"x":1}]}]}]"##);
         // `ops` outside a block, and under a block's other keys, are ordinary arrays.
-        assert!(matches!(blocks[0].get("x").unwrap().get("ops"), Some(Json::Array(a)) if matches!(a[0], Json::Number(_))));
+        assert!(
+            matches!(blocks[0].get("x").unwrap().get("ops"), Some(Json::Array(a)) if matches!(a[0], Json::Number(_)))
+        );
         assert!(matches!(v.get("ops"), Some(Json::Array(a)) if matches!(a[0], Json::Number(_))));
     }
 
@@ -301,7 +311,10 @@ mod tests {
     fn strings_borrow_unless_escaped_and_repeated_keys_keep_the_last_value() {
         let v = parse(r#"{"a":"plain","b":"esc\"aped","a":"again"}"#).unwrap();
         assert!(matches!(v.get("b"), Some(Json::Str(Cow::Owned(s))) if s == "esc\"aped"));
-        assert!(matches!(v.get("a"), Some(Json::Str(Cow::Borrowed("again")))));
+        assert!(matches!(
+            v.get("a"),
+            Some(Json::Str(Cow::Borrowed("again")))
+        ));
         assert_eq!(v.keys(), ["a", "b"]);
         assert!(parse("{\"a\":1} x").is_err(), "trailing characters");
         assert!(parse("\u{feff}[1]").is_ok(), "a byte-order mark is skipped");

@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use pir_runtime::phi::{DataType, Place};
 use pir_runtime::{AttrKey, Builder, IrContext, Program};
@@ -29,18 +29,22 @@ fn inverse(k: u64) -> u64 {
 /// `rotl(((0 + 2) * K + v) * K, 26)` and took the low bits as the slot; this makes the product
 /// `j`, so the slot is 0 in every table of up to 2^26 slots.
 fn crafted(j: u64) -> i64 {
-    j.wrapping_mul(inverse(K)).wrapping_sub(2u64.wrapping_mul(K)) as i64
+    j.wrapping_mul(inverse(K))
+        .wrapping_sub(2u64.wrapping_mul(K)) as i64
 }
 
 /// The slot the old interner gave `AttrKey::Int64(v)` in a table of `2^bits` slots.
 fn old_slot(v: i64, bits: u32) -> u64 {
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    AttrKey::Int64(v).hash(&mut h);
-    h.finish() & ((1 << bits) - 1)
+    rustc_hash::FxBuildHasher.hash_one(AttrKey::Int64(v)) & ((1 << bits) - 1)
 }
 
 /// A program of `ops` `pd_op.full_int_array` ops, each holding `per_op` values of `value(i)`.
-fn program(ctx: &std::sync::Arc<IrContext>, ops: usize, per_op: usize, value: impl Fn(u64) -> i64) -> Program {
+fn program(
+    ctx: &std::sync::Arc<IrContext>,
+    ops: usize,
+    per_op: usize,
+    value: impl Fn(u64) -> i64,
+) -> Program {
     let mut prog = Program::new(ctx);
     let mut b = Builder::at_end(&mut prog);
     let t = ctx.dense_tensor_type(DataType::Int64, &[per_op as i64]);
@@ -82,9 +86,15 @@ fn reading_a_flood_of_crafted_int64_attributes_keeps_probes_short() {
     let after = ctx.interner_stats().1;
     // The 20,000 values, and an array and a dictionary per op.
     let new = after.values - before.values;
-    assert!((20_000..=20_000 + 3 * 200).contains(&new), "{new} new values: {after:?}");
+    assert!(
+        (20_000..=20_000 + 3 * 200).contains(&new),
+        "{new} new values: {after:?}"
+    );
     // With the old hash all 20,000 values shared one home slot: probes of up to 20,000.
     assert!(after.longest_probe < 64, "{after:?}");
     assert!(after.mean_probe_x100 < 200, "{after:?}");
-    assert_eq!(prog.to_string(), program(&ctx, 200, 100, crafted).to_string());
+    assert_eq!(
+        prog.to_string(),
+        program(&ctx, 200, 100, crafted).to_string()
+    );
 }

@@ -432,12 +432,7 @@ impl<T: Internable> Interner<T> {
     }
 
     /// A table of `2^bits` slots with `seeds` holding every value, each key hashed again.
-    fn rehashed(
-        &self,
-        bits: u32,
-        seeds: Seeds,
-        w: &mut ArenaWriter<'_, T, WriterState>,
-    ) -> Table {
+    fn rehashed(&self, bits: u32, seeds: Seeds, w: &mut ArenaWriter<'_, T, WriterState>) -> Table {
         let table = Table::new(bits, seeds);
         let n = self.arena.len();
         for idx in 0..n as u32 {
@@ -597,7 +592,10 @@ mod tests {
         assert_eq!(i.len(), 10_000);
         let stats = i.probe_stats();
         assert_eq!(stats.values, 10_000);
-        assert!(stats.slots >= 20_000, "load factor stays at most 1/2: {stats:?}");
+        assert!(
+            stats.slots >= 20_000,
+            "load factor stays at most 1/2: {stats:?}"
+        );
         assert!(stats.longest_probe < flood_probe(15), "{stats:?}");
     }
 

@@ -23,7 +23,6 @@ pub use pir_spec;
 pub use pir_spec::phi;
 
 mod append_arena;
-mod recycle;
 pub mod attributes;
 pub mod builder;
 pub mod builtin;
@@ -37,6 +36,7 @@ pub mod op_def;
 pub mod op_support;
 pub mod printer;
 pub mod program;
+mod recycle;
 pub mod traits;
 pub mod types;
 pub mod verify;

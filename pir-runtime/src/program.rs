@@ -669,7 +669,9 @@ impl Program {
     /// assert!(!prog.is_alive(op));
     /// ```
     pub fn is_alive(&self, op: OpId) -> bool {
-        self.ops.get(op.index()).is_some_and(|o| o.flags & ALIVE != 0)
+        self.ops
+            .get(op.index())
+            .is_some_and(|o| o.flags & ALIVE != 0)
     }
 
     /// Number of live operations, the module included.
@@ -1754,7 +1756,11 @@ impl Program {
             let d = self.ops[cur.index()];
             let Some(block) = d.parent else {
                 if s.is_empty() {
-                    s.push_str(if d.flags & ALIVE != 0 { "detached" } else { "erased" });
+                    s.push_str(if d.flags & ALIVE != 0 {
+                        "detached"
+                    } else {
+                        "erased"
+                    });
                 }
                 return s;
             };

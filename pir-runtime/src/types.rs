@@ -739,8 +739,26 @@ mod tests {
     /// Shapes around every boundary of both short encodings.
     fn shapes() -> Vec<Vec<i64>> {
         let edges = [
-            -2, -1, 0, 1, 14, 15, 16, 4094, 4095, 4096, 8189, 8190, 8191, 0xf_fffe, 0xf_ffff,
-            0x10_0000, 0xffff_fffe, 0xffff_ffff, i64::MAX, i64::MIN,
+            -2,
+            -1,
+            0,
+            1,
+            14,
+            15,
+            16,
+            4094,
+            4095,
+            4096,
+            8189,
+            8190,
+            8191,
+            0xf_fffe,
+            0xf_ffff,
+            0x10_0000,
+            0xffff_fffe,
+            0xffff_ffff,
+            i64::MAX,
+            i64::MIN,
         ];
         let mut out = vec![vec![]];
         for &a in &edges {
@@ -775,7 +793,10 @@ mod tests {
         }
         // Other fields are part of the key.
         let d = [-1, 3, 224, 224];
-        assert_ne!(dense_short(DataType::Float32, &d), dense_short(DataType::Float16, &d));
+        assert_ne!(
+            dense_short(DataType::Float32, &d),
+            dense_short(DataType::Float16, &d)
+        );
         assert_ne!(
             tensor_short(SHORT_DENSE, DataType::Float32, DataLayout::Nhwc, &d),
             dense_short(DataType::Float32, &d)

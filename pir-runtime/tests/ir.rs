@@ -413,9 +413,13 @@ fn ops_with_more_than_65535_operands_or_results_and_ops_with_regions() {
     let x = source(&mut b, t);
     let n = 70_000;
     let many = vec![Some(x); n];
-    let wide = b.create_with(&SINK, &many, ctx.empty_dict(), &[], 0).unwrap();
+    let wide = b
+        .create_with(&SINK, &many, ctx.empty_dict(), &[], 0)
+        .unwrap();
     let types = vec![Some(t); n];
-    let fan = b.create_with(&SOURCE, &[], ctx.empty_dict(), &types, 0).unwrap();
+    let fan = b
+        .create_with(&SOURCE, &[], ctx.empty_dict(), &types, 0)
+        .unwrap();
     let looped = b
         .create_with(&REGION_OP, &[Some(x)], ctx.empty_dict(), &[Some(t)], 3)
         .unwrap();
@@ -437,7 +441,13 @@ fn ops_with_more_than_65535_operands_or_results_and_ops_with_regions() {
     let body = prog.add_block(prog.op(looped).region(2));
     let arg = prog.add_block_arg(body, Some(t));
     let arg2 = prog.add_block_arg(body, Some(t));
-    assert_eq!(prog.value_def(arg2), ValueDef::BlockArg { block: body, index: 1 });
+    assert_eq!(
+        prog.value_def(arg2),
+        ValueDef::BlockArg {
+            block: body,
+            index: 1
+        }
+    );
     assert_eq!(prog.defining_op(arg), None);
     assert_eq!(prog.op(after).num_operands(), 1);
     prog.erase_op(wide).unwrap();

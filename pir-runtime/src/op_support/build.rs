@@ -13,8 +13,8 @@ use crate::program::{OpId, Program, Value};
 use crate::types::Type;
 
 use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, AttrArg};
-use super::memo::{encode, Encoded};
 use super::infer::{infer_result_types, input_meta, unchanged_result_type, InputMeta};
+use super::memo::{encode, Encoded};
 use super::signature::type_fits;
 
 /// The schema of a generated op.

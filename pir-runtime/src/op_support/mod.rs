@@ -28,5 +28,5 @@ pub use build::{
     schema_of,
 };
 pub use infer::{infer_result_types, input_meta, reinfer_result_types, InputMeta};
-pub use signature::verify_schema;
 pub(crate) use memo::AttrMemo;
+pub use signature::verify_schema;
