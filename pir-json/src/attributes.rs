@@ -31,7 +31,6 @@
 use pir_runtime::attributes::AttrKey;
 use pir_runtime::phi::{AllocationType, DataLayout, DataType, Place};
 use pir_runtime::{AttrData, Attribute, IrContext};
-use serde_json::Value;
 
 use crate::emit::{dump, J};
 use crate::error::JsonError;
@@ -64,7 +63,7 @@ pub const DICT_TAG: &str = "pir_rs.a_dict";
 /// assert_eq!(e.to_string(), r##"at $.D: expected a 32-bit integer, found a string "1""##);
 /// ```
 pub fn attribute_from_json(ctx: &IrContext, json: &str) -> Result<Attribute, JsonError> {
-    let v: Value = crate::node::parse(json)?;
+    let v = crate::node::parse(json)?;
     read_attr(ctx, &Node::root(&v))
 }
 
@@ -194,8 +193,8 @@ fn read_complex(d: &Node<'_, '_>) -> Result<(f64, f64), JsonError> {
 /// A number, or (pir-rs extension, where Paddle would write `null`) `"NaN"`, `"INF"`, `"-INF"`.
 fn complex_part(n: &Node<'_, '_>) -> Result<f64, JsonError> {
     let expected = "a number (or \"NaN\", \"INF\", \"-INF\")";
-    match n.value {
-        Value::String(s) => match s.as_str() {
+    match n.value.as_str() {
+        Some(s) => match s {
             "NaN" | "NAN" | "nan" => Ok(f64::NAN),
             "INF" => Ok(f64::INFINITY),
             "-INF" => Ok(f64::NEG_INFINITY),

@@ -47,6 +47,7 @@ pub mod error;
 mod node;
 pub mod reader;
 pub mod schema;
+mod tree;
 pub mod types;
 pub mod writer;
 

@@ -2,9 +2,10 @@
 //! exact place (`$.program.regions[0].blocks[0].ops[3].O[0].TT`). The path is only rendered when
 //! an error is made.
 
-use serde_json::Value;
-
 use crate::error::{JsonError, Location};
+use crate::tree::Json;
+
+type Value<'v> = Json<'v>;
 
 #[derive(Clone, Copy)]
 enum Seg {
@@ -13,22 +14,18 @@ enum Seg {
     Index(usize),
 }
 
-/// Parses a document (a leading UTF-8 byte-order mark is skipped, as nlohmann::json does).
-pub(crate) fn parse(json: &str) -> Result<Value, JsonError> {
-    let json = json.strip_prefix('\u{feff}').unwrap_or(json);
-    serde_json::from_str(json).map_err(|e| JsonError::from_serde(&e))
-}
+pub(crate) use crate::tree::parse;
 
 /// A JSON value and where it is. `'v`: the document; `'p`: the parent chain on the stack.
 #[derive(Clone, Copy)]
 pub(crate) struct Node<'v, 'p> {
-    pub(crate) value: &'v Value,
+    pub(crate) value: &'v Value<'v>,
     parent: Option<&'p Node<'v, 'p>>,
     seg: Seg,
 }
 
 impl<'v, 'p> Node<'v, 'p> {
-    pub(crate) fn root(value: &'v Value) -> Node<'v, 'v> {
+    pub(crate) fn root(value: &'v Value<'v>) -> Node<'v, 'v> {
         Node {
             value,
             parent: None,
@@ -106,7 +103,20 @@ impl<'v, 'p> Node<'v, 'p> {
         }
     }
 
-    fn child(&self, value: &'v Value, seg: Seg) -> Node<'v, '_> {
+    /// This node at the same place, holding `value` (an op's tree in place of its raw text).
+    pub(crate) fn with_value<'w>(&self, value: &'w Value<'w>) -> Node<'w, 'p>
+    where
+        'v: 'w,
+        'p: 'w,
+    {
+        Node {
+            value,
+            parent: self.parent,
+            seg: self.seg,
+        }
+    }
+
+    fn child(&self, value: &'v Value<'v>, seg: Seg) -> Node<'v, '_> {
         Node {
             value,
             parent: Some(self),
@@ -133,7 +143,7 @@ impl<'v, 'p> Node<'v, 'p> {
         expected: &str,
     ) -> Result<Option<Node<'v, '_>>, JsonError> {
         match self.value {
-            Value::Object(map) => Ok(map.get(key).map(|v| self.child(v, Seg::Key(key)))),
+            Value::Object(_) => Ok(self.value.get(key).map(|v| self.child(v, Seg::Key(key)))),
             _ => Err(self.unexpected(format!("an object with key {key:?} ({expected})"))),
         }
     }
@@ -217,7 +227,7 @@ impl<'v, 'p> Node<'v, 'p> {
 /// Iterator over the elements of an array node.
 pub(crate) struct Elements<'v, 'p> {
     parent: &'p Node<'v, 'p>,
-    items: &'v [Value],
+    items: &'v [Value<'v>],
     next: usize,
 }
 
@@ -248,13 +258,13 @@ impl<'v, 'p> Iterator for Elements<'v, 'p> {
 
 /// A short description of a JSON value for messages: `12`, `null`, `a string "abc"`,
 /// `an array of 3 element(s)`, `an object with keys "#", "D"`.
-pub(crate) fn describe(v: &Value) -> String {
+pub(crate) fn describe(v: &Value<'_>) -> String {
     const MAX: usize = 48;
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => {
+        Value::Str(s) => {
             if s.chars().count() > MAX {
                 let cut: String = s.chars().take(MAX).collect();
                 format!("a string {cut:?}...")
@@ -264,10 +274,13 @@ pub(crate) fn describe(v: &Value) -> String {
         }
         Value::Array(a) => format!("an array of {} element(s)", a.len()),
         Value::Object(m) if m.is_empty() => "an empty object".into(),
-        Value::Object(m) => {
-            let keys: Vec<String> = m.keys().take(6).map(|k| format!("{k:?}")).collect();
-            let more = if m.len() > 6 { ", ..." } else { "" };
+        Value::Object(_) => {
+            let all = v.keys();
+            let keys: Vec<String> = all.iter().take(6).map(|k| format!("{k:?}")).collect();
+            let more = if all.len() > 6 { ", ..." } else { "" };
             format!("an object with keys {}{more}", keys.join(", "))
         }
+        // Ops are parsed before they are looked at; should one be described raw, say so.
+        Value::Raw(_) => "an op".into(),
     }
 }

@@ -39,7 +39,6 @@ use std::sync::Arc;
 use pir_runtime::{
     Attribute, BlockId, InsertPoint, IrContext, OperationArgs, Program, Type, Value,
 };
-use serde_json::Value as JsonValue;
 
 use crate::attributes::read_attr;
 use crate::error::JsonError;
@@ -49,6 +48,7 @@ use crate::schema::{
     KEYWORD_BLOCK_ARGS, MAGIC, NAME, OPERANDS, PARAMETER_OP, PIR_VERSION, QUANT_ATTRS, REGIONS,
     RESULTS, RESULT_ATTRS, TYPE, VALUE_ID,
 };
+use crate::tree::Json;
 use crate::types::read_type;
 
 /// A program read from a JSON file, with the file's header.
@@ -108,7 +108,7 @@ pub fn read_program(ctx: &Arc<IrContext>, json: &str) -> Result<Program, JsonErr
 /// assert_eq!((m.version, m.trainable), (4, false));
 /// ```
 pub fn read_module(ctx: &Arc<IrContext>, json: &str) -> Result<Module, JsonError> {
-    let doc: JsonValue = crate::node::parse(json)?;
+    let doc = crate::node::parse(json)?;
     let root = Node::root(&doc);
     let base = root.key("base_code", "the file header {\"magic\":\"pir\",...}")?;
     let magic = base.key("magic", "\"pir\"")?;
@@ -205,11 +205,18 @@ impl Reader<'_> {
             }
         }
         let ops = n.key(BLOCK_OPS, "the block's ops")?;
-        for (i, op) in ops.elements("an array of op objects")?.enumerate() {
-            let name = match &op.value {
-                JsonValue::Object(m) => m.get(ID).and_then(JsonValue::as_str).unwrap_or(""),
-                _ => "",
+        let elements = ops.elements("an array of op objects")?;
+        for (i, op) in elements.enumerate() {
+            // The parser left each op as text: build its tree now, drop it when read.
+            let tree;
+            let op = match op.value {
+                Json::Raw(raw) => {
+                    tree = crate::tree::parse_op(raw)?;
+                    op.with_value(&tree)
+                }
+                _ => op,
             };
+            let name = op.value.get(ID).and_then(Json::as_str).unwrap_or("");
             self.read_op(prog, &op, block)
                 .map_err(|e| e.in_op(i, name))?;
         }

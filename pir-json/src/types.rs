@@ -32,7 +32,6 @@
 use pir_runtime::phi::{DataLayout, DataType};
 use pir_runtime::types::{TensorKey, TypeKey};
 use pir_runtime::{IrContext, Type, TypeData};
-use serde_json::Value;
 
 use crate::attributes::{read_attr, write_attr};
 use crate::emit::{dump, J};
@@ -90,7 +89,7 @@ fn scalar_of_tag(name: &str) -> Option<DataType> {
 /// assert!(pir_json::types::type_from_json(&ctx, r##"{"#":"0.t_f33"}"##).is_err());
 /// ```
 pub fn type_from_json(ctx: &IrContext, json: &str) -> Result<Option<Type>, JsonError> {
-    let v: Value = crate::node::parse(json)?;
+    let v = crate::node::parse(json)?;
     read_type(ctx, &Node::root(&v))
 }
 

@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 use std::num::NonZeroU32;
 
 use crate::context::IrContext;
-use crate::intern::Internable;
+use crate::intern::{Internable, Seeds, ShortKey};
 use crate::meta::Scalar;
 use crate::phi::{DataLayout, DataType, Place};
 use crate::types::Type;
@@ -49,14 +49,9 @@ impl Attribute {
         self.0.get() - 1
     }
 
-    /// The raw handle (never 0), for caches that store handles in atomics.
+    /// The raw handle (never 0).
     pub(crate) fn raw(self) -> u32 {
         self.0.get()
-    }
-
-    /// The handle of a raw value, if non-zero (it may belong to another context).
-    pub(crate) fn from_raw(raw: u32) -> Option<Attribute> {
-        NonZeroU32::new(raw).map(Attribute)
     }
 
     /// The attribute's data.
@@ -397,6 +392,51 @@ impl Hash for AttrKey<'_> {
 
 impl Internable for AttrData {
     type Key<'a> = AttrKey<'a>;
+
+    /// Numbers, handles, dtypes, layouts and places are short: kind = tag + 1, their bits.
+    #[inline(always)]
+    fn short_key(key: &AttrKey<'_>) -> Option<ShortKey> {
+        let value = match *key {
+            AttrKey::Bool(v) => u64::from(v),
+            AttrKey::Int32(v) => u64::from(v as u32),
+            AttrKey::Int64(v) | AttrKey::Index(v) => v as u64,
+            AttrKey::Float(v) => u64::from(v.to_bits()),
+            AttrKey::Double(v) => v.to_bits(),
+            AttrKey::Complex64(r, i) => u64::from(r.to_bits()) | u64::from(i.to_bits()) << 32,
+            AttrKey::Type(t) => u64::from(t.0.get()),
+            AttrKey::DataType(d) => d as u64,
+            AttrKey::DataLayout(d) => d as u64,
+            AttrKey::Place(p) => (p.kind as u64) << 8 | u64::from(p.device as u8),
+            // Up to 7 bytes (names like "NCHW", "relu"): the bytes and the length.
+            AttrKey::Str(v) if v.len() <= 7 => {
+                let mut b = [0u8; 8];
+                b[..v.len()].copy_from_slice(v.as_bytes());
+                b[7] = v.len() as u8;
+                u64::from_le_bytes(b)
+            }
+            AttrKey::Complex128(..)
+            | AttrKey::Str(_)
+            | AttrKey::Array(_)
+            | AttrKey::IntArray(_)
+            | AttrKey::Dict(_) => return None,
+        };
+        Some(ShortKey {
+            kind: key.tag() + 1,
+            value,
+        })
+    }
+
+    #[inline]
+    fn long_hash(key: &AttrKey<'_>, s: &Seeds) -> u64 {
+        let tag = u64::from(key.tag());
+        match *key {
+            AttrKey::Complex128(r, i) => s.words(tag, 2, [r.to_bits(), i.to_bits()].into_iter()),
+            AttrKey::Array(a) => s.words(tag, a.len(), a.iter().map(|x| u64::from(x.raw()))),
+            AttrKey::IntArray(a) => s.words(tag, a.len(), a.iter().map(|&x| x as u64)),
+            AttrKey::Str(v) => s.bytes(tag, v.as_bytes()),
+            _ => s.any(tag, key),
+        }
+    }
 
     fn key(&self) -> AttrKey<'_> {
         match self {

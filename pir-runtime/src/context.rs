@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use crate::attributes::{AttrData, AttrKey, Attribute, DictEntries};
 use crate::error::IrError;
 use crate::intern::Interner;
+pub use crate::intern::ProbeStats;
 use crate::meta::TensorMeta;
 use crate::op_def::OpDef;
 use crate::phi::{DataLayout, DataType, Place};
@@ -213,8 +214,21 @@ impl IrContext {
     /// assert_eq!(t.display(&ctx).to_string(), "tensor<-1x3xf32>");
     /// assert_eq!(ctx.dense_tensor_type(DataType::Float32, &[]).display(&ctx).to_string(), "tensor<f32>");
     /// ```
+    #[inline]
     pub fn dense_tensor_type(&self, dtype: DataType, dims: &[i64]) -> Type {
-        self.intern_type(TypeKey::DenseTensor(TensorKey::new(dtype, dims)))
+        // The commonest interning of all (a type per op result): a short key when the dims
+        // fit (no hashing of the dims, no reading of the stored type), else by the general key
+        // without going through `TypeKey`.
+        let make = || TypeData::DenseTensor(TensorMeta::new(dtype, dims));
+        let idx = match crate::types::dense_short(dtype, dims) {
+            Some(short) => self.types.intern_short(short, make),
+            None => self.types.intern_long(
+                |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),
+                |d| crate::types::is_plain_dense(d, dtype, dims),
+                make,
+            ),
+        };
+        Type::from_index(idx, crate::types::TypeKind::DenseTensor)
     }
 
     /// A dense tensor type from full metadata.
@@ -661,6 +675,25 @@ impl IrContext {
                 .map(|i| e[i].1),
             _ => None,
         }
+    }
+
+    /// Probe statistics of the type and attribute interners' hash tables (walks every slot;
+    /// for diagnostics and tests). Each table is seeded at random and rebuilt with a fresh
+    /// seed should a probe grow long, so crafted keys cannot flood it.
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let ctx = IrContext::new();
+    /// for v in 0..10_000i64 {
+    ///     ctx.i64_attr(v << 40);
+    /// }
+    /// let (_, attrs) = ctx.interner_stats();
+    /// assert!(attrs.values >= 10_000);
+    /// assert!(attrs.slots >= 2 * attrs.values); // at most half full
+    /// assert!(attrs.longest_probe < 40);
+    /// ```
+    pub fn interner_stats(&self) -> (ProbeStats, ProbeStats) {
+        (self.types.probe_stats(), self.attrs.probe_stats())
     }
 
     // ----- registry -------------------------------------------------------------------------

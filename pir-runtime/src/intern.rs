@@ -1,88 +1,256 @@
 //! A concurrent, append-only interner: the storage behind [`Type`](crate::Type) and
 //! [`Attribute`](crate::Attribute) handles.
 //!
-//! Values live in a [`boxcar::Vec`] (lock-free append and indexed reads; elements never move).
-//! Deduplication uses an insert-only open-addressing table of `AtomicU64` slots, each holding
-//! the upper half of the value's hash and its index. Because nothing is ever removed, a lookup
+//! Values live in an [`AppendArena`] (lock-free indexed reads; elements never move).
+//! Deduplication uses an insert-only open-addressing table of `AtomicU64` slots, each holding the
+//! upper half of the value's hash and its index + 1. Because nothing is ever removed, a lookup
 //! needs no lock and no atomic read-modify-write: it hashes the *borrowed* key
-//! ([`Internable::Key`]), probes with plain acquire loads, and compares candidates with the
-//! stored values — so looking up an interned value never allocates and never waits. Inserts
-//! (and table growth) are serialised by a mutex; a grown table is filled completely before it
-//! is published, and a lookup that misses always re-checks under the mutex, so a reader that
-//! raced with growth can at worst take the slow path.
+//! ([`Internable::Key`]), probes with plain loads, and compares candidates with the stored
+//! values, so looking up an interned value never allocates and never waits. Inserts (and table
+//! growth) are serialised by the arena's mutex; a new table is filled completely before it is
+//! published, and a lookup that misses always re-checks under the mutex, so a reader that raced
+//! with growth can at worst take the slow path.
+//!
+//! The slot's position is the top bits of the hash, so a table twice the size is filled from
+//! the slot words alone, without hashing a key again. Hashes are seeded per table (foldhash
+//! with a random seed), so which keys collide cannot be known in advance; and should a probe
+//! sequence still grow long (a flood of colliding keys), the table is rebuilt with a fresh
+//! seed rather than left to degrade.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use parking_lot::Mutex;
-use rustc_hash::FxBuildHasher;
+use foldhash::fast::SeedableRandomState;
+
+use crate::append_arena::{AppendArena, ArenaWriter};
 
 /// A value that can be interned, looked up by a borrowed key of its own shape.
 pub(crate) trait Internable: Send + Sync + 'static {
     /// The borrowed form used for lookups (e.g. dims as `&[i64]` rather than `Box<[i64]>`).
-    type Key<'a>: std::hash::Hash;
-    /// The borrowed form of a stored value. It must hash exactly as the equal key does.
+    type Key<'a>: Copy;
+    /// The borrowed form of a stored value.
     fn key(&self) -> Self::Key<'_>;
-    /// Whether the stored value equals `key`.
+    /// Whether the stored value equals `key` (a key without a [`ShortKey`]).
     fn matches(&self, key: &Self::Key<'_>) -> bool;
+    /// The exact short form of `key`, if it has one (see [`ShortKey`]).
+    fn short_key(key: &Self::Key<'_>) -> Option<ShortKey>;
+    /// The hash of a key without a short form; equal keys hash equal.
+    fn long_hash(key: &Self::Key<'_>, seeds: &Seeds) -> u64;
 }
 
-const INITIAL_SLOTS: usize = 1024;
-const MAX_TABLES: usize = 40;
+/// An exact encoding of a small key (a number, a rank-4 tensor shape) in a kind and a word.
+/// Keys that have one are equal exactly when their short keys are, and never equal a key that
+/// has none. The table keeps the short key beside the value's index, so looking up such a key
+/// never reads the stored value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ShortKey {
+    /// 1 to 31, distinct for each way of encoding.
+    pub(crate) kind: u8,
+    pub(crate) value: u64,
+}
+
+/// The 64×64→128-bit product, folded: every output bit depends on every input bit.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// A bijective mix of all 64 bits into all 64 bits (splitmix64's finaliser): keys that differ in
+/// a few structured bits (a shape's last dim, a string's last digit) land far apart.
+#[inline(always)]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The random seeds of one table's hash function. Keys of a few words (numbers, dims, handles)
+/// are hashed here by folded multiplies of the seeded words, two words a multiply; the rest
+/// (strings, dictionaries) by seeded foldhash.
+#[derive(Clone)]
+pub(crate) struct Seeds {
+    k: [u64; 4],
+    any: SeedableRandomState,
+}
+
+impl Seeds {
+    fn random() -> Seeds {
+        let any = SeedableRandomState::random();
+        Seeds {
+            k: std::array::from_fn(|i| any.hash_one(i) | 1),
+            any,
+        }
+    }
+
+    /// The hash of one word of kind `tag`.
+    #[inline(always)]
+    pub(crate) fn word(&self, tag: u64, v: u64) -> u64 {
+        mix(v ^ self.k[0]).wrapping_add(tag.wrapping_mul(self.k[1]))
+    }
+
+    /// The hash of `len` words of kind `head`.
+    #[inline(always)]
+    pub(crate) fn words(&self, head: u64, len: usize, mut ws: impl Iterator<Item = u64>) -> u64 {
+        let mut h = fold(head ^ self.k[0], len as u64 ^ self.k[1]);
+        while let Some(a) = ws.next() {
+            let b = ws.next().unwrap_or(0);
+            h = fold(h ^ a ^ self.k[2], b ^ self.k[3]);
+        }
+        mix(h)
+    }
+
+    /// The hash of a byte string of kind `tag`, eight bytes a word.
+    #[inline]
+    pub(crate) fn bytes(&self, tag: u64, b: &[u8]) -> u64 {
+        let mut chunks = b.chunks_exact(8);
+        let words = chunks
+            .by_ref()
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        let h = self.words(tag, b.len(), words);
+        let rest = chunks.remainder();
+        if rest.is_empty() {
+            return h;
+        }
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        mix(h ^ u64::from_le_bytes(last) ^ self.k[2])
+    }
+
+    /// The hash of anything hashable, with kind `tag`.
+    pub(crate) fn any<K: Hash + ?Sized>(&self, tag: u64, key: &K) -> u64 {
+        self.any.hash_one((tag, key))
+    }
+
+    /// The hash of a short key.
+    #[inline(always)]
+    pub(crate) fn short(&self, k: ShortKey) -> u64 {
+        self.word(u64::from(k.kind), k.value)
+    }
+}
+
+const INITIAL_SLOTS_BITS: u32 = 10;
+/// Slot words keep the top `TAG_BITS` bits of the hash; a table of up to `2^TAG_BITS` slots is
+/// grown from slot words alone.
+const TAG_BITS: u32 = 27;
+const TAG_MASK: u64 = !0 << (64 - TAG_BITS);
+/// The upper half of a slot word: hash tag and short-key kind.
+const HIGH: u64 = 0xffff_ffff_0000_0000;
+/// Tables ever made: one per doubling (up to 2^32 slots) and a few re-seeds.
+const MAX_TABLES: usize = 64;
+/// A probe this long, in a table of `2^bits` slots, means the hash is being flooded: the table is
+/// rebuilt with other seeds. At most half the slots are used, and a random hash then makes
+/// probes of about `2.5 * bits - 15` at the longest (simulated: 15 at 2^12 slots, 33 at 2^20),
+/// while a flood makes them as long as the number of colliding keys.
+pub(crate) fn flood_probe(bits: u32) -> usize {
+    4 * bits as usize + 8
+}
+
+/// One slot: `[hash tag: 27 bits | short-key kind: 5 | index + 1: 32]` (0 when free), then the
+/// short key's word. The word is written before the slot is published by a release store of
+/// the first, so a reader that sees the first sees the word.
+type Slot = [AtomicU64; 2];
 
 struct Table {
-    slots: Box<[AtomicU64]>,
+    slots: Box<[Slot]>,
     mask: usize,
-    /// Occupied slots; only written under the interner's mutex.
-    used: AtomicUsize,
+    /// `64 - log2(slots)`: a hash's home slot is `hash >> shift`.
+    shift: u32,
+    seeds: Seeds,
 }
 
 impl Table {
-    fn new(capacity: usize) -> Table {
+    fn new(bits: u32, seeds: Seeds) -> Table {
+        let len = 1usize << bits;
+        let slots = match crate::recycle::take::<Box<[Slot]>>(len) {
+            Some(mut slots) => {
+                slots.fill_with(Default::default);
+                slots
+            }
+            None => (0..len).map(|_| Default::default()).collect(),
+        };
         Table {
-            slots: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
-            mask: capacity - 1,
-            used: AtomicUsize::new(0),
+            slots,
+            mask: len - 1,
+            shift: 64 - bits,
+            seeds,
         }
     }
 
-    /// Puts `slot` (never 0) in the first free place of its probe sequence. Caller holds the
-    /// mutex and knows the value is absent.
-    fn insert(&self, hash: u64, slot: u64) {
-        let mut i = hash as usize & self.mask;
-        while self.slots[i].load(Ordering::Relaxed) != 0 {
+    fn bits(&self) -> u32 {
+        64 - self.shift
+    }
+
+    /// Puts a slot (`first` never 0) in the first free place from `home`; returns the probe
+    /// length. The caller holds the writer lock and knows the value is absent.
+    fn insert(&self, home: usize, first: u64, word: u64) -> usize {
+        let mut i = home;
+        let mut probes = 0;
+        while self.slots[i][0].load(Ordering::Relaxed) != 0 {
             i = (i + 1) & self.mask;
+            probes += 1;
         }
-        self.slots[i].store(slot, Ordering::Release);
-        self.used.fetch_add(1, Ordering::Relaxed);
+        self.slots[i][1].store(word, Ordering::Relaxed);
+        self.slots[i][0].store(first, Ordering::Release);
+        probes
     }
 }
 
-/// The slot word of `idx`: the hash's upper half, then `idx + 1` (so a slot is never 0).
-fn slot_of(hash: u64, idx: u32) -> u64 {
-    (hash & 0xffff_ffff_0000_0000) | u64::from(idx + 1)
+/// The upper half of the slot word of a key with hash `hash` and short-key kind `kind` (0: none).
+#[inline(always)]
+fn high_of(hash: u64, kind: u8) -> u64 {
+    (hash & TAG_MASK) | u64::from(kind) << 32
+}
+
+/// What the writer keeps: occupied slots of the current table, and re-seeds so far.
+#[derive(Default)]
+struct WriterState {
+    used: usize,
+    reseeds: usize,
+}
+
+/// Probe statistics of an interner's current table.
+///
+/// ```
+/// let ctx = pir_runtime::IrContext::new();
+/// let (types, attrs) = ctx.interner_stats();
+/// assert!(types.values > 0 && attrs.values > 0); // builtin types, small integers
+/// assert_eq!(types.reseeds, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeStats {
+    /// Interned values.
+    pub values: usize,
+    /// Slots of the current table.
+    pub slots: usize,
+    /// The longest distance of a value from its home slot.
+    pub longest_probe: usize,
+    /// The mean distance of a value from its home slot, times 100.
+    pub mean_probe_x100: usize,
+    /// Times the table was rebuilt with a fresh seed because a probe grew too long.
+    pub reseeds: usize,
 }
 
 pub(crate) struct Interner<T: Internable> {
-    arena: boxcar::Vec<T>,
-    /// Table `k` has `INITIAL_SLOTS << k` slots; `current` is the newest.
+    arena: AppendArena<T, WriterState>,
+    /// Published tables; `current` is the newest. Older ones stay for readers still probing.
     tables: [OnceLock<Table>; MAX_TABLES],
     current: AtomicUsize,
-    write: Mutex<()>,
-    hasher: FxBuildHasher,
+    /// Values whose table slot is stored: a lookup that began when this was `n` and missed
+    /// need not look again under the lock if it is still `n` there.
+    inserted: AtomicUsize,
 }
 
 impl<T: Internable> Interner<T> {
     pub(crate) fn new() -> Self {
         let tables: [OnceLock<Table>; MAX_TABLES] = std::array::from_fn(|_| OnceLock::new());
-        let _ = tables[0].set(Table::new(INITIAL_SLOTS));
+        let _ = tables[0].set(Table::new(INITIAL_SLOTS_BITS, Seeds::random()));
         Interner {
-            arena: boxcar::Vec::new(),
+            arena: AppendArena::new(WriterState::default()),
             tables,
             current: AtomicUsize::new(0),
-            write: Mutex::new(()),
-            hasher: FxBuildHasher,
+            inserted: AtomicUsize::new(0),
         }
     }
 
@@ -95,83 +263,225 @@ impl<T: Internable> Interner<T> {
     }
 
     #[inline]
-    fn find(&self, hash: u64, key: &T::Key<'_>) -> Option<u32> {
-        let table = self.table(self.current.load(Ordering::Acquire));
-        let tag = hash & 0xffff_ffff_0000_0000;
-        let mut i = hash as usize & table.mask;
+    fn current_table(&self) -> &Table {
+        self.table(self.current.load(Ordering::Acquire))
+    }
+
+    /// The hash of a key under `seeds`.
+    #[inline(always)]
+    fn hash_of(key: &T::Key<'_>, short: Option<ShortKey>, seeds: &Seeds) -> u64 {
+        match short {
+            Some(k) => seeds.short(k),
+            None => T::long_hash(key, seeds),
+        }
+    }
+
+    /// The index of the value whose slot `hit` accepts (given the slot's word and the value's
+    /// index), among those whose hash in table `t` is `hash` and short-key kind is `kind`.
+    #[inline(always)]
+    fn find_in(
+        &self,
+        t: &Table,
+        hash: u64,
+        kind: u8,
+        hit: impl Fn(u64, u32) -> bool,
+    ) -> Option<u32> {
+        let want = high_of(hash, kind);
+        let mut i = (hash >> t.shift) as usize;
         loop {
-            let s = table.slots[i].load(Ordering::Acquire);
+            let s = t.slots[i][0].load(Ordering::Acquire);
             if s == 0 {
                 return None;
             }
-            if s & 0xffff_ffff_0000_0000 == tag {
+            if s & HIGH == want {
                 let idx = (s as u32).wrapping_sub(1);
-                if self.arena[idx as usize].matches(key) {
+                if hit(t.slots[i][1].load(Ordering::Relaxed), idx) {
                     return Some(idx);
                 }
             }
-            i = (i + 1) & table.mask;
+            i = (i + 1) & t.mask;
+        }
+    }
+
+    /// [`Interner::find_in`] for a key of short key `short`, or without one, of hash `hash`
+    /// and accepted by `eq`.
+    #[inline(always)]
+    fn find_key(
+        &self,
+        t: &Table,
+        short: Option<ShortKey>,
+        hash: u64,
+        eq: impl Fn(&T) -> bool,
+    ) -> Option<u32> {
+        match short {
+            Some(k) => self.find_in(t, hash, k.kind, |word, _| word == k.value),
+            None => self.find_in(t, hash, 0, |_, idx| eq(self.get(idx))),
         }
     }
 
     /// The index of the value equal to `key`, storing `make(key)` first if there is none.
     #[inline]
     pub(crate) fn intern<'k>(&self, key: T::Key<'k>, make: impl FnOnce(T::Key<'k>) -> T) -> u32 {
-        let hash = self.hasher.hash_one(&key);
-        if let Some(idx) = self.find(hash, &key) {
+        match T::short_key(&key) {
+            Some(k) => self.intern_short(k, || make(key)),
+            None => self.intern_long(|s| T::long_hash(&key, s), |v| v.matches(&key), || make(key)),
+        }
+    }
+
+    /// The index of the value of short key `short`, storing `make()` first if there is none.
+    #[inline(always)]
+    pub(crate) fn intern_short(&self, short: ShortKey, make: impl FnOnce() -> T) -> u32 {
+        let seen = self.inserted.load(Ordering::Acquire);
+        let t = self.current_table();
+        let h = t.seeds.short(short);
+        if let Some(idx) = self.find_in(t, h, short.kind, |word, _| word == short.value) {
             return idx;
         }
-        self.insert_slow(hash, key, make)
+        self.insert_slow(seen, Some(short), &|s| s.short(short), &|_| false, make)
+    }
+
+    /// The index of the value `eq` accepts, of a key without a short form whose hash is
+    /// `hash` (as [`Internable::long_hash`] computes it), storing `make()` first if there is
+    /// none.
+    #[inline(always)]
+    pub(crate) fn intern_long(
+        &self,
+        hash: impl Fn(&Seeds) -> u64,
+        eq: impl Fn(&T) -> bool,
+        make: impl FnOnce() -> T,
+    ) -> u32 {
+        let seen = self.inserted.load(Ordering::Acquire);
+        let t = self.current_table();
+        if let Some(idx) = self.find_in(t, hash(&t.seeds), 0, |_, idx| eq(self.get(idx))) {
+            return idx;
+        }
+        self.insert_slow(seen, None, &hash, &eq, make)
     }
 
     #[cold]
-    fn insert_slow<'k>(
+    #[inline(never)]
+    /// `seen`: `inserted` when the caller's lookup began (it found none).
+    fn insert_slow(
         &self,
-        hash: u64,
-        key: T::Key<'k>,
-        make: impl FnOnce(T::Key<'k>) -> T,
+        seen: usize,
+        short: Option<ShortKey>,
+        hash: &dyn Fn(&Seeds) -> u64,
+        eq: &dyn Fn(&T) -> bool,
+        make: impl FnOnce() -> T,
     ) -> u32 {
-        let _guard = self.write.lock();
-        // Another thread may have inserted it, or grown the table, since our lookup.
-        if let Some(idx) = self.find(hash, &key) {
-            return idx;
+        let mut w = self.arena.writer();
+        // Another thread may have inserted it, or replaced the table, since our lookup (tables
+        // change only with an insert); only the lock holder inserts, so both are stable from
+        // here on.
+        let mut t = self.current_table();
+        let h = hash(&t.seeds);
+        if self.inserted.load(Ordering::Relaxed) != seen {
+            if let Some(idx) = self.find_key(t, short, h, eq) {
+                return idx;
+            }
         }
-        let idx = self.arena.push(make(key));
+        let idx = w.push(make());
         let idx = u32::try_from(idx).expect("more than 2^32 interned values");
-        let cur = self.current.load(Ordering::Relaxed);
-        let mut table = self.table(cur);
-        if (table.used.load(Ordering::Relaxed) + 1) * 2 > table.slots.len() {
-            // Grow: fill a table twice the size, then publish it.
-            let bigger = Table::new(table.slots.len() * 2);
-            for s in table.slots.iter() {
-                let s = s.load(Ordering::Relaxed);
-                if s != 0 {
-                    let old = (s as u32) - 1;
-                    let h = self.hasher.hash_one(self.arena[old as usize].key());
-                    bigger.insert(h, s);
-                }
-            }
-            let next = cur + 1;
-            if self.tables[next].set(bigger).is_err() {
-                unreachable!("only the writer holding the mutex creates tables");
-            }
-            self.current.store(next, Ordering::Release);
-            table = self.table(next);
+        if (w.state().used + 1) * 2 > t.slots.len() {
+            t = self.grow(&mut w); // same seeds: `h` stands
         }
-        table.insert(hash, slot_of(hash, idx));
+        let (kind, word) = short.map_or((0, 0), |k| (k.kind, k.value));
+        let probes = t.insert(
+            (h >> t.shift) as usize,
+            high_of(h, kind) | u64::from(idx + 1),
+            word,
+        );
+        w.state().used += 1;
+        if probes >= flood_probe(t.bits()) {
+            self.reseed(&mut w);
+        }
+        self.inserted.store(idx as usize + 1, Ordering::Release);
         idx
+    }
+
+    /// Publishes table `next` (filled) as the current one.
+    fn publish(&self, next: usize, table: Table) -> &Table {
+        if self.tables[next].set(table).is_err() {
+            unreachable!("only the writer holding the lock creates tables");
+        }
+        self.current.store(next, Ordering::Release);
+        self.table(next)
+    }
+
+    /// Doubles the table, keeping its seeds. Slots move by the hash bits they keep, so no key
+    /// is hashed again (up to `2^TAG_BITS` slots). Re-seeds leave enough table generations for
+    /// every doubling up to 2^32 slots.
+    fn grow(&self, w: &mut ArenaWriter<'_, T, WriterState>) -> &Table {
+        let cur = self.current.load(Ordering::Relaxed);
+        let old = self.table(cur);
+        let bits = old.bits() + 1;
+        assert!(bits <= 32, "interner table beyond 2^32 slots");
+        if bits > TAG_BITS {
+            let table = self.rehashed(bits, old.seeds.clone(), w);
+            return self.publish(cur + 1, table);
+        }
+        let bigger = Table::new(bits, old.seeds.clone());
+        for s in old.slots.iter() {
+            let first = s[0].load(Ordering::Relaxed);
+            if first != 0 {
+                let home = (first >> bigger.shift) as usize;
+                bigger.insert(home, first, s[1].load(Ordering::Relaxed));
+            }
+        }
+        self.publish(cur + 1, bigger)
+    }
+
+    /// A table of `2^bits` slots with `seeds` holding every value, each key hashed again.
+    fn rehashed(&self, bits: u32, seeds: Seeds, w: &mut ArenaWriter<'_, T, WriterState>) -> Table {
+        let table = Table::new(bits, seeds);
+        let n = self.arena.len();
+        for idx in 0..n as u32 {
+            let key = self.get(idx).key();
+            let short = T::short_key(&key);
+            let h = Self::hash_of(&key, short, &table.seeds);
+            let (kind, word) = short.map_or((0, 0), |k| (k.kind, k.value));
+            table.insert(
+                (h >> table.shift) as usize,
+                high_of(h, kind) | u64::from(idx + 1),
+                word,
+            );
+        }
+        w.state().used = n;
+        table
+    }
+
+    /// Rebuilds the table at its size with fresh seeds, hashing every key again: the answer
+    /// to a flood of keys colliding under the old seeds.
+    #[cold]
+    fn reseed(&self, w: &mut ArenaWriter<'_, T, WriterState>) {
+        let cur = self.current.load(Ordering::Relaxed);
+        let bits = self.table(cur).bits();
+        // Keep a generation for every doubling still possible.
+        if cur + 1 + (32 - bits as usize) >= MAX_TABLES {
+            return;
+        }
+        let table = self.rehashed(bits, Seeds::random(), w);
+        w.state().reseeds += 1;
+        self.publish(cur + 1, table);
     }
 
     /// The index of the value equal to `key`, if interned.
     pub(crate) fn lookup(&self, key: &T::Key<'_>) -> Option<u32> {
-        self.find(self.hasher.hash_one(key), key)
+        let t = self.current_table();
+        let short = T::short_key(key);
+        self.find_key(t, short, Self::hash_of(key, short, &t.seeds), |v| {
+            v.matches(key)
+        })
     }
 
     /// The value at `idx`. Indices come only from this interner, so the lookup cannot fail
     /// for handles of this context.
     #[inline]
     pub(crate) fn get(&self, idx: u32) -> &T {
-        &self.arena[idx as usize]
+        match self.arena.get(idx as usize) {
+            Some(v) => v,
+            None => out_of_range(idx),
+        }
     }
 
     /// The value at `idx`, if there is one (for indices that may come from elsewhere).
@@ -181,8 +491,48 @@ impl<T: Internable> Interner<T> {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.arena.count()
+        self.arena.len()
     }
+
+    /// Probe statistics of the current table (walks every slot).
+    pub(crate) fn probe_stats(&self) -> ProbeStats {
+        let mut w = self.arena.writer();
+        let t = self.current_table();
+        let (mut longest, mut total, mut values) = (0, 0, 0);
+        for (i, s) in t.slots.iter().enumerate() {
+            let first = s[0].load(Ordering::Relaxed);
+            if first != 0 {
+                let home = (first >> t.shift) as usize;
+                let d = i.wrapping_sub(home) & t.mask;
+                longest = longest.max(d);
+                total += d;
+                values += 1;
+            }
+        }
+        let reseeds = w.state().reseeds;
+        ProbeStats {
+            values,
+            slots: t.slots.len(),
+            longest_probe: longest,
+            mean_probe_x100: (total * 100).checked_div(values).unwrap_or(0),
+            reseeds,
+        }
+    }
+}
+
+impl<T: Internable> Drop for Interner<T> {
+    fn drop(&mut self) {
+        for table in self.tables.iter_mut().filter_map(OnceLock::take) {
+            let len = table.slots.len();
+            crate::recycle::give(len, len * std::mem::size_of::<Slot>(), table.slots);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(idx: u32) -> ! {
+    panic!("interned value #{idx} does not exist in this context (a handle of another context?)")
 }
 
 #[cfg(test)]
@@ -199,6 +549,20 @@ mod tests {
         fn matches(&self, key: &&str) -> bool {
             &*self.0 == *key
         }
+        fn short_key(key: &&str) -> Option<ShortKey> {
+            // Words of up to 8 bytes are short: their bytes, zero-padded.
+            (key.len() <= 7 && !key.contains('\0')).then(|| {
+                let mut b = [0u8; 8];
+                b[..key.len()].copy_from_slice(key.as_bytes());
+                ShortKey {
+                    kind: 1,
+                    value: u64::from_le_bytes(b),
+                }
+            })
+        }
+        fn long_hash(key: &&str, seeds: &Seeds) -> u64 {
+            seeds.any(0, key)
+        }
     }
 
     #[test]
@@ -211,6 +575,7 @@ mod tests {
         assert_eq!(i.lookup(&"b"), Some(b));
         assert_eq!(i.lookup(&"c"), None);
         assert_eq!(i.get(a), &Word("a".into()));
+        assert_eq!(i.try_get(99), None);
         assert_eq!(i.len(), 2);
     }
 
@@ -225,18 +590,84 @@ mod tests {
             assert_eq!(i.get(*id).0.as_ref(), n.to_string());
         }
         assert_eq!(i.len(), 10_000);
+        let stats = i.probe_stats();
+        assert_eq!(stats.values, 10_000);
+        assert!(
+            stats.slots >= 20_000,
+            "load factor stays at most 1/2: {stats:?}"
+        );
+        assert!(stats.longest_probe < flood_probe(15), "{stats:?}");
+    }
+
+    /// An attacker who knows the seeds crafts keys that all land in one slot: the table is
+    /// rebuilt with fresh seeds instead of degrading into a linear scan.
+    #[test]
+    fn a_flood_crafted_for_the_seeds_triggers_a_reseed() {
+        let i = Interner::<Word>::new();
+        let (home, bits) = {
+            let t = i.current_table();
+            (t.seeds.any(0, "seed probe") >> t.shift, t.bits())
+        };
+        // Words longer than 7 bytes (no short key) whose hash under the current seeds has the
+        // same home slot.
+        let crafted: Vec<String> = (0u64..)
+            .map(|n| format!("flood-{n:012}"))
+            .filter(|w| {
+                let t = i.current_table();
+                Word::long_hash(&w.as_str(), &t.seeds) >> t.shift == home
+            })
+            .take(flood_probe(bits) + 8)
+            .collect();
+        let ids: Vec<u32> = crafted
+            .iter()
+            .map(|w| i.intern(w.as_str(), |k| Word(k.into())))
+            .collect();
+        let stats = i.probe_stats();
+        assert!(stats.reseeds >= 1, "{stats:?}");
+        assert!(stats.longest_probe < 16, "{stats:?}");
+        for (w, id) in crafted.iter().zip(ids) {
+            assert_eq!(i.lookup(&w.as_str()), Some(id));
+        }
     }
 
     #[test]
-    fn concurrent_inserts_during_growth_stay_unique() {
+    fn reseeding_keeps_every_value_findable() {
         let i = Interner::<Word>::new();
+        let ids: Vec<u32> = (0..3000)
+            .map(|n| i.intern(&format!("w{n}"), |k| Word(k.into())))
+            .collect();
+        let before = i.current.load(Ordering::Relaxed);
+        i.reseed(&mut i.arena.writer());
+        assert_eq!(i.current.load(Ordering::Relaxed), before + 1);
+        assert_eq!(i.probe_stats().reseeds, 1);
+        for (n, id) in ids.iter().enumerate() {
+            assert_eq!(i.lookup(&format!("w{n}").as_str()), Some(*id));
+        }
+        // New values go into the re-seeded table and grow it.
+        for n in 3000..6000 {
+            i.intern(&format!("w{n}"), |k| Word(k.into()));
+        }
+        assert_eq!(i.probe_stats().values, 6000);
+    }
+
+    /// Eight threads intern the same keys in different orders, racing on inserts and on table
+    /// growth: equal keys must give equal handles, and every handle its own key.
+    #[test]
+    fn eight_threads_equal_keys_equal_handles() {
+        let i = Interner::<Word>::new();
+        const N: usize = 1 << 14; // odd strides walk every key
         let results: Vec<Vec<u32>> = std::thread::scope(|s| {
-            let hs: Vec<_> = (0..4)
-                .map(|_| {
-                    s.spawn(|| {
-                        (0..5000)
-                            .map(|n| i.intern(&n.to_string(), |k| Word(k.into())))
-                            .collect()
+            let hs: Vec<_> = (0..8)
+                .map(|t| {
+                    let i = &i;
+                    s.spawn(move || {
+                        let mut out = vec![0; N];
+                        // Each thread walks the keys in its own order.
+                        for j in 0..N {
+                            let n = (j * (2 * t + 1) + t * 997) % N;
+                            out[n] = i.intern(&n.to_string(), |k| Word(k.into()));
+                        }
+                        out
                     })
                 })
                 .collect();
@@ -245,6 +676,9 @@ mod tests {
         for r in &results[1..] {
             assert_eq!(r, &results[0]);
         }
-        assert_eq!(i.len(), 5000);
+        assert_eq!(i.len(), N);
+        for (n, &id) in results[0].iter().enumerate() {
+            assert_eq!(i.get(id).0.as_ref(), n.to_string());
+        }
     }
 }

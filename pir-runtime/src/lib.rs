@@ -22,6 +22,7 @@
 pub use pir_spec;
 pub use pir_spec::phi;
 
+mod append_arena;
 pub mod attributes;
 pub mod builder;
 pub mod builtin;
@@ -35,6 +36,7 @@ pub mod op_def;
 pub mod op_support;
 pub mod printer;
 pub mod program;
+mod recycle;
 pub mod traits;
 pub mod types;
 pub mod verify;

@@ -24,7 +24,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use pir_spec::OpSchema;
 
@@ -400,12 +400,10 @@ pub enum ParamRef {
     Attr(u16),
 }
 
-/// A few attribute dictionaries an op was recently built with, so typed builds with the same
-/// attribute values (the common case: a network of identical convolutions) reuse the interned
-/// dictionary instead of interning every attribute again. Entries are raw handles written
-/// without synchronisation; a build uses one only after checking, in its own context, that the
-/// dictionary holds exactly its attribute values — so a stale entry, another thread's entry or
-/// another context's is harmless.
+/// Build state of one op shared by every context: whether its typed builds may take the
+/// `UnchangedInferMeta` shortcut (reusing the input's type handle without running infer-meta), a
+/// pure function of the static definition worked out on the first build. (Attribute
+/// dictionaries of typed builds are remembered per program instead.)
 ///
 /// ```
 /// use pir_runtime::op_def::{AttrCache, OpDef};
@@ -416,8 +414,9 @@ pub enum ParamRef {
 /// ```
 #[derive(Debug, Default)]
 pub struct AttrCache {
-    slots: [AtomicU32; 4],
-    next: AtomicU32,
+    /// 0: not worked out yet; 1: the shortcut applies, dense to dense, no attributes; 2: it
+    /// applies; 3: it does not.
+    unchanged: AtomicU8,
 }
 
 impl AttrCache {
@@ -430,25 +429,37 @@ impl AttrCache {
     /// ```
     pub const fn new() -> AttrCache {
         AttrCache {
-            slots: [
-                AtomicU32::new(0),
-                AtomicU32::new(0),
-                AtomicU32::new(0),
-                AtomicU32::new(0),
-            ],
-            next: AtomicU32::new(0),
+            unchanged: AtomicU8::new(0),
         }
     }
 
-    /// The cached dictionaries (raw handles; 0 is empty).
-    pub(crate) fn entries(&self) -> [u32; 4] {
-        std::array::from_fn(|i| self.slots[i].load(Ordering::Relaxed))
+    /// Whether the `UnchangedInferMeta` shortcut applies, computing it with `f` the first time
+    /// (`f` returns `None` when it does not, `Some(plain)` when it does, `plain` telling whether
+    /// the op takes a dense tensor to a dense tensor and has no attributes).
+    #[inline]
+    pub(crate) fn unchanged_shortcut(&self, f: impl FnOnce() -> Option<bool>) -> Option<bool> {
+        match self.unchanged.load(Ordering::Relaxed) {
+            1 => Some(true),
+            2 => Some(false),
+            3 => None,
+            _ => {
+                let r = f();
+                let code = match r {
+                    Some(true) => 1,
+                    Some(false) => 2,
+                    None => 3,
+                };
+                self.unchanged.store(code, Ordering::Relaxed);
+                r
+            }
+        }
     }
 
-    /// Remembers dictionary `raw`, replacing the oldest entry.
-    pub(crate) fn remember(&self, raw: u32) {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) as usize % self.slots.len();
-        self.slots[i].store(raw, Ordering::Relaxed);
+    /// Whether the op is known to take the shortcut from a dense tensor to a dense tensor, with
+    /// no attributes (one relaxed load).
+    #[inline]
+    pub(crate) fn plain_unchanged(&self) -> bool {
+        self.unchanged.load(Ordering::Relaxed) == 1
     }
 }
 

@@ -27,7 +27,7 @@
 use std::fmt::{self, Write};
 
 use crate::attributes::{write_attr, AttrData, Attribute};
-use crate::program::{BlockId, OpId, OpRef, Program, RegionId, Value, ValueDef};
+use crate::program::{BlockId, OpId, OpParts, OpRef, Program, RegionId, Value, ValueDef};
 use crate::types::{write_type, Type};
 
 /// Attributes the printer leaves out, as Paddle's does.
@@ -66,8 +66,11 @@ const NOT_CACHED: Cached = Cached {
 /// ```
 pub struct Printer<'a> {
     prog: &'a Program,
-    out: &'a mut dyn Write,
+    /// Where flushes go; `None`: `buf` is the whole output (see [`print_program_to_string`]).
+    out: Option<&'a mut dyn Write>,
     buf: String,
+    /// Buffered bytes before a flush.
+    flush_at: usize,
     names: Vec<u32>,
     next_result: u32,
     next_arg: u32,
@@ -75,7 +78,26 @@ pub struct Printer<'a> {
     cache: String,
     type_cache: Vec<Cached>,
     dict_cache: Vec<Cached>,
+    /// The fixed parts of op lines, by op signature (see [`Printer::print_operation_with_no_region`]).
+    line_cache: rustc_hash::FxHashMap<LineKey, LineParts>,
+    /// The last op line's key and parts, tried before the map.
+    last_line: (LineKey, LineParts),
 }
+
+/// An op's signature: its definition, attribute dictionary, operand and result counts, operand
+/// and result types (0 for a null type), packed two to a word.
+type LineKey = [u64; 4];
+
+/// `cache[start..mid]` is `) = "name" (`, `cache[mid..end]` is `) {attrs} : (types) -> types`.
+#[derive(Clone, Copy)]
+struct LineParts {
+    start: u32,
+    mid: u32,
+    end: u32,
+}
+
+/// Ops with more operands and results than this print without the line cache.
+const LINE_CACHE_MAX: usize = 4;
 
 /// Writes `prog` in Paddle's text format.
 ///
@@ -96,6 +118,27 @@ pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
     p.flush()
 }
 
+/// `prog` in Paddle's text format, as a new string ([`Program::to_string`]): printed straight
+/// into the string, with no buffer to copy from (a program of a million ops prints 100 MB).
+///
+/// ```
+/// use pir_runtime::{builtin, printer::print_program_to_string, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// builtin::parameter(&mut Builder::at_end(&mut prog), "w", ctx.dense_tensor_type(DataType::Float32, &[2])).unwrap();
+/// assert_eq!(print_program_to_string(&prog), format!("{prog}"));
+/// ```
+pub fn print_program_to_string(prog: &Program) -> String {
+    // About 100 bytes an op line; capacity the lines do not use is never touched.
+    let mut p = Printer::with_output(prog, None, String::with_capacity(128 * prog.num_ops() + 64));
+    p.flush_at = usize::MAX;
+    // Writing to a String cannot fail.
+    let _ = p.print_program();
+    let mut out = p.buf;
+    out.shrink_to_fit();
+    out
+}
+
 impl<'a> Printer<'a> {
     /// A printer of `prog` writing to `out`. Call [`Printer::flush`] when done.
     ///
@@ -110,10 +153,15 @@ impl<'a> Printer<'a> {
     /// assert_eq!(out, "{\n}\n");
     /// ```
     pub fn new(prog: &'a Program, out: &'a mut dyn Write) -> Printer<'a> {
+        Printer::with_output(prog, Some(out), String::with_capacity(FLUSH_AT + 4096))
+    }
+
+    fn with_output(prog: &'a Program, out: Option<&'a mut dyn Write>, buf: String) -> Printer<'a> {
         Printer {
             prog,
             out,
-            buf: String::with_capacity(FLUSH_AT + 4096),
+            buf,
+            flush_at: FLUSH_AT,
             names: vec![UNNAMED; prog.num_values_allocated()],
             next_result: 0,
             next_arg: 0,
@@ -121,6 +169,15 @@ impl<'a> Printer<'a> {
             cache: String::new(),
             type_cache: Vec::new(),
             dict_cache: Vec::new(),
+            line_cache: Default::default(),
+            last_line: (
+                [0; 4],
+                LineParts {
+                    start: 0,
+                    mid: 0,
+                    end: 0,
+                },
+            ),
         }
     }
 
@@ -131,15 +188,18 @@ impl<'a> Printer<'a> {
 
     /// Writes buffered output to the destination.
     pub fn flush(&mut self) -> fmt::Result {
-        if !self.buf.is_empty() {
-            self.out.write_str(&self.buf)?;
-            self.buf.clear();
+        if let Some(out) = self.out.as_mut() {
+            if !self.buf.is_empty() {
+                out.write_str(&self.buf)?;
+                self.buf.clear();
+            }
         }
         Ok(())
     }
 
+    #[inline]
     fn maybe_flush(&mut self) -> fmt::Result {
-        if self.buf.len() >= FLUSH_AT {
+        if self.buf.len() >= self.flush_at {
             self.flush()?;
         }
         Ok(())
@@ -154,14 +214,17 @@ impl<'a> Printer<'a> {
 
     #[inline]
     fn write_u32(&mut self, n: u32) {
-        let mut b = itoa::Buffer::new();
-        self.buf.push_str(b.format(n));
+        self.buf.push_str(itoa::Buffer::new().format(n));
     }
 
     /// Writes the current indentation.
     pub fn write_indent(&mut self) -> fmt::Result {
-        for _ in 0..self.indent {
-            self.buf.push_str("    ");
+        const SPACES: &str = "                                ";
+        let mut n = self.indent * 4;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.buf.push_str(&SPACES[..k]);
+            n -= k;
         }
         Ok(())
     }
@@ -209,12 +272,89 @@ impl<'a> Printer<'a> {
     pub fn print_block_body(&mut self, block: BlockId) -> fmt::Result {
         let mut cur = self.prog.first_op(block);
         while let Some(op) = cur {
-            self.print_operation(op)?;
+            let p = self.prog.op_parts(op);
+            if p.def.print.is_none()
+                && p.num_regions == 0
+                && p.num_operands() + p.num_results as usize <= LINE_CACHE_MAX
+            {
+                // The common line, read in one look (what print_operation does, in short).
+                self.write_indent()?;
+                self.print_cached_line(op, &p)?;
+            } else {
+                self.print_operation(op)?;
+            }
             self.buf.push('\n');
             self.maybe_flush()?;
-            cur = self.prog.op(op).next_op();
+            cur = p.next;
         }
         Ok(())
+    }
+
+    /// The line of an op without regions or a printer of its own, with at most
+    /// `LINE_CACHE_MAX` operands and results (see [`Printer::print_operation_with_no_region`]).
+    fn print_cached_line(&mut self, op: OpId, p: &OpParts<'_>) -> fmt::Result {
+        let prog = self.prog;
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let (n_operands, n_results) = (p.num_operands(), p.num_results as usize);
+        let (mut w2, mut w3) = (0u64, 0u64);
+        let types = (0..n_operands)
+            .map(|i| p.operand(i).and_then(|v| prog.value_type(v)))
+            .chain((0..p.num_results).map(|i| prog.value_type(p.result(i))));
+        for (i, t) in types.enumerate() {
+            let bits = raw(t) << (32 * (i % 2));
+            if i < 2 {
+                w2 |= bits;
+            } else {
+                w3 |= bits;
+            }
+        }
+        let key: LineKey = [
+            p.def as *const _ as usize as u64,
+            u64::from(p.attrs.raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
+            w2,
+            w3,
+        ];
+        let parts = self.line_parts_for(key, op)?;
+        self.buf.push('(');
+        for i in 0..p.num_results {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(Some(p.result(i)))?;
+        }
+        self.buf.push(')');
+        self.buf
+            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        for i in 0..n_operands {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(p.operand(i))?;
+        }
+        self.buf
+            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        Ok(())
+    }
+
+    /// The cached fixed parts of the line of signature `key` (op `op`'s), made if new.
+    #[inline]
+    fn line_parts_for(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
+        // Word by word: comparing the arrays whole reads them wider than they were written,
+        // which stalls store forwarding.
+        let last = &self.last_line.0;
+        if last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3] {
+            return Ok(self.last_line.1);
+        }
+        let p = match self.line_cache.get(&key) {
+            Some(&p) => p,
+            None => {
+                let p = self.line_parts(self.prog.op(op))?;
+                self.line_cache.insert(key, p);
+                p
+            }
+        };
+        self.last_line = (key, p);
+        Ok(p)
     }
 
     /// `PrintOperation`: indentation, then the op's custom printer or the general form.
@@ -241,8 +381,72 @@ impl<'a> Printer<'a> {
     }
 
     /// `(results) = "name" (operands) {attrs} : (operand types) -> result types`.
+    ///
+    /// Everything but the value names depends on the op's signature (definition, attributes,
+    /// operand and result types), which ops of a program share a lot: those parts are printed
+    /// once per signature and copied after.
     pub fn print_operation_with_no_region(&mut self, op: OpId) -> fmt::Result {
         let r = self.prog.op(op);
+        let (n_operands, n_results) = (r.num_operands(), r.num_results());
+        if n_operands + n_results > LINE_CACHE_MAX {
+            return self.print_operation_uncached(r);
+        }
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let (mut w2, mut w3) = (0u64, 0u64);
+        for (i, t) in r.operand_types().chain(r.result_types()).enumerate() {
+            let bits = raw(t) << (32 * (i % 2));
+            if i < 2 {
+                w2 |= bits;
+            } else {
+                w3 |= bits;
+            }
+        }
+        let key: LineKey = [
+            r.def() as *const _ as usize as u64,
+            u64::from(r.attributes().raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
+            w2,
+            w3,
+        ];
+        let parts = self.line_parts_for(key, op)?;
+        self.print_op_results(r)?;
+        self.buf
+            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        for (i, v) in r.operands().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(v)?;
+        }
+        self.buf
+            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        Ok(())
+    }
+
+    /// Prints the fixed parts of `r`'s line into the cache.
+    fn line_parts(&mut self, r: OpRef<'_>) -> Result<LineParts, fmt::Error> {
+        // Print them with the general code, into the main buffer, then move them.
+        let at = self.buf.len();
+        self.buf.push_str(" = \"");
+        self.buf.push_str(r.name());
+        self.buf.push_str("\" (");
+        let mid = self.buf.len() - at;
+        self.buf.push_str(") ");
+        self.print_attribute_map(r.attributes())?;
+        self.buf.push_str(" :");
+        self.print_operand_types(r)?;
+        self.buf.push_str(" -> ");
+        self.print_result_types(r)?;
+        let start = self.cache.len();
+        self.cache.push_str(&self.buf[at..]);
+        self.buf.truncate(at);
+        Ok(LineParts {
+            start: start as u32,
+            mid: (start + mid) as u32,
+            end: self.cache.len() as u32,
+        })
+    }
+
+    fn print_operation_uncached(&mut self, r: OpRef<'_>) -> fmt::Result {
         self.print_op_results(r)?;
         self.buf.push_str(" = \"");
         self.buf.push_str(r.name());
@@ -324,6 +528,7 @@ impl<'a> Printer<'a> {
     /// p.flush().unwrap();
     /// assert_eq!(out, "%arg_0 {} %0 <<NULL VALUE>> %0 %arg_0 ");
     /// ```
+    #[inline]
     pub fn print_value(&mut self, v: Option<Value>) -> fmt::Result {
         let Some(v) = v else {
             self.buf.push_str("<<NULL VALUE>>");
@@ -334,36 +539,41 @@ impl<'a> Printer<'a> {
             self.names.resize(idx + 1, UNNAMED);
         }
         let name = self.names[idx];
-        match self.prog.value_def(v) {
-            ValueDef::OpResult { .. } => {
-                let n = if name == UNNAMED {
-                    let n = self.next_result;
-                    self.next_result += 1;
-                    self.names[idx] = n;
-                    n
-                } else {
-                    name
-                };
-                self.buf.push('%');
-                self.write_u32(n);
-            }
-            ValueDef::BlockArg { block, index } => {
-                self.buf.push_str("%arg_");
-                if name != UNNAMED {
-                    self.write_u32(name);
-                    return Ok(());
-                }
-                let n = self.next_arg;
-                self.next_arg += 1;
-                self.names[idx] = n;
-                self.write_u32(n);
-                self.buf.push_str(" {");
-                if let Some(attrs) = self.prog.block_arg_attrs(block, index as usize) {
-                    write_dict_entries(&mut self.buf, self.prog, attrs)?;
-                }
-                self.buf.push('}');
+        if self.prog.is_block_arg(v) {
+            return self.print_block_arg(v, name);
+        }
+        let n = if name == UNNAMED {
+            let n = self.next_result;
+            self.next_result += 1;
+            self.names[idx] = n;
+            n
+        } else {
+            name
+        };
+        self.buf.push('%');
+        self.write_u32(n);
+        Ok(())
+    }
+
+    /// `%arg_N`, and ` {attrs}` the first time.
+    fn print_block_arg(&mut self, v: Value, name: u32) -> fmt::Result {
+        let idx = v.index();
+        self.buf.push_str("%arg_");
+        if name != UNNAMED {
+            self.write_u32(name);
+            return Ok(());
+        }
+        let n = self.next_arg;
+        self.next_arg += 1;
+        self.names[idx] = n;
+        self.write_u32(n);
+        self.buf.push_str(" {");
+        if let ValueDef::BlockArg { block, index } = self.prog.value_def(v) {
+            if let Some(attrs) = self.prog.block_arg_attrs(block, index as usize) {
+                write_dict_entries(&mut self.buf, self.prog, attrs)?;
             }
         }
+        self.buf.push('}');
         Ok(())
     }
 

@@ -276,34 +276,89 @@ struct OperandData {
     prev_use: u32,
 }
 
+/// A value: its type, the head of its use list, and its defining op (or, with
+/// `BLOCK_ARG_TAG`, its block). A result's index is its distance from the op's first result; a
+/// block argument's is kept in `Program::arg_index`.
 #[derive(Clone, Copy)]
 struct ValueData {
     ty: Option<Type>,
     first_use: u32,
     owner: u32,
-    // index, with BLOCK_ARG_TAG set for block arguments.
-    index: u32,
 }
 
+/// `OpData::flags`: the op was not erased.
+const ALIVE: u8 = 1;
+/// `OpData::flags`: the op has regions, or more operands or results than the `u16` counts
+/// hold; its counts are in `Program::extra`.
+const EXTRA: u8 = 2;
+
+/// One op, in 32 bytes: the op's definition (an index into `Program::defs`), attributes, place
+/// in its block, and where its operands and results start. Ops with regions or huge operand
+/// lists keep their counts in `Program::extra`.
 #[derive(Clone, Copy)]
 struct OpData {
-    def: &'static OpDef,
+    def: u16,
+    flags: u8,
     attrs: Attribute,
     parent: Option<BlockId>,
     prev: Option<OpId>,
     next: Option<OpId>,
     operands_start: u32,
+    results_start: u32,
+    num_operands: u16,
+    num_results: u16,
+}
+
+/// The counts of an op flagged `EXTRA`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OpExtra {
+    num_operands: u32,
+    num_results: u32,
+    regions_start: u32,
+    num_regions: u32,
+}
+
+/// An op as the printer reads it ([`Program::op_parts`]).
+pub(crate) struct OpParts<'a> {
+    pub(crate) def: &'static OpDef,
+    pub(crate) attrs: Attribute,
+    operands: &'a [OperandData],
+    results_start: u32,
+    pub(crate) num_results: u32,
+    pub(crate) num_regions: u32,
+    pub(crate) next: Option<OpId>,
+}
+
+impl OpParts<'_> {
+    pub(crate) fn num_operands(&self) -> usize {
+        self.operands.len()
+    }
+
+    #[inline]
+    pub(crate) fn operand(&self, i: usize) -> Option<Value> {
+        self.operands[i].value
+    }
+
+    #[inline]
+    pub(crate) fn result(&self, i: u32) -> Value {
+        Value::new((self.results_start + i) as usize)
+    }
+}
+
+/// Where an op's operands, results and regions are.
+#[derive(Clone, Copy)]
+struct OpShape {
+    operands_start: u32,
     num_operands: u32,
     results_start: u32,
     num_results: u32,
     regions_start: u32,
-    num_regions: u16,
-    alive: bool,
+    num_regions: u32,
 }
 
 static_assertions::const_assert!(std::mem::size_of::<OperandData>() == 16);
-static_assertions::const_assert!(std::mem::size_of::<ValueData>() == 16);
-static_assertions::const_assert!(std::mem::size_of::<OpData>() <= 48);
+static_assertions::const_assert!(std::mem::size_of::<ValueData>() == 12);
+static_assertions::const_assert!(std::mem::size_of::<OpData>() == 32);
 
 #[derive(Clone, Default)]
 struct BlockData {
@@ -376,6 +431,15 @@ pub struct Program {
     regions: Vec<RegionData>,
     module: OpId,
     parameters: BTreeMap<String, Parameter>,
+    /// The definitions of the program's ops (`OpData::def` indexes it), and their indices.
+    defs: Vec<&'static OpDef>,
+    def_index: rustc_hash::FxHashMap<usize, u16>,
+    /// The counts of ops flagged `EXTRA`, by op index.
+    extra: rustc_hash::FxHashMap<u32, OpExtra>,
+    /// The index of each block argument, by value index.
+    arg_index: rustc_hash::FxHashMap<u32, u32>,
+    /// Attribute dictionaries of recent typed builds.
+    pub(crate) attr_memo: crate::op_support::AttrMemo,
 }
 
 impl Program {
@@ -405,18 +469,16 @@ impl Program {
     /// ```
     pub fn with_capacity(ctx: &Arc<IrContext>, ops: usize) -> Program {
         let placeholder_op = OpData {
-            def: &crate::builtin::MODULE_DEF,
+            def: 0,
+            flags: 0,
             attrs: ctx.empty_dict(),
             parent: None,
             prev: None,
             next: None,
             operands_start: 0,
-            num_operands: 0,
             results_start: 0,
+            num_operands: 0,
             num_results: 0,
-            regions_start: 0,
-            num_regions: 0,
-            alive: false,
         };
         let mut p = Program {
             ctx: ctx.clone(),
@@ -427,7 +489,13 @@ impl Program {
             regions: vec![RegionData::default()],
             module: OpId::new(1),
             parameters: BTreeMap::new(),
+            defs: Vec::new(),
+            def_index: Default::default(),
+            extra: Default::default(),
+            arg_index: Default::default(),
+            attr_memo: Default::default(),
         };
+        p.def_id(&crate::builtin::MODULE_DEF);
         p.ops.push(placeholder_op);
         p.operands.push(OperandData {
             value: None,
@@ -439,7 +507,6 @@ impl Program {
             ty: None,
             first_use: 0,
             owner: 0,
-            index: 0,
         });
         let module = p.create_op(OperationArgs {
             def: &crate::builtin::MODULE_DEF,
@@ -494,8 +561,80 @@ impl Program {
     /// assert_eq!(prog.first_op(prog.block()), Some(op));
     /// ```
     pub fn block(&self) -> BlockId {
-        let region = RegionId::new(self.ops[self.module.index()].regions_start as usize);
+        let region = RegionId::new(self.shape(self.module).regions_start as usize);
         self.regions[region.index()].blocks[0]
+    }
+
+    /// Where `op`'s operands, results and regions are.
+    #[inline(always)]
+    fn shape(&self, op: OpId) -> OpShape {
+        let d = &self.ops[op.index()];
+        if d.flags & EXTRA == 0 {
+            OpShape {
+                operands_start: d.operands_start,
+                num_operands: u32::from(d.num_operands),
+                results_start: d.results_start,
+                num_results: u32::from(d.num_results),
+                regions_start: 0,
+                num_regions: 0,
+            }
+        } else {
+            self.extra_shape(op)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn extra_shape(&self, op: OpId) -> OpShape {
+        let d = &self.ops[op.index()];
+        let e = self.extra[&(op.index() as u32)];
+        OpShape {
+            operands_start: d.operands_start,
+            num_operands: e.num_operands,
+            results_start: d.results_start,
+            num_results: e.num_results,
+            regions_start: e.regions_start,
+            num_regions: e.num_regions,
+        }
+    }
+
+    /// What the printer reads of `op`, in one look.
+    #[inline]
+    pub(crate) fn op_parts(&self, op: OpId) -> OpParts<'_> {
+        let d = &self.ops[op.index()];
+        let sh = self.shape(op);
+        let s = sh.operands_start as usize;
+        OpParts {
+            def: self.def_of(d),
+            attrs: d.attrs,
+            operands: &self.operands[s..s + sh.num_operands as usize],
+            results_start: sh.results_start,
+            num_results: sh.num_results,
+            num_regions: sh.num_regions,
+            next: d.next,
+        }
+    }
+
+    /// The definition of op data `d`.
+    #[inline]
+    fn def_of(&self, d: &OpData) -> &'static OpDef {
+        self.defs[usize::from(d.def)]
+    }
+
+    /// The index of `def` in `defs`, adding it if new.
+    #[inline]
+    fn def_id(&mut self, def: &'static OpDef) -> u16 {
+        let key = def as *const OpDef as usize;
+        match self.def_index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = u16::try_from(self.defs.len())
+                    .expect("more than 65,536 distinct op definitions in one program");
+                self.defs.push(def);
+                self.def_index.insert(key, i);
+                i
+            }
+        }
     }
 
     /// A read-only view of `op`.
@@ -530,7 +669,9 @@ impl Program {
     /// assert!(!prog.is_alive(op));
     /// ```
     pub fn is_alive(&self, op: OpId) -> bool {
-        self.ops.get(op.index()).is_some_and(|o| o.alive)
+        self.ops
+            .get(op.index())
+            .is_some_and(|o| o.flags & ALIVE != 0)
     }
 
     /// Number of live operations, the module included.
@@ -546,7 +687,7 @@ impl Program {
     /// assert_eq!(prog.num_ops(), 1);
     /// ```
     pub fn num_ops(&self) -> usize {
-        self.ops.iter().filter(|o| o.alive).count()
+        self.ops.iter().filter(|o| o.flags & ALIVE != 0).count()
     }
 
     // ----- parameters -------------------------------------------------------------------
@@ -672,22 +813,61 @@ impl Program {
         let id = OpId::new(self.ops.len());
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
-        let regions_start = self.regions.len() as u32;
-        let num_regions = u16::try_from(args.num_regions).unwrap_or(u16::MAX);
-        self.ops.push(OpData {
-            def: args.def,
-            attrs: args.attributes,
-            parent,
-            prev,
-            next,
-            operands_start,
-            num_operands: args.operands.len() as u32,
-            results_start,
-            num_results: args.result_types.len() as u32,
-            regions_start,
-            num_regions,
-            alive: true,
-        });
+        let num_operands = u32::try_from(args.operands.len()).expect("operand count overflow");
+        let num_results = u32::try_from(args.result_types.len()).expect("result count overflow");
+        let def = match self.defs.last() {
+            // Programs are mostly built op after op of one kind at a time.
+            Some(&last) if std::ptr::eq(last, args.def) => (self.defs.len() - 1) as u16,
+            _ => self.def_id(args.def),
+        };
+        let mut flags = ALIVE;
+        match (u16::try_from(num_operands), u16::try_from(num_results)) {
+            (Ok(o), Ok(r)) if args.num_regions == 0 => {
+                self.ops.push(OpData {
+                    def,
+                    flags,
+                    attrs: args.attributes,
+                    parent,
+                    prev,
+                    next,
+                    operands_start,
+                    results_start,
+                    num_operands: o,
+                    num_results: r,
+                });
+            }
+            _ => {
+                flags |= EXTRA;
+                let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
+                self.extra.insert(
+                    id.index() as u32,
+                    OpExtra {
+                        num_operands,
+                        num_results,
+                        regions_start: self.regions.len() as u32,
+                        num_regions,
+                    },
+                );
+                self.ops.push(OpData {
+                    def,
+                    flags,
+                    attrs: args.attributes,
+                    parent,
+                    prev,
+                    next,
+                    operands_start,
+                    results_start,
+                    num_operands: 0,
+                    num_results: 0,
+                });
+                for _ in 0..num_regions {
+                    self.regions.push(RegionData {
+                        parent: Some(id),
+                        blocks: Vec::new(),
+                    });
+                }
+            }
+        }
         let owner = id.0.get();
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
@@ -714,18 +894,11 @@ impl Program {
                 }),
             }
         }
-        for (i, &ty) in args.result_types.iter().enumerate() {
+        for &ty in args.result_types {
             self.values.push(ValueData {
                 ty,
                 first_use: NO_LINK,
                 owner,
-                index: i as u32,
-            });
-        }
-        for _ in 0..num_regions {
-            self.regions.push(RegionData {
-                parent: Some(id),
-                blocks: Vec::new(),
             });
         }
         id
@@ -777,9 +950,9 @@ impl Program {
         self.values.push(ValueData {
             ty,
             first_use: NO_LINK,
-            owner: block.0.get(),
-            index: index | BLOCK_ARG_TAG,
+            owner: block.0.get() | BLOCK_ARG_TAG,
         });
+        self.arg_index.insert(v.0.get(), index);
         let data = &mut self.blocks[block.index()];
         data.args.push(v);
         data.arg_attrs.push(None);
@@ -876,10 +1049,16 @@ impl Program {
     /// ```
     pub fn detach_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let d = self.ops[op.index()];
-        let block = d
+        let block = self.ops[op.index()]
             .parent
             .ok_or_else(|| IrError::NotInBlock(self.describe(op)))?;
+        self.unlink_from_block(op, block);
+        Ok(())
+    }
+
+    /// Takes `op` out of its block's op list (`block` is its parent).
+    fn unlink_from_block(&mut self, op: OpId, block: BlockId) {
+        let d = self.ops[op.index()];
         match d.prev {
             Some(p) => self.ops[p.index()].next = d.next,
             None => self.blocks[block.index()].first = d.next,
@@ -893,7 +1072,6 @@ impl Program {
         d.parent = None;
         d.prev = None;
         d.next = None;
-        Ok(())
     }
 
     /// Erases `op` (and the ops nested in its regions). Fails, changing nothing, if a result of
@@ -919,8 +1097,12 @@ impl Program {
     /// ```
     pub fn erase_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
-        if self.ops[op.index()].num_regions == 0 {
-            self.check_unused(op, |_| false)?;
+        let d = self.shape(op);
+        if d.num_regions == 0 {
+            let results = d.results_start as usize..(d.results_start + d.num_results) as usize;
+            if self.values[results].iter().any(|v| v.first_use != NO_LINK) {
+                self.check_unused(op, |_| false)?;
+            }
             self.erase_one(op);
             return Ok(());
         }
@@ -938,7 +1120,7 @@ impl Program {
     }
 
     fn check_unused(&self, op: OpId, inside: impl Fn(OpId) -> bool) -> Result<(), IrError> {
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         for r in 0..d.num_results {
             let v = Value::new((d.results_start + r) as usize);
             if let Some(u) = self.uses(v).find(|u| !inside(u.op)) {
@@ -954,15 +1136,14 @@ impl Program {
     }
 
     fn erase_one(&mut self, op: OpId) {
-        if self.ops[op.index()].parent.is_some() {
-            // Cannot fail: the op is alive and in a block.
-            let _ = self.detach_op(op);
+        if let Some(block) = self.ops[op.index()].parent {
+            self.unlink_from_block(op, block);
         }
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         for slot in d.operands_start..d.operands_start + d.num_operands {
             self.unlink_use(slot);
         }
-        self.ops[op.index()].alive = false;
+        self.ops[op.index()].flags &= !ALIVE;
     }
 
     // ----- operands and uses --------------------------------------------------------------
@@ -1019,7 +1200,7 @@ impl Program {
         value: Option<Value>,
     ) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let d = self.ops[op.index()];
+        let d = self.shape(op);
         if index >= d.num_operands as usize {
             return Err(IrError::IndexOutOfRange {
                 op: self.describe(op),
@@ -1237,17 +1418,23 @@ impl Program {
     /// ```
     pub fn value_def(&self, value: Value) -> ValueDef {
         let d = self.values[value.index()];
-        if d.index & BLOCK_ARG_TAG != 0 {
+        if d.owner & BLOCK_ARG_TAG != 0 {
             ValueDef::BlockArg {
-                block: BlockId::new(d.owner as usize),
-                index: d.index & !BLOCK_ARG_TAG,
+                block: BlockId::new((d.owner & !BLOCK_ARG_TAG) as usize),
+                index: self.arg_index[&value.0.get()],
             }
         } else {
             ValueDef::OpResult {
                 op: OpId::new(d.owner as usize),
-                index: d.index,
+                index: value.0.get() - self.ops[d.owner as usize].results_start,
             }
         }
+    }
+
+    /// Whether `value` is a block argument (not an op result).
+    #[inline]
+    pub(crate) fn is_block_arg(&self, value: Value) -> bool {
+        self.values[value.index()].owner & BLOCK_ARG_TAG != 0
     }
 
     /// The op defining `value`, if it is an op result.
@@ -1264,10 +1451,8 @@ impl Program {
     /// assert_eq!(prog.defining_op(arg), None);
     /// ```
     pub fn defining_op(&self, value: Value) -> Option<OpId> {
-        match self.value_def(value) {
-            ValueDef::OpResult { op, .. } => Some(op),
-            ValueDef::BlockArg { .. } => None,
-        }
+        let owner = self.values[value.index()].owner;
+        (owner & BLOCK_ARG_TAG == 0).then(|| OpId::new(owner as usize))
     }
 
     // ----- attributes -----------------------------------------------------------------------
@@ -1517,8 +1702,8 @@ impl Program {
     /// ```
     pub fn walk(&self, op: OpId, f: &mut impl FnMut(OpId)) {
         f(op);
-        let d = self.ops[op.index()];
-        for r in 0..d.num_regions as u32 {
+        let d = self.shape(op);
+        for r in 0..d.num_regions {
             let region = RegionId::new((d.regions_start + r) as usize);
             for &b in &self.regions[region.index()].blocks {
                 for o in self.block_ops(b) {
@@ -1543,7 +1728,7 @@ impl Program {
     /// ```
     pub fn describe(&self, op: OpId) -> String {
         match self.ops.get(op.index()) {
-            Some(d) => format!("{} ({})", d.def.name, self.location(op)),
+            Some(d) => format!("{} ({})", self.def_of(d).name, self.location(op)),
             None => format!("{op:?}"),
         }
     }
@@ -1571,7 +1756,11 @@ impl Program {
             let d = self.ops[cur.index()];
             let Some(block) = d.parent else {
                 if s.is_empty() {
-                    s.push_str(if d.alive { "detached" } else { "erased" });
+                    s.push_str(if d.flags & ALIVE != 0 {
+                        "detached"
+                    } else {
+                        "erased"
+                    });
                 }
                 return s;
             };
@@ -1594,11 +1783,10 @@ impl Program {
                 s.push_str(&format!("op {pos} of block {bi}"));
                 return s;
             }
-            let pd = self.ops[parent.index()];
-            let ri = region.index() - pd.regions_start as usize;
+            let ri = region.index() - self.shape(parent).regions_start as usize;
             s.push_str(&format!(
                 "op {pos} of block {bi} of region {ri} of {}",
-                pd.def.name
+                self.def_of(&self.ops[parent.index()]).name
             ));
             cur = parent;
         }
@@ -1606,8 +1794,8 @@ impl Program {
 
     pub(crate) fn check_alive(&self, op: OpId) -> Result<(), IrError> {
         match self.ops.get(op.index()) {
-            Some(d) if d.alive => Ok(()),
-            Some(d) => Err(IrError::Erased(format!("{} {op:?}", d.def.name))),
+            Some(d) if d.flags & ALIVE != 0 => Ok(()),
+            Some(d) => Err(IrError::Erased(format!("{} {op:?}", self.def_of(d).name))),
             None => Err(IrError::Erased(format!("{op:?} (not of this program)"))),
         }
     }
@@ -1649,6 +1837,7 @@ impl Program {
             + self.values.capacity() * size_of::<ValueData>()
             + self.blocks.capacity() * size_of::<BlockData>()
             + self.regions.capacity() * size_of::<RegionData>()
+            + self.defs.capacity() * size_of::<&OpDef>()
     }
 }
 
@@ -1657,6 +1846,23 @@ impl fmt::Debug for Program {
         f.debug_struct("Program")
             .field("ops", &self.num_ops())
             .finish_non_exhaustive()
+    }
+}
+
+impl Program {
+    /// Paddle's text format, as `format!("{prog}")` gives it, printed straight into the new
+    /// string ([`printer::print_program_to_string`](crate::printer::print_program_to_string)).
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, Program};
+    /// let ctx = IrContext::new();
+    /// let prog = Program::new(&ctx);
+    /// assert_eq!(prog.to_string(), "{\n}\n");
+    /// assert_eq!(prog.to_string(), format!("{prog}"));
+    /// ```
+    #[allow(clippy::inherent_to_string_shadow_display)] // the same text, without a copy
+    pub fn to_string(&self) -> String {
+        crate::printer::print_program_to_string(self)
     }
 }
 
@@ -1754,6 +1960,11 @@ impl<'a> OpRef<'a> {
         &self.prog.ops[self.id.index()]
     }
 
+    #[inline]
+    fn shape(&self) -> OpShape {
+        self.prog.shape(self.id)
+    }
+
     /// The op's handle.
     ///
     /// ```
@@ -1812,7 +2023,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn def(&self) -> &'static OpDef {
-        self.data().def
+        self.prog.def_of(self.data())
     }
 
     /// Full name (`pd_op.relu`).
@@ -1825,7 +2036,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn name(&self) -> &'static str {
-        self.data().def.name
+        self.def().name
     }
 
     /// Whether the op was not erased.
@@ -1841,7 +2052,7 @@ impl<'a> OpRef<'a> {
     /// assert!(!prog.op(op).is_alive()); // the handle stays readable, marked erased
     /// ```
     pub fn is_alive(&self) -> bool {
-        self.data().alive
+        self.data().flags & ALIVE != 0
     }
 
     /// Number of operands.
@@ -1858,7 +2069,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn num_operands(&self) -> usize {
-        self.data().num_operands as usize
+        self.shape().num_operands as usize
     }
 
     /// Operand `i` (`None`: null value, or out of range).
@@ -1877,7 +2088,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn operand(&self, i: usize) -> Option<Value> {
-        let d = self.data();
+        let d = self.shape();
         if i >= d.num_operands as usize {
             return None;
         }
@@ -1899,7 +2110,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(op.operands().collect::<Vec<_>>(), [Some(y), Some(x)]);
     /// ```
     pub fn operands(&self) -> impl ExactSizeIterator<Item = Option<Value>> + 'a {
-        let d = self.data();
+        let d = self.shape();
         let s = d.operands_start as usize;
         self.prog.operands[s..s + d.num_operands as usize]
             .iter()
@@ -1938,7 +2149,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn num_results(&self) -> usize {
-        self.data().num_results as usize
+        self.shape().num_results as usize
     }
 
     /// Result `i`. Panics if out of range (a programming error, like slice indexing); use
@@ -1980,7 +2191,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn get_result(&self, i: usize) -> Option<Value> {
-        let d = self.data();
+        let d = self.shape();
         (i < d.num_results as usize).then(|| Value::new(d.results_start as usize + i))
     }
 
@@ -1999,7 +2210,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(split.results().collect::<Vec<_>>(), parts);
     /// ```
     pub fn results(&self) -> impl ExactSizeIterator<Item = Value> + 'a {
-        let d = self.data();
+        let d = self.shape();
         (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i))
     }
 
@@ -2019,7 +2230,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(split.result_types().collect::<Vec<_>>(), [Some(t), Some(ctx.scalar_type(DataType::Int64))]);
     /// ```
     pub fn result_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
-        let d = self.data();
+        let d = self.shape();
         let s = d.results_start as usize;
         self.prog.values[s..s + d.num_results as usize]
             .iter()
@@ -2047,7 +2258,7 @@ impl<'a> OpRef<'a> {
 
     /// Arena indices of the results (for side tables indexed by value).
     pub(crate) fn result_indices(&self) -> std::ops::Range<usize> {
-        let d = self.data();
+        let d = self.shape();
         d.results_start as usize..(d.results_start + d.num_results) as usize
     }
 
@@ -2147,7 +2358,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(prog.op(prog.module_op()).num_regions(), 1);
     /// ```
     pub fn num_regions(&self) -> usize {
-        self.data().num_regions as usize
+        self.shape().num_regions as usize
     }
 
     /// Region `i`. Panics if out of range.
@@ -2167,7 +2378,7 @@ impl<'a> OpRef<'a> {
             self.name(),
             self.num_regions()
         );
-        RegionId::new(self.data().regions_start as usize + i)
+        RegionId::new(self.shape().regions_start as usize + i)
     }
 
     /// All regions.
@@ -2182,7 +2393,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(regions, [prog.op(op).region(0), prog.op(op).region(1)]);
     /// ```
     pub fn regions(&self) -> impl ExactSizeIterator<Item = RegionId> + 'a {
-        let d = self.data();
+        let d = self.shape();
         (0..d.num_regions as usize).map(move |i| RegionId::new(d.regions_start as usize + i))
     }
 

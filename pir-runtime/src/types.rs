@@ -20,7 +20,7 @@ use std::num::NonZeroU32;
 
 use crate::attributes::Attribute;
 use crate::context::IrContext;
-use crate::intern::Internable;
+use crate::intern::{Internable, Seeds, ShortKey};
 use crate::meta::TensorMeta;
 use crate::phi::{DataLayout, DataType};
 
@@ -74,6 +74,7 @@ const KIND_SHIFT: u32 = 29;
 const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 impl Type {
+    #[inline]
     pub(crate) fn from_index(idx: u32, kind: TypeKind) -> Type {
         assert!(idx < INDEX_MASK, "more than 2^29 interned types");
         let bits = (idx + 1) | (kind as u32) << KIND_SHIFT;
@@ -317,7 +318,7 @@ impl<'a> TensorKey<'a> {
     fn to_owned_type(self) -> TensorType {
         TensorMeta {
             dtype: self.dtype,
-            dims: self.dims.iter().copied().collect(),
+            dims: crate::meta::Dims::from_slice(self.dims),
             layout: self.layout,
             lod: self.lod.to_vec(),
             offset: self.offset,
@@ -423,8 +424,144 @@ impl Hash for TypeKey<'_> {
     }
 }
 
+/// The interner's hash of a tensor key of kind `kind` without a short form: one word for the
+/// small fields, then the dims two at a time; LoD and offset only when present.
+#[inline]
+fn tensor_hash(kind: u64, t: &TensorKey<'_>, s: &Seeds) -> u64 {
+    let head = kind | (t.dtype as u64) << 8 | (t.layout as u64) << 16 | (t.lod.len() as u64) << 24;
+    let h = s.words(head, t.dims.len(), t.dims.iter().map(|&d| d as u64));
+    if t.offset != 0 || !t.lod.is_empty() {
+        h ^ s.any(kind, &(t.offset, t.lod))
+    } else {
+        h
+    }
+}
+
+/// Short-key kinds of tensor types.
+const SHORT_DENSE: u8 = 1;
+const SHORT_SELECTED_ROWS: u8 = 2;
+
+/// The short key of a tensor with no LoD and offset 0 whose dims fit, in one of two exact
+/// encodings (the short-key kind tells which; a key always gets the first that fits):
+///
+/// - dtype (5 bits), layout (4), rank (3), then each of at most 4 dims + 1 (`-1`, dynamic, is 0)
+///   in 13 bits: `[-1, 3, 224, 224]`, `[64, 3, 7, 7]`, dims up to 8190;
+/// - the same header, then each of at most 7 dims + 1 as a 2-bit width class and a number of 4,
+///   12, 20 or 32 bits, the narrowest that holds it, in the 52 bits left: `[-1, 128, 768]`,
+///   `[30522, 768]`, `[-1, 3, 224, 100000]`. The narrowest class makes the encoding of equal keys
+///   equal; the rank and the classes make it decodable, so unequal keys differ.
+#[inline(always)]
+pub(crate) fn tensor_short(
+    kind: u8,
+    dtype: DataType,
+    layout: DataLayout,
+    dims: &[i64],
+) -> Option<ShortKey> {
+    let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
+    if dims.len() <= 4 {
+        let mut value = head;
+        let mut all = 0;
+        for (i, &d) in dims.iter().enumerate() {
+            let x = d.wrapping_add(1) as u64;
+            all |= x;
+            value |= x << (12 + 13 * i);
+        }
+        if all < 1 << 13 {
+            return Some(ShortKey { kind, value });
+        }
+    }
+    tensor_short_classes(kind + 8, head, dims)
+}
+
+/// The second encoding of [`tensor_short`].
+#[inline]
+fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
+    if dims.len() > 7 {
+        return None;
+    }
+    let mut value = head;
+    let mut at = 12;
+    for &d in dims {
+        let x = d.wrapping_add(1) as u64;
+        let (class, width) = match x {
+            0..0x10 => (0, 4),
+            0x10..0x1000 => (1, 12),
+            0x1000..0x10_0000 => (2, 20),
+            0x10_0000..0x1_0000_0000 => (3, 32),
+            _ => return None,
+        };
+        if at + 2 + width > 64 {
+            return None;
+        }
+        value |= (class | x << 2) << at;
+        at += 2 + width;
+    }
+    Some(ShortKey { kind, value })
+}
+
+#[inline(always)]
+fn tensor_key_short(kind: u8, t: &TensorKey<'_>) -> Option<ShortKey> {
+    if t.offset != 0 || !t.lod.is_empty() {
+        return None;
+    }
+    tensor_short(kind, t.dtype, t.layout, t.dims)
+}
+
+/// [`tensor_short`] of a dense tensor with Paddle's defaults.
+#[inline(always)]
+pub(crate) fn dense_short(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
+    tensor_short(SHORT_DENSE, dtype, DataLayout::Nchw, dims)
+}
+
+/// The interner's hash of a dense tensor key without a short form.
+#[inline]
+pub(crate) fn dense_long_hash(t: &TensorKey<'_>, s: &Seeds) -> u64 {
+    tensor_hash(3, t, s)
+}
+
+/// Whether `d` is the dense tensor of `dtype` and `dims` with Paddle's defaults (NCHW, no LoD,
+/// offset 0): [`TypeData::matches`] of `TensorKey::new(dtype, dims)`.
+#[inline]
+pub(crate) fn is_plain_dense(d: &TypeData, dtype: DataType, dims: &[i64]) -> bool {
+    match d {
+        TypeData::DenseTensor(t) => {
+            t.dtype == dtype
+                && t.layout == DataLayout::Nchw
+                && t.offset == 0
+                && t.lod.is_empty()
+                && same_dims(&t.dims, dims)
+        }
+        _ => false,
+    }
+}
+
 impl Internable for TypeData {
     type Key<'a> = TypeKey<'a>;
+
+    #[inline(always)]
+    fn short_key(key: &TypeKey<'_>) -> Option<ShortKey> {
+        match key {
+            TypeKey::DenseTensor(t) => tensor_key_short(SHORT_DENSE, t),
+            TypeKey::SelectedRows(t) => tensor_key_short(SHORT_SELECTED_ROWS, t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn long_hash(key: &TypeKey<'_>, s: &Seeds) -> u64 {
+        match key {
+            TypeKey::DenseTensor(t) => tensor_hash(3, t, s),
+            TypeKey::SelectedRows(t) => tensor_hash(4, t, s),
+            TypeKey::Scalar(d) => s.word(1, *d as u64),
+            TypeKey::Vector(v) => s.words(2, v.len(), v.iter().map(|t| u64::from(t.0.get()))),
+            TypeKey::DenseTensorArray(d, dims, l) => s.words(
+                5 | (*d as u64) << 8 | (*l as u64) << 16,
+                dims.len(),
+                dims.iter().map(|&x| x as u64),
+            ),
+            TypeKey::Custom(..) => s.any(6, key),
+        }
+    }
 
     fn key(&self) -> TypeKey<'_> {
         match self {
@@ -591,6 +728,96 @@ pub(crate) fn write_type(
                 out.write_char('>')?;
             }
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shapes around every boundary of both short encodings.
+    fn shapes() -> Vec<Vec<i64>> {
+        let edges = [
+            -2,
+            -1,
+            0,
+            1,
+            14,
+            15,
+            16,
+            4094,
+            4095,
+            4096,
+            8189,
+            8190,
+            8191,
+            0xf_fffe,
+            0xf_ffff,
+            0x10_0000,
+            0xffff_fffe,
+            0xffff_ffff,
+            i64::MAX,
+            i64::MIN,
+        ];
+        let mut out = vec![vec![]];
+        for &a in &edges {
+            out.push(vec![a]);
+            for &b in &edges[..12] {
+                out.push(vec![a, b]);
+                out.push(vec![-1, 3, b, a]);
+                out.push(vec![b, a, 7]);
+            }
+        }
+        for rank in 5..=9 {
+            out.push(vec![1; rank]);
+            out.push(vec![0x1000; rank]);
+        }
+        out
+    }
+
+    #[test]
+    fn short_tensor_keys_are_equal_exactly_when_the_keys_are() {
+        let all = shapes();
+        let keyed: Vec<(&Vec<i64>, Option<ShortKey>)> = all
+            .iter()
+            .map(|d| (d, dense_short(DataType::Float32, d)))
+            .collect();
+        assert!(keyed.iter().filter(|(_, k)| k.is_some()).count() > all.len() / 2);
+        for (a, ka) in &keyed {
+            for (b, kb) in &keyed {
+                if let (Some(x), Some(y)) = (ka, kb) {
+                    assert_eq!(x == y, a == b, "{a:?} {b:?}");
+                }
+            }
+        }
+        // Other fields are part of the key.
+        let d = [-1, 3, 224, 224];
+        assert_ne!(
+            dense_short(DataType::Float32, &d),
+            dense_short(DataType::Float16, &d)
+        );
+        assert_ne!(
+            tensor_short(SHORT_DENSE, DataType::Float32, DataLayout::Nhwc, &d),
+            dense_short(DataType::Float32, &d)
+        );
+    }
+
+    #[test]
+    fn interning_agrees_with_the_short_keys() {
+        let ctx = IrContext::new();
+        let all = shapes();
+        let types: Vec<Type> = all
+            .iter()
+            .map(|d| ctx.dense_tensor_type(DataType::Int8, d))
+            .collect();
+        for (i, a) in all.iter().enumerate() {
+            for (j, b) in all.iter().enumerate() {
+                assert_eq!(types[i] == types[j], a == b, "{a:?} {b:?}");
+            }
+            let key = TypeKey::DenseTensor(TensorKey::new(DataType::Int8, a));
+            assert_eq!(ctx.lookup_type(key), Some(types[i]));
+            assert_eq!(&types[i].as_dense_tensor(&ctx).unwrap().dims[..], &a[..]);
         }
     }
 }

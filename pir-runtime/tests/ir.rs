@@ -403,3 +403,57 @@ fn parameters_map() {
     assert_eq!(prog.parameters().len(), 1);
     let _ = ctx;
 }
+
+/// Ops keep operand and result counts in 16 bits and regions elsewhere; bigger ops must work
+/// the same.
+#[test]
+fn ops_with_more_than_65535_operands_or_results_and_ops_with_regions() {
+    let (ctx, mut prog, t) = setup();
+    let mut b = Builder::at_end(&mut prog);
+    let x = source(&mut b, t);
+    let n = 70_000;
+    let many = vec![Some(x); n];
+    let wide = b
+        .create_with(&SINK, &many, ctx.empty_dict(), &[], 0)
+        .unwrap();
+    let types = vec![Some(t); n];
+    let fan = b
+        .create_with(&SOURCE, &[], ctx.empty_dict(), &types, 0)
+        .unwrap();
+    let looped = b
+        .create_with(&REGION_OP, &[Some(x)], ctx.empty_dict(), &[Some(t)], 3)
+        .unwrap();
+    let after = unary(&mut b, x, t);
+    assert_eq!(prog.op(wide).num_operands(), n);
+    assert_eq!(prog.use_count(x), n + 2);
+    assert_eq!(prog.op(wide).operand(n - 1), Some(x));
+    assert_eq!(prog.op(fan).num_results(), n);
+    let last = prog.op(fan).result(n - 1);
+    assert_eq!(
+        prog.value_def(last),
+        ValueDef::OpResult {
+            op: fan,
+            index: n as u32 - 1
+        }
+    );
+    assert_eq!(prog.op(fan).result_types().len(), n);
+    assert_eq!(prog.op(looped).num_regions(), 3);
+    let body = prog.add_block(prog.op(looped).region(2));
+    let arg = prog.add_block_arg(body, Some(t));
+    let arg2 = prog.add_block_arg(body, Some(t));
+    assert_eq!(
+        prog.value_def(arg2),
+        ValueDef::BlockArg {
+            block: body,
+            index: 1
+        }
+    );
+    assert_eq!(prog.defining_op(arg), None);
+    assert_eq!(prog.op(after).num_operands(), 1);
+    prog.erase_op(wide).unwrap();
+    assert_eq!(prog.use_count(x), 2);
+    prog.erase_op(fan).unwrap();
+    assert!(!prog.is_alive(fan));
+    assert_eq!(prog.op(looped).regions().count(), 3);
+    assert!(prog.location(after).starts_with("op 2 of block 0"));
+}

@@ -5,7 +5,6 @@ use smallvec::SmallVec;
 
 use crate::attributes::{AttrData, Attribute};
 use crate::builder::Builder;
-use crate::context::IrContext;
 use crate::error::{BuildError, BuildErrorKind, PrintedType};
 use crate::meta::{AttrValue, Scalar};
 use crate::op_def::OpDef;
@@ -13,8 +12,9 @@ use crate::phi::{DataType, Place};
 use crate::program::{OpId, Program, Value};
 use crate::types::Type;
 
-use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, attribute_is, AttrArg};
+use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, AttrArg};
 use super::infer::{infer_result_types, input_meta, unchanged_result_type, InputMeta};
+use super::memo::{encode, Encoded};
 use super::signature::type_fits;
 
 /// The schema of a generated op.
@@ -91,14 +91,13 @@ fn attr_order(def: &'static OpDef, s: &OpSchema) -> SmallVec<[u16; 12]> {
     order
 }
 
-/// The attribute dictionary of Rust attribute values (in schema order); their infer-meta view
-/// goes to `values` (a buffer of the caller's, so it is never moved).
-fn attributes_from_args<'a>(
-    ctx: &IrContext,
+/// The attribute dictionary of Rust attribute values (in schema order): remembered by the
+/// program for the op and these exact values, else converted and interned.
+fn dict_of_args(
+    b: &mut Builder<'_>,
     def: &'static OpDef,
     s: &'static OpSchema,
-    attrs: &[AttrArg<'a>],
-    values: &mut SmallVec<[AttrValue<'a>; 8]>,
+    attrs: &[AttrArg<'_>],
 ) -> Result<Attribute, BuildError> {
     if attrs.len() != s.attributes.len() {
         return Err(invalid(
@@ -110,25 +109,16 @@ fn attributes_from_args<'a>(
         ));
     }
     if attrs.is_empty() {
-        return Ok(ctx.empty_dict());
+        return Ok(b.ctx().empty_dict());
     }
-    values.extend(
-        s.attributes
-            .iter()
-            .zip(attrs)
-            .map(|(spec, arg)| attr_value_from_arg(arg, spec.kind)),
-    );
-    let order = attr_order(def, s);
-    // A dictionary this op was recently built with, if it holds exactly these values.
-    for raw in def.attr_cache.entries() {
-        if let Some(dict) = Attribute::from_raw(raw) {
-            if dict_is(ctx, s, &order, attrs, dict) {
-                return Ok(dict);
-            }
-        }
+    let mut key = Encoded::new();
+    encode(attrs, &mut key);
+    if let Some(dict) = b.program().attr_memo.get(def, &key) {
+        return Ok(dict);
     }
+    let ctx = &**b.ctx();
     let mut entries: SmallVec<[(&str, Attribute); 12]> = SmallVec::with_capacity(attrs.len());
-    for i in order {
+    for i in attr_order(def, s) {
         let spec = &s.attributes[i as usize];
         let arg = &attrs[i as usize];
         let a = attribute_from_arg(ctx, spec.kind, arg).ok_or_else(|| {
@@ -144,26 +134,17 @@ fn attributes_from_args<'a>(
         entries.push((&spec.name, a));
     }
     let dict = ctx.dict_attr_sorted(&entries);
-    def.attr_cache.remember(dict.raw());
+    b.program_mut().attr_memo.put(def, &key, dict);
     Ok(dict)
 }
 
-/// Whether `dict` (possibly another context's handle) is the dictionary of `attrs`.
-fn dict_is(
-    ctx: &IrContext,
-    s: &OpSchema,
-    order: &[u16],
-    attrs: &[AttrArg<'_>],
-    dict: Attribute,
-) -> bool {
-    let Some(AttrData::Dict(entries)) = ctx.try_attr_data(dict) else {
-        return false;
-    };
-    entries.len() == order.len()
-        && entries.iter().zip(order).all(|((name, a), &i)| {
-            let spec = &s.attributes[i as usize];
-            **name == *spec.name && attribute_is(ctx, spec.kind, &attrs[i as usize], *a)
-        })
+/// The infer-meta view of Rust attribute values (in schema order).
+fn attr_values<'a>(s: &OpSchema, attrs: &[AttrArg<'a>]) -> SmallVec<[AttrValue<'a>; 8]> {
+    s.attributes
+        .iter()
+        .zip(attrs)
+        .map(|(spec, arg)| attr_value_from_arg(arg, spec.kind))
+        .collect()
 }
 
 /// Build overload 1: tensor inputs as values, every attribute (mutable ones included, in input
@@ -176,6 +157,15 @@ pub fn build_typed(
     mutable: &[AttrArg<'_>],
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
+    // relu, tanh, sigmoid, ...: a dense tensor in, the same type out, nothing else to check.
+    if let ([Some(x)], [], []) = (inputs, mutable, attrs) {
+        if def.attr_cache.plain_unchanged() {
+            if let Some(t) = b.program().value_type(*x).filter(|t| t.is_dense_tensor()) {
+                let dict = b.ctx().empty_dict();
+                return Ok(b.create_with(def, inputs, dict, &[Some(t)], 0)?);
+            }
+        }
+    }
     let s = schema_of(def)?;
     let n_tensor = inputs.len();
     if n_tensor + mutable.len() != s.inputs.len() {
@@ -188,6 +178,15 @@ pub fn build_typed(
             },
         ));
     }
+    if mutable.is_empty() {
+        // The common case: the operands are the inputs (no copy, no `full` ops to make).
+        check_inputs(b.program(), def, s, inputs)?;
+        let dict = dict_of_args(b, def, s, attrs)?;
+        if let Some(t) = unchanged_result_type(b.program(), def, s, inputs) {
+            return Ok(b.create_with(def, inputs, dict, &[Some(t)], 0)?);
+        }
+        return build_inferred(b, def, s, inputs, &[], dict, attrs);
+    }
     let mut operands: SmallVec<[Option<Value>; 8]> = SmallVec::from_slice(inputs);
     for (input, arg) in s.inputs[n_tensor..].iter().zip(mutable) {
         let InputKind::MutableAttribute(m) = &input.kind else {
@@ -198,15 +197,28 @@ pub fn build_typed(
         };
         operands.push(Some(full_for_mutable(b, def, &input.name, m, arg)?));
     }
-    let (dict, types) = {
+    check_inputs(b.program(), def, s, &operands)?;
+    let dict = dict_of_args(b, def, s, attrs)?;
+    build_inferred(b, def, s, &operands, mutable, dict, attrs)
+}
+
+/// The rest of [`build_typed`]: result types from infer-meta, then the op. `operands` are the
+/// tensor inputs followed by one value per mutable attribute, whose Rust values are `mutable`.
+fn build_inferred(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    operands: &[Option<Value>],
+    mutable: &[AttrArg<'_>],
+    dict: Attribute,
+    attrs: &[AttrArg<'_>],
+) -> Result<OpId, BuildError> {
+    let n_tensor = operands.len() - mutable.len();
+    let inputs = &operands[..n_tensor];
+    let types = {
         let prog = b.program();
-        check_inputs(prog, def, s, &operands)?;
         let ctx = &**prog.ctx();
-        let mut values = SmallVec::new();
-        let dict = attributes_from_args(ctx, def, s, attrs, &mut values)?;
-        if let Some(t) = unchanged_result_type(prog, def, s, &operands) {
-            return Ok(b.create_with(def, &operands, dict, &[Some(t)], 0)?);
-        }
+        let values = attr_values(s, attrs);
         let mut metas: SmallVec<[InputMeta<'_>; 6]> = SmallVec::with_capacity(s.inputs.len());
         for (input, v) in s.inputs.iter().zip(inputs) {
             metas.push(input_meta(prog, &input.kind, *v));
@@ -222,12 +234,9 @@ pub fn build_typed(
             .iter()
             .map(|v| v.and_then(|v| prog.value_type(v)))
             .collect();
-        (
-            dict,
-            infer_result_types(ctx, def, &metas, &input_types, &values)?,
-        )
+        infer_result_types(ctx, def, &metas, &input_types, &values)?
     };
-    Ok(b.create_with(def, &operands, dict, &types, 0)?)
+    Ok(b.create_with(def, operands, dict, &types, 0)?)
 }
 
 /// The C++ type of a mutable attribute's build argument decides the dtype of its `full`.
@@ -341,12 +350,12 @@ pub fn build_with_values(
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
     let s = schema_of(def)?;
-    let (dict, types) = {
+    check_inputs(b.program(), def, s, operands)?;
+    let dict = dict_of_args(b, def, s, attrs)?;
+    let types = {
         let prog = b.program();
-        check_inputs(prog, def, s, operands)?;
         let ctx = &**prog.ctx();
-        let mut values = SmallVec::new();
-        let dict = attributes_from_args(ctx, def, s, attrs, &mut values)?;
+        let values = attr_values(s, attrs);
         let metas: SmallVec<[InputMeta<'_>; 6]> = s
             .inputs
             .iter()
@@ -357,10 +366,7 @@ pub fn build_with_values(
             .iter()
             .map(|v| v.and_then(|v| prog.value_type(v)))
             .collect();
-        (
-            dict,
-            infer_result_types(ctx, def, &metas, &input_types, &values)?,
-        )
+        infer_result_types(ctx, def, &metas, &input_types, &values)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)
 }

@@ -318,25 +318,45 @@ pub(crate) fn unchanged_result_type(
     s: &OpSchema,
     operands: &[Option<Value>],
 ) -> Option<Type> {
-    let ([input], [output], [Some(x)]) = (&*s.inputs, &*s.outputs, operands) else {
+    let ([_], [output], [Some(x)]) = (&*s.inputs, &*s.outputs, operands) else {
+        return None;
+    };
+    // The rest depends on the definition alone: worked out once per op.
+    def.attr_cache
+        .unchanged_shortcut(|| unchanged_applies(def, s))?;
+    let ValueKind::Tensor(k) = output.kind else {
+        return None;
+    };
+    let t = prog.value_type(*x)?;
+    (t.kind() == kind_of(k)).then_some(t)
+}
+
+/// Whether `def` is a one-tensor-in, one-tensor-out op whose infer-meta is an existing
+/// `UnchangedInferMeta` taking its input: `Some(plain)` if so, `plain` when both tensors are
+/// dense, the input is not optional and the op has no attributes.
+fn unchanged_applies(def: &'static OpDef, s: &OpSchema) -> Option<bool> {
+    let ([input], [output]) = (&*s.inputs, &*s.outputs) else {
         return None;
     };
     if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_)))
+        || !matches!(output.kind, ValueKind::Tensor(_))
         || def.infer_params != Some(&[ParamRef::Input(0)][..])
     {
         return None;
     }
-    let ValueKind::Tensor(k) = output.kind else {
-        return None;
-    };
-    let im = def.interface::<InferMeta>()?;
     // The function must also exist, so that a missing one is still reported by the general
     // path.
+    let im = def.interface::<InferMeta>()?;
     if im.func_name != "UnchangedInferMeta" || im.func().is_none() {
         return None;
     }
-    let t = prog.value_type(*x)?;
-    (t.kind() == kind_of(k)).then_some(t)
+    let dense = ValueKind::Tensor(TensorKind::Dense);
+    Some(
+        input.kind == InputKind::Value(dense)
+            && output.kind == dense
+            && !input.optional
+            && s.attributes.is_empty(),
+    )
 }
 
 #[cold]

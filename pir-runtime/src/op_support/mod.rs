@@ -18,6 +18,7 @@ mod accessors;
 mod attrs;
 mod build;
 mod infer;
+mod memo;
 mod signature;
 
 pub use accessors::{attribute_as, FromAttrValue};
@@ -27,4 +28,5 @@ pub use build::{
     schema_of,
 };
 pub use infer::{infer_result_types, input_meta, reinfer_result_types, InputMeta};
+pub(crate) use memo::AttrMemo;
 pub use signature::verify_schema;

@@ -9,11 +9,16 @@ use crate::types::{Type, TypeData};
 
 use super::attrs::attribute_fits;
 
+#[inline]
 pub(crate) fn type_fits(ctx: &IrContext, kind: &InputKind, t: Type) -> bool {
     // The common case, decided from the handle alone.
     if let InputKind::Value(ValueKind::Tensor(TensorKind::Dense)) = kind {
         return t.is_dense_tensor();
     }
+    type_fits_by_data(ctx, kind, t)
+}
+
+fn type_fits_by_data(ctx: &IrContext, kind: &InputKind, t: Type) -> bool {
     let data = ctx.type_data(t);
     match kind {
         InputKind::Value(v) => value_kind_fits(ctx, *v, data),

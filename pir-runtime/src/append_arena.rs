@@ -1,0 +1,232 @@
+//! An append-only arena with lock-free reads: the storage of interned values.
+//!
+//! Elements live in chunks that double in size and never move, so a reference to an element
+//! stays valid for the arena's lifetime. Pushes are serialised by the arena's own mutex, which
+//! also guards a piece of writer state `W` of the caller's (the interner keeps its hash table's
+//! bookkeeping there, so one lock covers both). A push writes the element, then publishes the
+//! new length with a release store; a reader loads the length with an acquire load and reads
+//! only below it. Neither side does an atomic read-modify-write besides the mutex itself.
+//!
+//! This is the one module of the crate with `unsafe` code: safe Rust can publish a value to
+//! lock-free readers only through a primitive that does a read-modify-write per value
+//! (`OnceLock::set` does two), and interning a new value must cost a few nanoseconds, not tens
+//! (see BENCHMARKS.md). The invariants are small: an element is written once, by the only
+//! thread holding the mutex, before the length covering it is published; it is read only below
+//! a published length; it is dropped once, with the arena. `cargo +nightly miri test -p
+//! pir-runtime append_arena` checks them (CI runs it).
+#![allow(unsafe_code)]
+
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+
+/// Chunk `k` holds `FIRST_CHUNK << k` elements.
+const FIRST_CHUNK_BITS: u32 = 6;
+const FIRST_CHUNK: usize = 1 << FIRST_CHUNK_BITS;
+/// Enough chunks for more elements than any index (`u32`) can name.
+const CHUNKS: usize = 33 - FIRST_CHUNK_BITS as usize;
+
+type Slot<T> = UnsafeCell<MaybeUninit<T>>;
+
+/// The chunk and offset of element `i`.
+#[inline]
+fn locate(i: usize) -> (usize, usize) {
+    let x = i + FIRST_CHUNK;
+    let k = (usize::BITS - 1 - x.leading_zeros()) - FIRST_CHUNK_BITS;
+    (k as usize, x - (FIRST_CHUNK << k))
+}
+
+/// An append-only arena of `T` whose writers share state `W` under one mutex.
+pub(crate) struct AppendArena<T: Send + 'static, W> {
+    chunks: [OnceLock<Box<[Slot<T>]>>; CHUNKS],
+    /// Published length: every element below it is initialised and never written again.
+    len: AtomicUsize,
+    writer: Mutex<W>,
+}
+
+// SAFETY: elements are shared between threads as `&T` (so `T: Sync`) and moved in from the
+// pushing thread and dropped by whichever thread drops the arena (so `T: Send`). The only
+// mutation through `&self` is `push`, serialised by `writer`, to slots no reader can see yet
+// (at or above the published length). `W` is only reached through the mutex.
+unsafe impl<T: Send + Sync + 'static, W: Send> Sync for AppendArena<T, W> {}
+// SAFETY: as above; moving the arena moves its elements and writer state with it.
+unsafe impl<T: Send + Sync + 'static, W: Send> Send for AppendArena<T, W> {}
+
+/// The right to push: the arena's mutex, held, with the writer state.
+pub(crate) struct ArenaWriter<'a, T: Send + 'static, W> {
+    arena: &'a AppendArena<T, W>,
+    state: MutexGuard<'a, W>,
+}
+
+impl<T: Send + 'static, W> AppendArena<T, W> {
+    pub(crate) fn new(state: W) -> Self {
+        AppendArena {
+            chunks: std::array::from_fn(|_| OnceLock::new()),
+            len: AtomicUsize::new(0),
+            writer: Mutex::new(state),
+        }
+    }
+
+    /// Number of published elements.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+
+    /// Element `i`, if it has been published.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        if i >= self.len.load(Ordering::Acquire) {
+            return None;
+        }
+        let (k, off) = locate(i);
+        // Chunk `k` was set before the length covering `i` was published.
+        let slot = &self.chunks[k].get()?[off];
+        // SAFETY: `i` is below the published length, so the slot was initialised by a push
+        // that happened before our acquire load of `len`, and no push writes it again.
+        Some(unsafe { (*slot.get()).assume_init_ref() })
+    }
+
+    /// Locks the arena for pushing.
+    pub(crate) fn writer(&self) -> ArenaWriter<'_, T, W> {
+        ArenaWriter {
+            arena: self,
+            // A panic while the lock was held (in the caller's code between pushes) leaves the
+            // arena consistent: a push publishes only what it has written.
+            state: self.writer.lock().unwrap_or_else(PoisonError::into_inner),
+        }
+    }
+}
+
+impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
+    /// The writer state.
+    #[inline]
+    pub(crate) fn state(&mut self) -> &mut W {
+        &mut self.state
+    }
+
+    /// Appends `value`; returns its index. Readers see it once this returns.
+    pub(crate) fn push(&mut self, value: T) -> usize {
+        let arena = self.arena;
+        // Only the mutex holder changes `len`, so a relaxed load reads our own last store.
+        let i = arena.len.load(Ordering::Relaxed);
+        let (k, off) = locate(i);
+        let chunk = arena.chunks[k].get_or_init(|| {
+            let len = FIRST_CHUNK << k;
+            crate::recycle::take::<Box<[Slot<T>]>>(len).unwrap_or_else(|| {
+                (0..len)
+                    .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
+                    .collect()
+            })
+        });
+        // SAFETY: slot `i` is at the published length, so no reader reads it (they stop below
+        // `len`), and we hold the mutex, so no other push writes it.
+        unsafe { (*chunk[off].get()).write(value) };
+        arena.len.store(i + 1, Ordering::Release);
+        i
+    }
+}
+
+impl<T: Send + 'static, W> Drop for AppendArena<T, W> {
+    fn drop(&mut self) {
+        let len = *self.len.get_mut();
+        for i in 0..len {
+            let (k, off) = locate(i);
+            if let Some(chunk) = self.chunks[k].get_mut() {
+                // SAFETY: elements below `len` are initialised, and each is dropped once here;
+                // `&mut self` means no reference to them is left.
+                unsafe { chunk[off].get_mut().assume_init_drop() };
+            }
+        }
+        // Every slot is uninitialised again: the chunks can serve another arena.
+        for chunk in self.chunks.iter_mut().filter_map(OnceLock::take) {
+            let bytes = chunk.len() * std::mem::size_of::<Slot<T>>();
+            crate::recycle::give(chunk.len(), bytes, chunk);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn locate_covers_every_index_once() {
+        let mut expected = (0, 0);
+        for i in 0..10_000 {
+            assert_eq!(locate(i), expected, "index {i}");
+            expected.1 += 1;
+            if expected.1 == FIRST_CHUNK << expected.0 {
+                expected = (expected.0 + 1, 0);
+            }
+        }
+        let (k, off) = locate(u32::MAX as usize);
+        assert!(k < CHUNKS && off < FIRST_CHUNK << k);
+    }
+
+    #[test]
+    fn push_then_get_across_chunks() {
+        let a: AppendArena<String, usize> = AppendArena::new(0);
+        let n = if cfg!(miri) { 300 } else { 5_000 };
+        for i in 0..n {
+            let mut w = a.writer();
+            assert_eq!(w.push(i.to_string()), i);
+            *w.state() += 1;
+        }
+        assert_eq!(a.len(), n);
+        assert_eq!(*a.writer().state(), n);
+        for i in 0..n {
+            assert_eq!(a.get(i).map(String::as_str), Some(i.to_string().as_str()));
+        }
+        assert_eq!(a.get(n), None);
+        assert_eq!(a.get(usize::MAX / 2), None);
+    }
+
+    #[test]
+    fn readers_see_only_whole_elements_while_writers_push() {
+        // Values own heap memory, so Miri sees any read of a half-written element.
+        let a: Arc<AppendArena<Box<[u64]>, ()>> = Arc::new(AppendArena::new(()));
+        let n = if cfg!(miri) { 200 } else { 20_000 };
+        std::thread::scope(|s| {
+            for t in 0..2u64 {
+                let a = &a;
+                s.spawn(move || {
+                    for i in 0..n as u64 / 2 {
+                        a.writer().push(vec![t, i, t ^ i].into());
+                    }
+                });
+            }
+            for _ in 0..2 {
+                let a = &a;
+                s.spawn(move || {
+                    let mut seen = 0;
+                    while seen < n {
+                        let len = a.len();
+                        for i in seen..len {
+                            let v = a.get(i).expect("published");
+                            assert_eq!(v[0] ^ v[1], v[2]);
+                        }
+                        seen = len;
+                        std::thread::yield_now();
+                    }
+                });
+            }
+        });
+        assert_eq!(a.len(), n);
+    }
+
+    #[test]
+    fn drop_frees_every_element_once() {
+        let counter = Arc::new(());
+        {
+            let a: AppendArena<Arc<()>, ()> = AppendArena::new(());
+            for _ in 0..100 {
+                a.writer().push(counter.clone());
+            }
+            assert_eq!(Arc::strong_count(&counter), 101);
+        }
+        assert_eq!(Arc::strong_count(&counter), 1);
+    }
+}
