@@ -48,6 +48,49 @@ const NOT_CACHED: Cached = Cached {
     len: 0,
 };
 
+/// Paddle's op ids (`Operation::id()`), which Paddle prints as ` [id:N]` after the op name
+/// when printing with ids (`FLAGS_pir_debug`). The parser records the ids it reads here, and a
+/// [`Printer`] given them prints them back.
+///
+/// ```
+/// use pir_runtime::{builtin, printer::{print_program_with_ids, OpIds}, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let w = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+/// let mut ids = OpIds::default();
+/// ids.set(prog.defining_op(w).unwrap(), 2203);
+/// let mut s = String::new();
+/// print_program_with_ids(&mut s, &prog, &ids).unwrap();
+/// assert!(s.contains("(%0) = \"builtin.parameter\" [id:2203] () {"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpIds {
+    ids: rustc_hash::FxHashMap<OpId, u64>,
+}
+
+impl OpIds {
+    /// Records `id` for `op`.
+    pub fn set(&mut self, op: OpId, id: u64) {
+        self.ids.insert(op, id);
+    }
+
+    /// The id of `op`, if recorded.
+    pub fn get(&self, op: OpId) -> Option<u64> {
+        self.ids.get(&op).copied()
+    }
+
+    /// How many ops have an id.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no op has an id.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
 /// Prints a program, or parts of one, in Paddle's text format. Custom op printers
 /// ([`OpDef::print`](crate::op_def::OpDef::print)) receive it.
 ///
@@ -75,6 +118,7 @@ pub struct Printer<'a> {
     cache: String,
     type_cache: Vec<Cached>,
     dict_cache: Vec<Cached>,
+    op_ids: Option<&'a OpIds>,
 }
 
 /// Writes `prog` in Paddle's text format.
@@ -92,6 +136,15 @@ pub struct Printer<'a> {
 /// ```
 pub fn print_program(out: &mut dyn Write, prog: &Program) -> fmt::Result {
     let mut p = Printer::new(prog, out);
+    p.print_program()?;
+    p.flush()
+}
+
+/// Writes `prog` in Paddle's text format with the op ids of `ids` (` [id:N]` after the names
+/// of the ops that have one), as Paddle prints with `FLAGS_pir_debug`.
+pub fn print_program_with_ids(out: &mut dyn Write, prog: &Program, ids: &OpIds) -> fmt::Result {
+    let mut p = Printer::new(prog, out);
+    p.set_op_ids(ids);
     p.print_program()?;
     p.flush()
 }
@@ -121,7 +174,24 @@ impl<'a> Printer<'a> {
             cache: String::new(),
             type_cache: Vec::new(),
             dict_cache: Vec::new(),
+            op_ids: None,
         }
+    }
+
+    /// Prints the ids of `ids` after op names (see [`OpIds`]).
+    pub fn set_op_ids(&mut self, ids: &'a OpIds) {
+        self.op_ids = Some(ids);
+    }
+
+    /// ` [id:N]` if `op` has an id to print; custom printers call it after the op's name.
+    pub fn print_op_id(&mut self, op: OpId) -> fmt::Result {
+        if let Some(id) = self.op_ids.and_then(|ids| ids.get(op)) {
+            self.buf.push_str(" [id:");
+            let mut b = itoa::Buffer::new();
+            self.buf.push_str(b.format(id));
+            self.buf.push(']');
+        }
+        Ok(())
     }
 
     /// The program being printed.
@@ -247,6 +317,7 @@ impl<'a> Printer<'a> {
         self.buf.push_str(" = \"");
         self.buf.push_str(r.name());
         self.buf.push('"');
+        self.print_op_id(op)?;
         self.print_op_operands(r)?;
         self.buf.push(' ');
         self.print_attribute_map(r.attributes())?;
