@@ -36,7 +36,16 @@ fn file_error(path: &Path, e: impl std::error::Error + Send + Sync + 'static) ->
 /// Decodes and translates `path` into the `pd_op` dialect of this binary.
 pub fn translate_file(path: &Path, options: TranslateOptions) -> Result<Program, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
-    let legacy = LegacyProgram::decode(&bytes).map_err(|e| file_error(path, e))?;
+    translate_bytes(path, &bytes, options)
+}
+
+/// Decodes and translates the content `bytes` of file `path`.
+pub fn translate_bytes(
+    path: &Path,
+    bytes: &[u8],
+    options: TranslateOptions,
+) -> Result<Program, CliError> {
+    let legacy = LegacyProgram::decode(bytes).map_err(|e| file_error(path, e))?;
     let translator = Translator::new(super::catalog::context()?);
     let translation = translator
         .translate_with(&legacy, options)
