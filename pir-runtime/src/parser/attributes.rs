@@ -70,11 +70,43 @@ enum Lit<'t> {
     Attr(Attribute),
 }
 
-/// The kind a value is read as: declared, or none (by syntax).
+/// How a value is read: by its syntax, as a declared kind (with the schema's data type, for
+/// Scalars), or by a registered parser.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Hint<'a> {
     Infer,
     Kind(AttrKind, &'a str),
+    Custom(super::syntax::AttrParseFn),
+}
+
+impl Hint<'static> {
+    /// How attribute `name` of op `def` is read: the kind the op's schema declares, else the
+    /// syntax's registry entry, else by its syntax.
+    pub(crate) fn of(
+        syntax: &TextSyntax,
+        def: Option<&'static crate::op_def::OpDef>,
+        name: &str,
+    ) -> Hint<'static> {
+        if let Some(s) = def.and_then(|d| d.schema) {
+            if let Some(a) = s.attributes.iter().find(|a| a.name == name) {
+                return Hint::Kind(a.kind, &a.data_type);
+            }
+        }
+        match syntax.attr_syntax(def.map_or("", |d| d.name), name) {
+            Some(AttrSyntax::Kind(k)) => Hint::Kind(k, ""),
+            Some(AttrSyntax::Custom(f)) => Hint::Custom(f),
+            None => Hint::Infer,
+        }
+    }
+
+    /// A key for caching values read with this hint; `None` for custom parsers.
+    pub(crate) fn cache_key(self) -> Option<(u8, &'static str)> {
+        match self {
+            Hint::Infer => Some((0, "")),
+            Hint::Kind(k, d) => Some((k as u8 + 1, d)),
+            Hint::Custom(_) => None,
+        }
+    }
 }
 
 impl<'p, 't> AttrParser<'p, 't> {
@@ -115,21 +147,11 @@ impl<'p, 't> AttrParser<'p, 't> {
         TypeParser::new(self.cur, self.ctx, self.syntax, self.depth + 1).parse_type()
     }
 
-    /// The value of attribute `name` of an op named `op` with the given hint.
-    pub(crate) fn parse_entry(
-        &mut self,
-        op: &str,
-        name: &str,
-        hint: Hint<'_>,
-    ) -> Result<Attribute, ParseError> {
-        let hint = match hint {
-            Hint::Infer => match self.syntax.attr_syntax(op, name) {
-                Some(AttrSyntax::Kind(k)) => Hint::Kind(k, ""),
-                Some(AttrSyntax::Custom(f)) => return f(self),
-                None => Hint::Infer,
-            },
-            h => h,
-        };
+    /// A value read as `hint` says.
+    pub(crate) fn parse_hinted(&mut self, hint: Hint<'_>) -> Result<Attribute, ParseError> {
+        if let Hint::Custom(f) = hint {
+            return f(self);
+        }
         self.cur.skip_ws();
         let pos = self.cur.pos();
         let lit = self.literal(self.depth)?;
@@ -386,8 +408,9 @@ impl<'p, 't> AttrParser<'p, 't> {
             }
             Lit::Dict(entries) => {
                 let mut v: Vec<(&str, Attribute)> = Vec::with_capacity(entries.len());
+                let mut names = Names::default();
                 for (name, p, item) in entries {
-                    if v.iter().any(|(n, _)| *n == name) {
+                    if !names.first_time(name) {
                         return Err(self.cur.error_at(
                             p,
                             ParseErrorKind::DuplicateAttribute {
@@ -417,6 +440,37 @@ impl<'p, 't> AttrParser<'p, 't> {
             .parse_type()
             .ok()??;
         c.at_end().then_some(t)
+    }
+}
+
+/// The names of a dictionary read so far, to find a repeated one in linear time: printed
+/// dictionaries are sorted, so a name after a smaller one is new; only out-of-order names need
+/// the set.
+#[derive(Default)]
+pub(crate) struct Names<'t> {
+    last: Option<&'t str>,
+    all: Vec<&'t str>,
+    set: Option<rustc_hash::FxHashSet<&'t str>>,
+}
+
+impl<'t> Names<'t> {
+    /// Whether every name so far came after the one before.
+    pub(crate) fn sorted(&self) -> bool {
+        self.set.is_none()
+    }
+
+    /// Records `name`; `false` if it was seen before.
+    pub(crate) fn first_time(&mut self, name: &'t str) -> bool {
+        let sorted_so_far = self.set.is_none() && self.last.is_none_or(|l| l < name);
+        self.last = Some(name);
+        if sorted_so_far {
+            self.all.push(name);
+            return true;
+        }
+        let all = &self.all;
+        self.set
+            .get_or_insert_with(|| all.iter().copied().collect())
+            .insert(name)
     }
 }
 

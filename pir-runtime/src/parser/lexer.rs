@@ -30,16 +30,35 @@ pub struct Cursor<'t> {
     pos: usize,
 }
 
+/// Byte classes as bit sets, looked up in one table: identifier bytes and value-name bytes.
+const IDENT: u8 = 1;
+const NAME: u8 = 2;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            t[c] = IDENT | NAME;
+        } else if b == b'$' || b == b'-' {
+            t[c] = NAME;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// Whether `b` may continue an identifier (`float8_e4m3fn`, `pd_op.tensor_array`).
 #[inline]
 pub(crate) fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
+    CLASS[b as usize] & IDENT != 0
 }
 
 /// Whether `b` may appear in a value name after `%` (`%12`, `%arg_0`).
 #[inline]
 fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$' || b == b'-'
+    CLASS[b as usize] & NAME != 0
 }
 
 impl<'t> Cursor<'t> {
@@ -76,7 +95,11 @@ impl<'t> Cursor<'t> {
     #[inline]
     pub fn skip_ws(&mut self) {
         let b = self.bytes();
-        while self.pos < b.len() && matches!(b[self.pos], b' ' | b'\n' | b'\t' | b'\r') {
+        // Bytes above the space are never whitespace: one compare for the common case.
+        while let Some(&c) = b.get(self.pos) {
+            if c > b' ' || !matches!(c, b' ' | b'\n' | b'\t' | b'\r') {
+                return;
+            }
             self.pos += 1;
         }
     }
@@ -396,6 +419,26 @@ impl<'t> Cursor<'t> {
     pub fn error_at(&self, pos: usize, kind: ParseErrorKind) -> ParseError {
         ParseError::at(self.text, pos, kind)
     }
+}
+
+/// Whether `text[at..]` starts with `s`: eight bytes at a time, inline (the parser compares
+/// many short names and types with ones it read before; a `memcmp` call costs more than that).
+#[inline]
+pub(crate) fn starts_with_at(text: &[u8], at: usize, s: &[u8]) -> bool {
+    let Some(mut t) = text.get(at..at + s.len()) else {
+        return false;
+    };
+    let mut s = s;
+    while let (Some((a, ra)), Some((b, rb))) =
+        (t.split_first_chunk::<8>(), s.split_first_chunk::<8>())
+    {
+        if a != b {
+            return false;
+        }
+        t = ra;
+        s = rb;
+    }
+    t.iter().zip(s).all(|(x, y)| x == y)
 }
 
 /// What is at byte `pos` of `text`, as quoted in error messages: a word, a number or one

@@ -33,6 +33,7 @@
 
 pub mod attributes;
 mod compare;
+mod dicts;
 pub mod error;
 mod lexer;
 pub mod ops;

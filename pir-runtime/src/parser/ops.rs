@@ -30,9 +30,9 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
-use super::attributes::{entry_name, AttrParser, Hint};
+use super::dicts::DictMemo;
 use super::error::{line_column, ParseError, ParseErrorKind};
-use super::lexer::Cursor;
+use super::lexer::{starts_with_at, Cursor};
 use super::scope::Scope;
 use super::syntax::TextSyntax;
 use super::types::TypeParser;
@@ -81,9 +81,9 @@ struct OpLine<'t> {
 }
 
 pub(crate) struct ProgramParser<'t, 's> {
-    cur: Cursor<'t>,
-    ctx: Arc<IrContext>,
-    syntax: &'s TextSyntax,
+    pub(super) cur: Cursor<'t>,
+    pub(super) ctx: Arc<IrContext>,
+    pub(super) syntax: &'s TextSyntax,
     prog: Program,
     op_ids: OpIds,
     scope: Scope<'t>,
@@ -91,8 +91,16 @@ pub(crate) struct ProgramParser<'t, 's> {
     untyped: FxHashSet<Value>,
     defs: FxHashMap<&'t str, &'static OpDef>,
     types: FxHashMap<&'t str, Option<Type>>,
-    /// Attribute dictionaries by (op definition address, text).
-    dicts: FxHashMap<(usize, &'t str), Attribute>,
+    /// The last attribute dictionary of each op definition (index 0: block arguments).
+    pub(super) memos: Vec<DictMemo<'t>>,
+    /// The index in `memos` of each op definition (by address).
+    memo_of: FxHashMap<usize, usize>,
+    /// Attribute values by (hint: kind and the address of the schema's data type, text).
+    pub(super) values: FxHashMap<(u8, usize, &'t str), Attribute>,
+    /// The types read last, most recent first, tried before the type cache.
+    recent_types: [(&'t str, Option<Type>); 2],
+    /// The op names read last, most recent first.
+    recent_ops: [(&'t str, &'static OpDef, usize); 4],
     /// Matching `}` of region braces already scanned.
     braces: FxHashMap<usize, usize>,
     stack: Vec<Frame<'t>>,
@@ -102,58 +110,70 @@ pub(crate) struct ProgramParser<'t, 's> {
     operand_pos: Vec<usize>,
 }
 
+/// Bytes that matter when finding where a type or attribute value ends; all others are 0, so
+/// the scans skip them in a tight, predictable loop.
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+const QUOTE: u8 = 3;
+const SPACE: u8 = 4;
+const COMMA: u8 = 5;
+const BRACE_OPEN: u8 = 6;
+const BRACE_CLOSE: u8 = 7;
+
+pub(super) static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'<' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b'(' as usize] = OPEN;
+    t[b'>' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t[b')' as usize] = CLOSE;
+    t[b'"' as usize] = QUOTE;
+    t[b' ' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b',' as usize] = COMMA;
+    t[b'{' as usize] = BRACE_OPEN;
+    t[b'}' as usize] = BRACE_CLOSE;
+    t
+};
+
 /// Where a type written at `start` ends: at `,`, `)`, `{` or whitespace outside `<>`, `[]`
 /// and `()` (`<<NULL TYPE>>` is balanced), skipping strings.
 fn type_extent(b: &[u8], start: usize) -> usize {
     let mut depth = 0usize;
     let mut i = start;
-    while i < b.len() {
-        match b[i] {
-            b'<' | b'[' | b'(' => depth += 1,
-            b'>' | b']' | b')' => {
-                if depth == 0 {
-                    return i;
-                }
-                depth -= 1;
-            }
-            b'"' => match Cursor::string_end(b, i) {
+    loop {
+        while i < b.len() && BYTE_CLASS[b[i] as usize] == 0 {
+            i += 1;
+        }
+        let Some(&c) = b.get(i) else { return i };
+        match BYTE_CLASS[c as usize] {
+            OPEN => depth += 1,
+            CLOSE if depth == 0 => return i,
+            CLOSE => depth -= 1,
+            QUOTE => match Cursor::string_end(b, i) {
                 Some(end) => {
                     i = end;
                     continue;
                 }
                 None => return b.len(),
             },
-            b',' | b'{' | b' ' | b'\n' | b'\t' | b'\r' if depth == 0 => return i,
+            _ if depth == 0 => return i,
             _ => {}
         }
         i += 1;
     }
-    i
 }
 
-/// The offset after the `}` matching the `{` at `open`, skipping strings; `Err` with the
-/// position and kind of the problem when a string or the brace is never closed.
-fn dict_end(b: &[u8], open: usize) -> Result<usize, (usize, ParseErrorKind)> {
-    let mut depth = 0usize;
-    let mut i = open;
-    while i < b.len() {
-        match b[i] {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok(i + 1);
-                }
-            }
-            b'"' => {
-                i = Cursor::string_end(b, i).ok_or((i, ParseErrorKind::UnterminatedString))?;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Err((open, ParseErrorKind::UnclosedBrace))
+/// Whether the byte after a complete type text ends it (see [`type_extent`]).
+#[inline]
+fn ends_type(b: Option<&u8>) -> bool {
+    matches!(
+        b,
+        None | Some(b',' | b')' | b'{' | b' ' | b'\n' | b'\t' | b'\r')
+    )
 }
 
 impl<'t, 's> ProgramParser<'t, 's> {
@@ -166,13 +186,18 @@ impl<'t, 's> ProgramParser<'t, 's> {
             cur: Cursor::new(text),
             ctx: ctx.clone(),
             syntax,
+            // About one op per line, and printed op lines are about 100 bytes or more.
             prog: Program::with_capacity(ctx, text.len() / 96),
             op_ids: OpIds::default(),
             scope: Scope::new(text.len()),
             untyped: FxHashSet::default(),
             defs: FxHashMap::default(),
             types: FxHashMap::default(),
-            dicts: FxHashMap::default(),
+            memos: vec![DictMemo::default()],
+            memo_of: FxHashMap::default(),
+            values: FxHashMap::default(),
+            recent_types: [("", None); 2],
+            recent_ops: [("", &crate::builtin::MODULE_DEF, 0); 4],
             braces: FxHashMap::default(),
             stack: Vec::new(),
             current: Err(0),
@@ -181,7 +206,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
         }
     }
 
-    fn err(&self, pos: usize, kind: ParseErrorKind) -> ParseError {
+    pub(super) fn err(&self, pos: usize, kind: ParseErrorKind) -> ParseError {
         self.cur.error_at(pos, kind)
     }
 
@@ -255,10 +280,11 @@ impl<'t, 's> ProgramParser<'t, 's> {
         let Some(frame) = self.stack.pop() else {
             return Ok(true);
         };
-        self.scope.leave(frame.mark);
+        // The program's block: nothing is read after it, so its names need not be forgotten.
         let Some(mut pending) = frame.owner else {
             return Ok(true);
         };
+        self.scope.leave(frame.mark);
         self.current = Ok(pending.name);
         pending.region += 1;
         if pending.region < pending.num_regions {
@@ -345,7 +371,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
         pos: usize,
     ) -> Result<Value, ParseError> {
         let attrs = if self.cur.peek() == Some(b'{') {
-            Some(self.attr_dict(None)?)
+            Some(self.attr_dict(None, 0)?)
         } else {
             None
         };
@@ -414,7 +440,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
         let results_pos = self.cur.pos();
         let results = self.result_names()?;
         self.cur.expect(b'=', "`=` after the results")?;
-        let (def, name) = self.op_name()?;
+        let (def, name, memo) = self.op_name()?;
         let id = self.op_id()?;
         let operands_pos = self.operand_list()?;
         if let Some(s) = def.schema {
@@ -440,7 +466,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
             }
         }
         let attrs = if self.dict_follows() {
-            self.attr_dict(Some(def))?
+            self.attr_dict(Some(def), memo)?
         } else {
             self.ctx.empty_dict()
         };
@@ -489,9 +515,42 @@ impl<'t, 's> ProgramParser<'t, 's> {
     }
 
     /// `"pd_op.relu"`, looked up in the registry (then in the syntax's name resolvers).
-    fn op_name(&mut self) -> Result<(&'static OpDef, &'t str), ParseError> {
+    /// The op's definition, its name as written and the index of its dictionary memo.
+    fn op_name(&mut self) -> Result<(&'static OpDef, &'t str, usize), ParseError> {
         self.cur.skip_ws();
         let pos = self.cur.pos();
+        let b = self.cur.text().as_bytes();
+        // The ops read last, tried before scanning and hashing the name.
+        if b.get(pos) == Some(&b'"') {
+            for i in 0..self.recent_ops.len() {
+                let (name, def, memo) = self.recent_ops[i];
+                let end = pos + 1 + name.len();
+                if !name.is_empty()
+                    && b.get(end) == Some(&b'"')
+                    && starts_with_at(b, pos + 1, name.as_bytes())
+                {
+                    self.recent_ops[..=i].rotate_right(1);
+                    self.cur.set_pos(end + 1);
+                    self.current = Ok(name);
+                    return Ok((def, name, memo));
+                }
+            }
+        }
+        let (def, name) = self.op_name_slow(pos)?;
+        let next = self.memos.len();
+        let memo = *self
+            .memo_of
+            .entry(def as *const OpDef as usize)
+            .or_insert(next);
+        if memo == next {
+            self.memos.push(DictMemo::default());
+        }
+        self.recent_ops.rotate_right(1);
+        self.recent_ops[0] = (name, def, memo);
+        Ok((def, name, memo))
+    }
+
+    fn op_name_slow(&mut self, pos: usize) -> Result<(&'static OpDef, &'t str), ParseError> {
         let quoted = self.cur.quoted()?;
         // The name as written, borrowed from the text (names never contain `\"`).
         let name: &'t str = &self.cur.text()[pos + 1..self.cur.pos() - 1];
@@ -622,77 +681,42 @@ impl<'t, 's> ProgramParser<'t, 's> {
         }
     }
 
-    /// `{name:value,...}`, read once per distinct text and op definition.
-    fn attr_dict(&mut self, def: Option<&'static OpDef>) -> Result<Attribute, ParseError> {
-        self.cur.skip_ws();
-        let start = self.cur.pos();
-        let text = self.cur.text();
-        let end = dict_end(text.as_bytes(), start).map_err(|(pos, kind)| self.err(pos, kind))?;
-        let key = (
-            def.map_or(0, |d| d as *const OpDef as usize),
-            &text[start..end],
-        );
-        if let Some(&a) = self.dicts.get(&key) {
-            self.cur.set_pos(end);
-            return Ok(a);
-        }
-        let a = self.read_dict(def)?;
-        if self.cur.pos() != end {
-            return Err(self.cur.expected("`}` closing the attributes"));
-        }
-        self.dicts.insert(key, a);
-        Ok(a)
-    }
-
-    fn read_dict(&mut self, def: Option<&'static OpDef>) -> Result<Attribute, ParseError> {
-        self.cur.expect(b'{', "`{`")?;
-        let mut entries: SmallVec<[(&'t str, Attribute); 8]> = SmallVec::new();
-        if self.cur.eat(b'}') {
-            return Ok(self.ctx.empty_dict());
-        }
-        let op_name = def.map_or("", |d| d.name);
-        loop {
-            self.cur.skip_ws();
-            let pos = self.cur.pos();
-            let name = entry_name(&mut self.cur)?;
-            if entries.iter().any(|(n, _)| *n == name) {
-                return Err(self.err(
-                    pos,
-                    ParseErrorKind::DuplicateAttribute {
-                        name: name.to_string(),
-                    },
-                ));
-            }
-            self.cur.expect(b':', "`:` after the attribute name")?;
-            let hint = attr_hint(def, name);
-            let value = AttrParser::new(&mut self.cur, &self.ctx, self.syntax, 0)
-                .parse_entry(op_name, name, hint)
-                .map_err(|e| in_attribute(e, name))?;
-            entries.push((name, value));
-            if self.cur.eat(b'}') {
-                break;
-            }
-            self.cur.expect(b',', "`,` or `}` in the attributes")?;
-        }
-        Ok(self.ctx.dict_attr(&entries))
-    }
-
     /// A type in an op's type lists, read once per distinct text.
     fn type_here(&mut self) -> Result<Option<Type>, ParseError> {
         self.cur.skip_ws();
         let start = self.cur.pos();
         let text = self.cur.text();
+        let b = text.as_bytes();
+        // Types repeat from one op to the next: try the last two before hashing.
+        for i in 0..self.recent_types.len() {
+            let (s, t) = self.recent_types[i];
+            if !s.is_empty()
+                && starts_with_at(b, start, s.as_bytes())
+                && ends_type(b.get(start + s.len()))
+            {
+                self.recent_types.swap(0, i);
+                self.cur.set_pos(start + s.len());
+                return Ok(t);
+            }
+        }
         let end = type_extent(text.as_bytes(), start);
         let key = &text[start..end];
-        if let Some(&t) = self.types.get(key) {
-            self.cur.set_pos(end);
-            return Ok(t);
-        }
-        let t = TypeParser::new(&mut self.cur, &self.ctx, self.syntax, 0).parse_type()?;
-        if self.cur.pos() != end {
-            return Err(self.cur.expected("the end of the type (`,` or `)`)"));
-        }
-        self.types.insert(key, t);
+        let t = match self.types.get(key) {
+            Some(&t) => {
+                self.cur.set_pos(end);
+                t
+            }
+            None => {
+                let t = TypeParser::new(&mut self.cur, &self.ctx, self.syntax, 0).parse_type()?;
+                if self.cur.pos() != end {
+                    return Err(self.cur.expected("the end of the type (`,` or `)`)"));
+                }
+                self.types.insert(key, t);
+                t
+            }
+        };
+        self.recent_types[1] = self.recent_types[0];
+        self.recent_types[0] = (key, t);
         Ok(t)
     }
 
@@ -905,31 +929,6 @@ impl<'t, 's> ProgramParser<'t, 's> {
             i += 1;
         }
         Err(self.err(open, ParseErrorKind::UnclosedBrace))
-    }
-}
-
-/// The kind the op's schema declares for attribute `name`.
-fn attr_hint(def: Option<&'static OpDef>, name: &str) -> Hint<'static> {
-    if let Some(s) = def.and_then(|d| d.schema) {
-        if let Some(a) = s.attributes.iter().find(|a| a.name == name) {
-            return Hint::Kind(a.kind, &a.data_type);
-        }
-    }
-    Hint::Infer
-}
-
-/// A syntax error inside the value of attribute `name`, reported with the name.
-fn in_attribute(e: ParseError, name: &str) -> ParseError {
-    match e.kind {
-        ParseErrorKind::Expected { expected, found } => ParseError {
-            kind: ParseErrorKind::BadAttribute {
-                name: name.to_string(),
-                expected,
-                found,
-            },
-            ..e
-        },
-        _ => e,
     }
 }
 

@@ -29,8 +29,9 @@
 //! assert_eq!(t.display(&ctx).to_string(), "toy.matrix<[3,4],float32>");
 //! ```
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap;
 
 use pir_spec::AttrKind;
 
@@ -81,11 +82,11 @@ pub enum AttrSyntax {
 /// ```
 #[derive(Clone)]
 pub struct TextSyntax {
-    types: HashMap<&'static str, TypeParseFn>,
-    /// Attribute syntax by (op name, attribute name); op `""` applies to every op.
-    attrs: HashMap<(&'static str, &'static str), AttrSyntax>,
+    types: FxHashMap<&'static str, TypeParseFn>,
+    /// Attribute syntax by attribute name, then op name (`""`: every op).
+    attrs: FxHashMap<&'static str, Vec<(&'static str, AttrSyntax)>>,
     resolvers: Vec<OpNameResolver>,
-    hooks: HashMap<&'static str, OpHook>,
+    hooks: FxHashMap<&'static str, OpHook>,
 }
 
 impl std::fmt::Debug for TextSyntax {
@@ -114,10 +115,10 @@ impl TextSyntax {
     /// element types, and the attributes Paddle adds to ops outside their schemas.
     pub fn new() -> TextSyntax {
         let mut s = TextSyntax {
-            types: HashMap::new(),
-            attrs: HashMap::new(),
+            types: FxHashMap::default(),
+            attrs: FxHashMap::default(),
             resolvers: Vec::new(),
-            hooks: HashMap::new(),
+            hooks: FxHashMap::default(),
         };
         s.register_type("tensor", types::dense_tensor);
         s.register_type("vec", types::vector);
@@ -157,16 +158,21 @@ impl TextSyntax {
     /// Registers how attribute `name` is read, on op `op` (full name) or, with `None`, on any
     /// op whose schema does not declare it.
     pub fn register_attr(&mut self, op: Option<&'static str>, name: &'static str, s: AttrSyntax) {
-        self.attrs.insert((op.unwrap_or(""), name), s);
+        let op = op.unwrap_or("");
+        let entries = self.attrs.entry(name).or_default();
+        entries.retain(|(o, _)| *o != op);
+        entries.push((op, s));
     }
 
     /// The registered syntax of attribute `name` of op `op`: the op's own entry, else the one
     /// for every op.
     pub fn attr_syntax(&self, op: &str, name: &str) -> Option<AttrSyntax> {
-        self.attrs
-            .get(&(op, name))
-            .or_else(|| self.attrs.get(&("", name)))
-            .copied()
+        let entries = self.attrs.get(name)?;
+        entries
+            .iter()
+            .find(|(o, _)| *o == op)
+            .or_else(|| entries.iter().find(|(o, _)| o.is_empty()))
+            .map(|(_, s)| *s)
     }
 
     /// Registers a resolver for op names that are not registered names.
