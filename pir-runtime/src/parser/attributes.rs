@@ -47,6 +47,24 @@ use crate::context::IrContext;
 use crate::phi::{AllocationType, DataLayout, DataType, Place};
 
 /// Reads attribute values; handed to every [`AttrParseFn`](super::AttrParseFn).
+///
+/// ```
+/// use pir_runtime::parser::{self, AttrParser, AttrSyntax, ParseError, TextSyntax};
+/// use pir_runtime::{Attribute, IrContext};
+/// // `seed:#42` in a toy dialect: a custom syntax for an int64.
+/// fn hash_int(p: &mut AttrParser<'_, '_>) -> Result<Attribute, ParseError> {
+///     p.cursor().expect(b'#', "`#`")?;
+///     let v = p.cursor().int()?;
+///     Ok(p.ctx().i64_attr(v))
+/// }
+/// let mut syntax = TextSyntax::new();
+/// syntax.register_attr(None, "seed", AttrSyntax::Custom(hash_int));
+/// let ctx = IrContext::new();
+/// let text = "{\n    (%0) = \"builtin.constant\" () {seed:#42,value:1} : () -> i64\n}\n";
+/// let prog = parser::parse_module_with(&ctx, text, &syntax).unwrap().program;
+/// let op = prog.op(prog.first_op(prog.block()).unwrap());
+/// assert_eq!(op.attr("seed"), Some(ctx.i64_attr(42)));
+/// ```
 pub struct AttrParser<'p, 't> {
     cur: &'p mut Cursor<'t>,
     ctx: &'p IrContext,

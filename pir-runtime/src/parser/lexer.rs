@@ -24,6 +24,15 @@ use std::borrow::Cow;
 use super::error::{ParseError, ParseErrorKind};
 
 /// A position in the text and the means to read tokens from it.
+///
+/// ```
+/// use pir_runtime::parser::Cursor;
+/// let mut c = Cursor::new("Place(gpu:0)");
+/// assert_eq!(c.ident(), Some("Place"));
+/// assert!(c.eat(b'(') && c.ident() == Some("gpu") && c.eat(b':'));
+/// assert_eq!(c.int().unwrap(), 0);
+/// assert_eq!(c.pos(), 11);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Cursor<'t> {
     text: &'t str,

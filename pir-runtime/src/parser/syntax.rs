@@ -59,6 +59,18 @@ pub type OpNameResolver = fn(&IrContext, &str) -> Option<&'static OpDef>;
 pub type OpHook = fn(&mut Program, OpId) -> Result<(), String>;
 
 /// How the value of one attribute is read.
+///
+/// ```
+/// use pir_runtime::parser::{self, AttrSyntax, TextSyntax};
+/// use pir_runtime::{pir_spec::AttrKind, IrContext};
+/// let ctx = IrContext::new();
+/// let text = "{\n    (%0) = \"builtin.constant\" () {step:3,value:1} : () -> i64\n}\n";
+/// // By its syntax, `3` is an Int32; registered as Int64, it reads as one.
+/// let mut syntax = TextSyntax::new();
+/// syntax.register_attr(Some("builtin.constant"), "step", AttrSyntax::Kind(AttrKind::Int64));
+/// let prog = parser::parse_module_with(&ctx, text, &syntax).unwrap().program;
+/// assert_eq!(prog.op(prog.first_op(prog.block()).unwrap()).attr("step"), Some(ctx.i64_attr(3)));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum AttrSyntax {
     /// As an attribute of this kind (values that do not fit it are read by their syntax and
@@ -176,6 +188,23 @@ impl TextSyntax {
     }
 
     /// Registers a resolver for op names that are not registered names.
+    ///
+    /// ```
+    /// use pir_runtime::parser::{self, TextSyntax};
+    /// use pir_runtime::{IrContext, OpDef};
+    /// static KERNEL: OpDef = OpDef::new("toy_kernel.phi_kernel", "toy_kernel");
+    /// // Kernel ops print as `"<op>(phi_kernel)"`.
+    /// fn kernel(ctx: &IrContext, name: &str) -> Option<&'static OpDef> {
+    ///     name.ends_with("(phi_kernel)").then(|| ctx.op_def("toy_kernel.phi_kernel")).flatten()
+    /// }
+    /// let ctx = IrContext::new();
+    /// ctx.register_ops("toy_kernel", &[&KERNEL]).unwrap();
+    /// let mut syntax = TextSyntax::new();
+    /// syntax.register_op_resolver(kernel);
+    /// let text = "{\n    () = \"relu(phi_kernel)\" () {} : () -> \n}\n";
+    /// let prog = parser::parse_module_with(&ctx, text, &syntax).unwrap().program;
+    /// assert_eq!(prog.op(prog.first_op(prog.block()).unwrap()).name(), "toy_kernel.phi_kernel");
+    /// ```
     pub fn register_op_resolver(&mut self, resolve: OpNameResolver) {
         self.resolvers.push(resolve);
     }
@@ -185,6 +214,26 @@ impl TextSyntax {
     }
 
     /// Registers a hook run after every op named `op` (full registered name) is parsed.
+    ///
+    /// ```
+    /// use pir_runtime::parser::{self, TextSyntax};
+    /// use pir_runtime::{IrContext, OpDef, OpId, Program};
+    /// static SRC: OpDef = OpDef::new("toy.src", "toy");
+    /// // `toy.src` prints no result types; its result is always an i64 scalar.
+    /// fn src_type(prog: &mut Program, op: OpId) -> Result<(), String> {
+    ///     let v = prog.op(op).result(0);
+    ///     let t = prog.ctx().scalar_type(pir_runtime::phi::DataType::Int64);
+    ///     prog.set_value_type(v, Some(t));
+    ///     Ok(())
+    /// }
+    /// let ctx = IrContext::new();
+    /// ctx.register_ops("toy", &[&SRC]).unwrap();
+    /// let mut syntax = TextSyntax::new();
+    /// syntax.register_op_hook("toy.src", src_type);
+    /// let prog = parser::parse_module_with(&ctx, "{\n    (%0) = \"toy.src\" ()\n}\n", &syntax).unwrap().program;
+    /// let v = prog.op(prog.first_op(prog.block()).unwrap()).result(0);
+    /// assert_eq!(prog.value_type(v).unwrap().display(&ctx).to_string(), "i64");
+    /// ```
     pub fn register_op_hook(&mut self, op: &'static str, hook: OpHook) {
         self.hooks.insert(op, hook);
     }

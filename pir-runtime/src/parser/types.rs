@@ -31,7 +31,16 @@ pub const MAX_NESTING: usize = 64;
 /// What Paddle prints for the null type, and for an undefined element type.
 pub(crate) const NULL_TYPE: &str = "<<NULL TYPE>>";
 
-/// Reads types; handed to every [`TypeParseFn`](super::TypeParseFn).
+/// Reads types; handed to every [`TypeParseFn`](super::TypeParseFn) (see
+/// [`TextSyntax`] for a registered type).
+///
+/// ```
+/// use pir_runtime::{parser, IrContext, phi::DataType};
+/// let ctx = IrContext::new();
+/// // The builtin keywords go through it too: `tensor` reads `<`, dims and dtype, `>`.
+/// let t = parser::parse_type(&ctx, "tensor<-1x8xbf16>").unwrap().unwrap();
+/// assert_eq!(t, ctx.dense_tensor_type(DataType::BFloat16, &[-1, 8]));
+/// ```
 pub struct TypeParser<'p, 't> {
     cur: &'p mut Cursor<'t>,
     ctx: &'p IrContext,
