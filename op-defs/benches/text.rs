@@ -1,6 +1,7 @@
 //! Paddle's text form, printed and parsed back (issue 13), in one run so the two compare:
-//! a chain of 1,000,000 `pd_op.relu` ops (the runtime benchmark's chain, with a registered
-//! `pd_op` op) and ResNet-50's forward program (batch 8, built by the typed builders).
+//! chains of 100,000 and 1,000,000 `pd_op.relu` ops (the runtime benchmark's chain, with a
+//! registered `pd_op` op; two sizes to show the time per op does not grow) and ResNet-50's
+//! forward program (batch 8, built by the typed builders).
 //! Run: `cargo bench -p op-defs --bench text`. Throughput is per op.
 
 use std::hint::black_box;
@@ -12,8 +13,6 @@ use op_defs::pd_op::*;
 use pir_runtime::phi::{DataType, Place};
 use pir_runtime::{parser, Builder, IrContext, Program};
 
-const N: usize = 1_000_000;
-
 fn main() {
     divan::main();
 }
@@ -24,10 +23,10 @@ fn setup() -> Arc<IrContext> {
     ctx
 }
 
-/// `pd_op.data` then `N` `pd_op.relu` ops, each using the previous result (created with
+/// `pd_op.data` then `n` `pd_op.relu` ops, each using the previous result (created with
 /// explicit result types, as the runtime benchmark's chain).
-fn chain(ctx: &Arc<IrContext>) -> Program {
-    let mut prog = Program::with_capacity(ctx, N + 1);
+fn chain(ctx: &Arc<IrContext>, n: usize) -> Program {
+    let mut prog = Program::with_capacity(ctx, n + 1);
     let mut b = Builder::at_end(&mut prog);
     let attrs = DataOpAttrs {
         name: "x",
@@ -38,7 +37,7 @@ fn chain(ctx: &Arc<IrContext>) -> Program {
     let mut v = DataOp::build(&mut b, attrs).unwrap().out(b.program());
     let t = b.program().value_type(v);
     let empty = ctx.empty_dict();
-    for _ in 0..N {
+    for _ in 0..n {
         let op = b
             .create_with(<ReluOp as pir_runtime::Op>::DEF, &[Some(v)], empty, &[t], 0)
             .unwrap();
@@ -65,16 +64,16 @@ fn bench_parse(bencher: Bencher<'_, '_>, ctx: &Arc<IrContext>, prog: &Program) {
         .bench_local(|| black_box(parser::parse_program(ctx, &text).unwrap()));
 }
 
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn chain_print(bencher: Bencher<'_, '_>) {
+#[divan::bench(args = [100_000, 1_000_000], sample_count = 10, sample_size = 1)]
+fn chain_print(bencher: Bencher<'_, '_>, n: usize) {
     let ctx = setup();
-    bench_print(bencher, &chain(&ctx));
+    bench_print(bencher, &chain(&ctx, n));
 }
 
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn chain_parse(bencher: Bencher<'_, '_>) {
+#[divan::bench(args = [100_000, 1_000_000], sample_count = 10, sample_size = 1)]
+fn chain_parse(bencher: Bencher<'_, '_>, n: usize) {
     let ctx = setup();
-    bench_parse(bencher, &ctx, &chain(&ctx));
+    bench_parse(bencher, &ctx, &chain(&ctx, n));
 }
 
 #[divan::bench(sample_count = 100)]
