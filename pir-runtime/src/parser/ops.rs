@@ -314,8 +314,8 @@ impl<'t, 's> ProgramParser<'t, 's> {
 
     /// Defines an op's results and runs its hook, once its regions are read.
     fn finish(&mut self, pending: Pending<'t>) -> Result<(), ParseError> {
-        let results: SmallVec<[Value; 4]> = self.prog.op(pending.op).results().collect();
-        for (&(name, pos), v) in pending.results.iter().zip(results) {
+        for (i, &(name, pos)) in pending.results.iter().enumerate() {
+            let v = self.prog.op(pending.op).result(i);
             self.define(name, v, pos)?;
         }
         let def = self.prog.op(pending.op).def();
@@ -388,9 +388,13 @@ impl<'t, 's> ProgramParser<'t, 's> {
     /// Reads one op line and creates the op; its regions follow.
     fn op(&mut self) -> Result<(), ParseError> {
         let line = self.op_line()?;
-        let result_types: SmallVec<[Option<Type>; 4]> = match &line.result_types {
-            Some(t) => t.clone(),
-            None => line.results.iter().map(|_| None).collect(),
+        let untyped: SmallVec<[Option<Type>; 4]>;
+        let result_types: &[Option<Type>] = match &line.result_types {
+            Some(t) => t,
+            None => {
+                untyped = line.results.iter().map(|_| None).collect();
+                &untyped
+            }
         };
         let op = self
             .prog
@@ -399,7 +403,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
                     def: line.def,
                     operands: &self.operands,
                     attributes: line.attrs,
-                    result_types: &result_types,
+                    result_types,
                     num_regions: line.num_regions,
                 },
                 InsertPoint::BlockEnd(self.innermost_block()),

@@ -239,6 +239,9 @@ impl TextSyntax {
     }
 
     pub(crate) fn op_hook(&self, op: &str) -> Option<OpHook> {
+        if self.hooks.is_empty() {
+            return None;
+        }
         self.hooks.get(op).copied()
     }
 }
