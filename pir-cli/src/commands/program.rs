@@ -121,15 +121,7 @@ pub fn verify(args: VerifyArgs) -> Result<(), CliError> {
     let program = read_program(&args.file)?.program;
     pir_runtime::verify(&program)?;
     if args.check_types {
-        let report = pir_runtime::check_types(&program);
-        eprint!("{report}");
-        if !report.is_clean() {
-            return Err(CliError::Check(format!(
-                "{}: check-types found {} result type(s) that differ from their infer-meta",
-                args.file.display(),
-                report.differences.len()
-            )));
-        }
+        super::translate::check_types(&args.file, &program)?;
     }
     println!(
         "{}: verified ({} ops)",

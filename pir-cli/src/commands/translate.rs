@@ -68,15 +68,22 @@ pub fn run(args: TranslateArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::io("<stdout>", e))?,
     }
     if args.check_types {
-        let report = pir_runtime::check_types(&program);
-        eprint!("{report}");
-        if !report.is_clean() {
-            return Err(CliError::Check(format!(
-                "{}: check-types found {} result type(s) that differ from their infer-meta",
-                args.model.display(),
-                report.differences.len()
-            )));
-        }
+        check_types(&args.model, &program)?;
     }
     Ok(())
+}
+
+/// `--check-types`: re-runs every op's infer-meta, prints the report (every difference) on
+/// stderr, and fails if a recorded result type differs.
+pub fn check_types(path: &Path, program: &Program) -> Result<(), CliError> {
+    let report = pir_runtime::check_types(program);
+    eprint!("{report}");
+    if report.is_clean() {
+        return Ok(());
+    }
+    Err(CliError::Check(format!(
+        "{}: check-types found {} result type(s) that differ from their infer-meta",
+        path.display(),
+        report.differences.len()
+    )))
 }

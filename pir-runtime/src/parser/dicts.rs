@@ -12,8 +12,8 @@ use smallvec::SmallVec;
 
 use super::attributes::{entry_name, AttrParser, Hint, Names};
 use super::error::{ParseError, ParseErrorKind};
-use super::lexer::{starts_with_at, Cursor};
-use super::ops::{ProgramParser, BYTE_CLASS};
+use super::lexer::starts_with_at;
+use super::ops::{extent, Extent, ProgramParser};
 use crate::attributes::Attribute;
 use crate::op_def::OpDef;
 
@@ -189,7 +189,7 @@ impl<'t> ProgramParser<'t, '_> {
         if text.as_bytes().get(start) == Some(&b'"') {
             return AttrParser::new(&mut self.cur, &self.ctx, self.syntax, 0).parse_hinted(hint);
         }
-        let end = value_extent(text.as_bytes(), start);
+        let end = extent(text.as_bytes(), start, Extent::Value);
         let key = (kind, data_type.as_ptr() as usize, &text[start..end]);
         if let Some(&a) = self.values.get(&key) {
             self.cur.set_pos(end);
@@ -200,34 +200,6 @@ impl<'t> ProgramParser<'t, '_> {
             self.values.insert(key, a);
         }
         Ok(a)
-    }
-}
-
-/// Where an attribute value written at `start` ends: at `,` or `}` outside brackets, braces,
-/// parentheses and angle brackets, skipping strings.
-fn value_extent(b: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    loop {
-        while i < b.len() && BYTE_CLASS[b[i] as usize] == 0 {
-            i += 1;
-        }
-        let Some(&c) = b.get(i) else { return i };
-        match c {
-            b'[' | b'(' | b'<' | b'{' => depth += 1,
-            b']' | b')' | b'>' => depth = depth.saturating_sub(1),
-            b'}' | b',' if depth == 0 => return i,
-            b'}' => depth -= 1,
-            b'"' => match Cursor::string_end(b, i) {
-                Some(end) => {
-                    i = end;
-                    continue;
-                }
-                None => return b.len(),
-            },
-            _ => {}
-        }
-        i += 1;
     }
 }
 

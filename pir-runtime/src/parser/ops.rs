@@ -120,7 +120,7 @@ const COMMA: u8 = 5;
 const BRACE_OPEN: u8 = 6;
 const BRACE_CLOSE: u8 = 7;
 
-pub(super) static BYTE_CLASS: [u8; 256] = {
+static BYTE_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     t[b'<' as usize] = OPEN;
     t[b'[' as usize] = OPEN;
@@ -139,9 +139,20 @@ pub(super) static BYTE_CLASS: [u8; 256] = {
     t
 };
 
-/// Where a type written at `start` ends: at `,`, `)`, `{` or whitespace outside `<>`, `[]`
-/// and `()` (`<<NULL TYPE>>` is balanced), skipping strings.
-fn type_extent(b: &[u8], start: usize) -> usize {
+/// What [`extent`] looks for the end of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Extent {
+    /// A type: it ends at `,`, `)`, `{`, `}` or whitespace outside `<>`, `[]` and `()`
+    /// (`<<NULL TYPE>>` is balanced).
+    Type,
+    /// An attribute value: it ends at `,` or `}` outside brackets, braces, parentheses and
+    /// angle brackets.
+    Value,
+}
+
+/// Where the type or attribute value written at `start` ends, skipping strings.
+pub(super) fn extent(b: &[u8], start: usize, of: Extent) -> usize {
+    let ty = of == Extent::Type;
     let mut depth = 0usize;
     let mut i = start;
     loop {
@@ -150,9 +161,6 @@ fn type_extent(b: &[u8], start: usize) -> usize {
         }
         let Some(&c) = b.get(i) else { return i };
         match BYTE_CLASS[c as usize] {
-            OPEN => depth += 1,
-            CLOSE if depth == 0 => return i,
-            CLOSE => depth -= 1,
             QUOTE => match Cursor::string_end(b, i) {
                 Some(end) => {
                     i = end;
@@ -160,14 +168,20 @@ fn type_extent(b: &[u8], start: usize) -> usize {
                 }
                 None => return b.len(),
             },
-            _ if depth == 0 => return i,
+            OPEN => depth += 1,
+            BRACE_OPEN if ty && depth == 0 => return i,
+            BRACE_OPEN => depth += 1,
+            CLOSE | BRACE_CLOSE if depth > 0 => depth -= 1,
+            CLOSE if ty => return i,
+            BRACE_CLOSE | COMMA if depth == 0 => return i,
+            SPACE if ty && depth == 0 => return i,
             _ => {}
         }
         i += 1;
     }
 }
 
-/// Whether the byte after a complete type text ends it (see [`type_extent`]).
+/// Whether the byte after a complete type text ends it (see [`extent`]).
 #[inline]
 fn ends_type(b: Option<&u8>) -> bool {
     matches!(
@@ -703,7 +717,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
                 return Ok(t);
             }
         }
-        let end = type_extent(text.as_bytes(), start);
+        let end = extent(text.as_bytes(), start, Extent::Type);
         let key = &text[start..end];
         let t = match self.types.get(key) {
             Some(&t) => {
@@ -802,17 +816,7 @@ impl<'t, 's> ProgramParser<'t, 's> {
     fn result_types(&mut self, n: usize) -> Result<SmallVec<[Option<Type>; 4]>, ParseError> {
         let mut types = SmallVec::new();
         for i in 0..n {
-            if i > 0 && !self.cur.eat(b',') {
-                let pos = self.cur.pos();
-                return Err(self.err(
-                    pos,
-                    ParseErrorKind::ResultTypeCount {
-                        results: n,
-                        types: i,
-                    },
-                ));
-            }
-            if !self.type_starts_here() {
+            if (i > 0 && !self.cur.eat(b',')) || !self.type_starts_here() {
                 let pos = self.cur.pos();
                 return Err(self.err(
                     pos,
