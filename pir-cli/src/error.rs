@@ -22,6 +22,18 @@ pub enum CliError {
         /// What is wrong, located.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A problem at a line and column of an input file (a text program that does not parse).
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Located {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong (the op being read, expected versus found).
+        message: String,
+    },
     /// Yaml problems, one per line with file:line.
     #[error("{} problem(s) in the yaml:\n{}", .0.len(), .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
     Spec(pir_spec::yaml::SpecErrors),

@@ -7,7 +7,7 @@
 //! pir ops dump --json [--yaml DIR]
 //! pir yaml check FILE...
 //! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
-//! pir verify MODEL.pdmodel / pir print MODEL.pdmodel
+//! pir verify PROGRAM [--check-types] / pir print PROGRAM   (text, .json or .pdmodel, by content)
 //! ```
 //!
 //! Errors go to stderr and make the exit status non-zero.
@@ -41,9 +41,11 @@ enum Command {
     Yaml(commands::yaml::YamlCommand),
     /// Translate a legacy Paddle program (`.pdmodel`) to PIR and print it.
     Translate(commands::translate::TranslateArgs),
-    /// Read a program (`.pdmodel`, or Paddle 3 PIR `.json`) and verify it.
-    Verify(commands::program::ProgramArgs),
-    /// Read a program (`.pdmodel`, or Paddle 3 PIR `.json`) and print it in Paddle's text format.
+    /// Read a program (Paddle's text form, Paddle 3 PIR JSON, or a legacy `.pdmodel`) and
+    /// verify it.
+    Verify(commands::program::VerifyArgs),
+    /// Read a program (Paddle's text form, Paddle 3 PIR JSON, or a legacy `.pdmodel`) and
+    /// print it in Paddle's text format.
     Print(commands::program::ProgramArgs),
 }
 

@@ -5,7 +5,8 @@
 //!   handle) and the registry of dialects and ops ([`OpDef`], Paddle's `OpInfo`).
 //! - [`Program`]: arena storage of operations, values with index-linked use lists, blocks and
 //!   regions; [`Builder`] creates ops at an insertion point.
-//! - [`verify()`] and the [`printer`] (Paddle's text format, byte for byte).
+//! - [`verify()`], the [`printer`] (Paddle's text format, byte for byte) and its inverse, the
+//!   [`parser`].
 //! - [`traits`], [`interfaces`], [`op_support`]: what the generated ops of `pir-macros` use.
 //!
 //! ```
@@ -34,6 +35,7 @@ mod intern;
 pub mod meta;
 pub mod op_def;
 pub mod op_support;
+pub mod parser;
 pub mod printer;
 pub mod program;
 mod recycle;

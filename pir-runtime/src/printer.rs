@@ -48,6 +48,49 @@ const NOT_CACHED: Cached = Cached {
     len: 0,
 };
 
+/// Paddle's op ids (`Operation::id()`), which Paddle prints as ` [id:N]` after the op name
+/// when printing with ids (`FLAGS_pir_debug`). The parser records the ids it reads here, and a
+/// [`Printer`] given them prints them back.
+///
+/// ```
+/// use pir_runtime::{builtin, printer::{print_program_with_ids, OpIds}, Builder, IrContext, Program, phi::DataType};
+/// let ctx = IrContext::new();
+/// let mut prog = Program::new(&ctx);
+/// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+/// let w = builtin::parameter(&mut Builder::at_end(&mut prog), "w", t).unwrap();
+/// let mut ids = OpIds::default();
+/// ids.set(prog.defining_op(w).unwrap(), 2203);
+/// let mut s = String::new();
+/// print_program_with_ids(&mut s, &prog, &ids).unwrap();
+/// assert!(s.contains("(%0) = \"builtin.parameter\" [id:2203] () {"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpIds {
+    ids: rustc_hash::FxHashMap<OpId, u64>,
+}
+
+impl OpIds {
+    /// Records `id` for `op`.
+    pub fn set(&mut self, op: OpId, id: u64) {
+        self.ids.insert(op, id);
+    }
+
+    /// The id of `op`, if recorded.
+    pub fn get(&self, op: OpId) -> Option<u64> {
+        self.ids.get(&op).copied()
+    }
+
+    /// How many ops have an id.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no op has an id.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
 /// Prints a program, or parts of one, in Paddle's text format. Custom op printers
 /// ([`OpDef::print`](crate::op_def::OpDef::print)) receive it.
 ///
@@ -82,6 +125,7 @@ pub struct Printer<'a> {
     line_cache: rustc_hash::FxHashMap<LineKey, LineParts>,
     /// The last op line's key and parts, tried before the map.
     last_line: (LineKey, LineParts),
+    op_ids: Option<&'a OpIds>,
 }
 
 /// An op's signature: its definition, attribute dictionary, operand and result counts, operand
@@ -139,6 +183,15 @@ pub fn print_program_to_string(prog: &Program) -> String {
     out
 }
 
+/// Writes `prog` in Paddle's text format with the op ids of `ids` (` [id:N]` after the names
+/// of the ops that have one), as Paddle prints with `FLAGS_pir_debug`.
+pub fn print_program_with_ids(out: &mut dyn Write, prog: &Program, ids: &OpIds) -> fmt::Result {
+    let mut p = Printer::new(prog, out);
+    p.set_op_ids(ids);
+    p.print_program()?;
+    p.flush()
+}
+
 impl<'a> Printer<'a> {
     /// A printer of `prog` writing to `out`. Call [`Printer::flush`] when done.
     ///
@@ -178,7 +231,24 @@ impl<'a> Printer<'a> {
                     end: 0,
                 },
             ),
+            op_ids: None,
         }
+    }
+
+    /// Prints the ids of `ids` after op names (see [`OpIds`]).
+    pub fn set_op_ids(&mut self, ids: &'a OpIds) {
+        self.op_ids = Some(ids);
+    }
+
+    /// ` [id:N]` if `op` has an id to print; custom printers call it after the op's name.
+    pub fn print_op_id(&mut self, op: OpId) -> fmt::Result {
+        if let Some(id) = self.op_ids.and_then(|ids| ids.get(op)) {
+            self.buf.push_str(" [id:");
+            let mut b = itoa::Buffer::new();
+            self.buf.push_str(b.format(id));
+            self.buf.push(']');
+        }
+        Ok(())
     }
 
     /// The program being printed.
@@ -275,6 +345,7 @@ impl<'a> Printer<'a> {
             let p = self.prog.op_parts(op);
             if p.def.print.is_none()
                 && p.num_regions == 0
+                && self.op_ids.is_none()
                 && p.num_operands() + p.num_results as usize <= LINE_CACHE_MAX
             {
                 // The common line, read in one look (what print_operation does, in short).
@@ -388,7 +459,8 @@ impl<'a> Printer<'a> {
     pub fn print_operation_with_no_region(&mut self, op: OpId) -> fmt::Result {
         let r = self.prog.op(op);
         let (n_operands, n_results) = (r.num_operands(), r.num_results());
-        if n_operands + n_results > LINE_CACHE_MAX {
+        // Op ids differ per op, so lines printed with them are not shared.
+        if n_operands + n_results > LINE_CACHE_MAX || self.op_ids.is_some() {
             return self.print_operation_uncached(r);
         }
         let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
@@ -451,6 +523,7 @@ impl<'a> Printer<'a> {
         self.buf.push_str(" = \"");
         self.buf.push_str(r.name());
         self.buf.push('"');
+        self.print_op_id(r.id())?;
         self.print_op_operands(r)?;
         self.buf.push(' ');
         self.print_attribute_map(r.attributes())?;

@@ -36,7 +36,16 @@ fn file_error(path: &Path, e: impl std::error::Error + Send + Sync + 'static) ->
 /// Decodes and translates `path` into the `pd_op` dialect of this binary.
 pub fn translate_file(path: &Path, options: TranslateOptions) -> Result<Program, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
-    let legacy = LegacyProgram::decode(&bytes).map_err(|e| file_error(path, e))?;
+    translate_bytes(path, &bytes, options)
+}
+
+/// Decodes and translates the content `bytes` of file `path`.
+pub fn translate_bytes(
+    path: &Path,
+    bytes: &[u8],
+    options: TranslateOptions,
+) -> Result<Program, CliError> {
+    let legacy = LegacyProgram::decode(bytes).map_err(|e| file_error(path, e))?;
     let translator = Translator::new(super::catalog::context()?);
     let translation = translator
         .translate_with(&legacy, options)
@@ -59,15 +68,22 @@ pub fn run(args: TranslateArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::io("<stdout>", e))?,
     }
     if args.check_types {
-        let report = pir_runtime::check_types(&program);
-        eprint!("{report}");
-        if !report.is_clean() {
-            return Err(CliError::Check(format!(
-                "{}: check-types found {} result type(s) that differ from their infer-meta",
-                args.model.display(),
-                report.differences.len()
-            )));
-        }
+        check_types(&args.model, &program)?;
     }
     Ok(())
+}
+
+/// `--check-types`: re-runs every op's infer-meta, prints the report (every difference) on
+/// stderr, and fails if a recorded result type differs.
+pub fn check_types(path: &Path, program: &Program) -> Result<(), CliError> {
+    let report = pir_runtime::check_types(program);
+    eprint!("{report}");
+    if report.is_clean() {
+        return Ok(());
+    }
+    Err(CliError::Check(format!(
+        "{}: check-types found {} result type(s) that differ from their infer-meta",
+        path.display(),
+        report.differences.len()
+    )))
 }
