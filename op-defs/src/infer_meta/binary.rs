@@ -6,14 +6,14 @@
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, Output, TensorMeta};
+use pir_runtime::meta::{InferMetaError, IntArray, Output, Scalar, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
 use super::common::Ints;
 use super::common::{
     add, axis_in, batch_broadcast, broadcast, channel_last, dims_dtype_lod_of, dims_dtype_of, err,
-    fmt_dims, has_unknown, int_array, ints, mul, need_rank, need_rank_ge, product, remove_axis,
-    scalar_int, set_opt, share_meta, str_arg, sub, update_padding, with_dtype_lod_of,
+    fmt_dims, mul, need_rank, need_rank_ge, need_same_shape_when_known, product, remove_axis,
+    share_meta, share_meta_with_dims, sub, update_padding, with_dtype_layout_of, with_dtype_lod_of,
     with_dtype_of, MetaBuilder, Res,
 };
 
@@ -61,43 +61,41 @@ pub(crate) fn elementwise(x: &TensorMeta, y: &TensorMeta, axis: i64) -> Res<Tens
 /// `ElementwiseInferMeta(x, y)`: the broadcast of `x` and `y` (trailing dims aligned; equal
 /// extents, 1 or -1 combine), `x`'s dtype (complex promotion aside), NHWC if either is NHWC.
 #[infer_meta]
-pub fn elementwise_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let out = elementwise(x, y, -1)?;
-    ctx.set_output(0, out)
+pub fn elementwise_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
+    out.set(elementwise(x, y, -1)?)
 }
 
 /// `BitwiseShiftInferMeta(x, y, is_arithmetic)`: like `ElementwiseInferMeta`.
 #[infer_meta]
-pub fn bitwise_shift_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    elementwise_infer_meta(ctx)
+pub fn bitwise_shift_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _is_arithmetic: bool,
+    out: Output<'_>,
+) -> R {
+    elementwise_infer_meta(x, y, out)
 }
 
 /// `LogicalBinaryInferMeta(x, y)`: the elementwise broadcast with dtype bool.
 #[infer_meta]
-pub fn logical_binary_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let mut out = elementwise(x, y, -1)?;
-    out.dtype = DataType::Bool;
-    ctx.set_output(0, out)
+pub fn logical_binary_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
+    let mut meta = elementwise(x, y, -1)?;
+    meta.dtype = DataType::Bool;
+    out.set(meta)
 }
 
 /// `CompareInferMeta(x, y)`: `x`'s metadata when the dims agree, else their broadcast; dtype
 /// bool.
 #[infer_meta]
-pub fn compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let out = if x.dims == y.dims {
+pub fn compare_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
+    let meta = if x.dims == y.dims {
         MetaBuilder::like(x)
     } else {
         let axis = (x.rank() as i64 - y.rank() as i64).abs();
         let d = broadcast_abs_axis(&x.dims, &y.dims, axis)?;
         MetaBuilder::new().dims(&d).lod(x)
     };
-    ctx.set_output(0, out.dtype(DataType::Bool).build())
+    out.set(meta.dtype(DataType::Bool).build())
 }
 
 /// `GetBroadcastDimsArrays` called with `axis = |rank(x) - rank(y)|` (compare, complex,
@@ -129,50 +127,36 @@ fn same_input_dims(x: &TensorMeta, y: &TensorMeta) -> R {
 /// `ValueCompareInferMeta(x, y)`: bool with `x`'s dims; `x` and `y` must have the same dims
 /// where known.
 #[infer_meta]
-pub fn value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn value_compare_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     same_input_dims(x, y)?;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(DataType::Bool)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::Bool, &x.dims))
 }
 
 /// `AllValueCompareInferMeta(x, y)`: a 0-D bool; `x` and `y` must have the same dims where
 /// known.
 #[infer_meta]
-pub fn all_value_compare_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn all_value_compare_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     same_input_dims(x, y)?;
-    ctx.set_output(0, MetaBuilder::new().dtype(DataType::Bool).build())
+    out.set(TensorMeta::new(DataType::Bool, &[]))
 }
 
 /// `CompareAllInferMeta(x, y)`: a 0-D tensor (dtype unset: float32) with `x`'s LoD; `y` may not
 /// have more dims than `x`.
 #[infer_meta]
-pub fn compare_all_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn compare_all_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
         x.rank() >= y.rank(),
         "y {} must not have more dims than x {}",
         fmt_dims(&y.dims),
         fmt_dims(&x.dims)
     );
-    ctx.set_output(0, MetaBuilder::new().lod(x).build())
+    out.set(MetaBuilder::new().lod(x).build())
 }
 
 /// `Atan2InferMeta(x, y)`: `x`'s metadata (float64 for integer inputs); same ranks, `x`'s
 /// first dim not larger than `y`'s.
 #[infer_meta]
-pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn atan2_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
         x.rank() == y.rank(),
         "x {} and y {} must have the same rank",
@@ -191,26 +175,18 @@ pub fn atan2_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         .iter()
         .any(|t| matches!(t, DataType::Int32 | DataType::Int64));
     let t = if ints_in { DataType::Float64 } else { x.dtype };
-    ctx.set_output(0, MetaBuilder::like(x).dtype(t).build())
+    out.set(MetaBuilder::like(x).dtype(t).build())
 }
 
-/// `ComplexInferMeta(real, imag)`: the broadcast of the two, complex dtype.
+/// `ComplexInferMeta(x, y)` (`real`, `imag`): the broadcast of the two, complex dtype.
 #[infer_meta]
-pub fn complex_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn complex_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     let d = if x.dims == y.dims {
         x.dims.to_vec()
     } else {
         broadcast(&x.dims, &y.dims, -1)?
     };
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&d)
-            .dtype(x.dtype.to_complex())
-            .build(),
-    )
+    out.set(TensorMeta::new(x.dtype.to_complex(), &d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,17 +346,18 @@ pub fn conv3d_infer_meta(
     conv(input, filter, a, out)
 }
 
-fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
-    let x = ctx.tensor(0)?;
-    let filter = ctx.tensor(1)?;
-    let strides = ints(ctx, 2)?;
-    let paddings = ints(ctx, 3)?;
-    let output_padding = ints(ctx, 4)?;
-    let algorithm = str_arg(ctx, 6)?;
-    let groups = ctx.int(7)?;
-    let dilations = ints(ctx, 8)?;
-    let data_format = str_arg(ctx, 9)?;
+/// The transposed convolution of `x` by `filter`; `output_size` and `output_padding` may be
+/// empty.
+fn conv_transpose(
+    x: &TensorMeta,
+    filter: &TensorMeta,
+    a: ConvArgs<'_>,
+    output_padding: &[i64],
+    output_size: &[i64],
+    out: Output<'_>,
+) -> R {
     let (xd, fil) = (&x.dims, &filter.dims);
+    let (strides, data_format) = (a.strides, a.data_format);
     let nhwc = data_format == "NHWC";
     let rank = xd.len();
     ensure_meta!(
@@ -394,29 +371,29 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
         fmt_dims(xd),
         fmt_dims(fil)
     );
-    for &s in &strides {
-        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(&strides));
+    for &s in strides {
+        ensure_meta!(s > 0, "strides {} must be positive", fmt_dims(strides));
     }
     ensure_meta!(
         strides.len() + 2 == rank,
         "strides {} must have {} values for a {rank}-D input",
-        fmt_dims(&strides),
+        fmt_dims(strides),
         rank - 2
     );
     if !output_size.is_empty() {
         ensure_meta!(
             output_size.len() == strides.len(),
             "output_size {} and strides {} must have the same length",
-            fmt_dims(&output_size),
-            fmt_dims(&strides)
+            fmt_dims(output_size),
+            fmt_dims(strides)
         );
     }
     if !output_padding.is_empty() {
         ensure_meta!(
             output_padding.len() == strides.len(),
             "output_padding {} and strides {} must have the same length",
-            fmt_dims(&output_padding),
-            fmt_dims(&strides)
+            fmt_dims(output_padding),
+            fmt_dims(strides)
         );
     }
     let c = if nhwc { xd[rank - 1] } else { xd[1] };
@@ -428,27 +405,23 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
         fmt_dims(xd),
         fmt_dims(fil)
     );
-    let data: Vec<i64> = if nhwc {
-        xd[1..rank - 1].to_vec()
-    } else {
-        xd[2..].to_vec()
-    };
-    let ksize: Vec<i64> = fil[2..].to_vec();
-    let (pads, same_algo) = update_padding(&paddings, &data, &strides, &ksize, &algorithm)?;
+    let data = Ints::from_slice(if nhwc { &xd[1..rank - 1] } else { &xd[2..] });
+    let ksize = Ints::from_slice(&fil[2..]);
+    let (pads, same_algo) = update_padding(a.paddings, &data, strides, &ksize, a.algorithm)?;
     let dil = if same_algo {
         Ints::from_elem(1, data.len())
     } else {
-        dilations.clone()
+        Ints::from_slice(a.dilations)
     };
     ensure_meta!(
         dil.len() >= data.len(),
         "dilations {} must have one value per spatial dim",
-        fmt_dims(&dilations)
+        fmt_dims(a.dilations)
     );
-    let c_out = mul(fil[1], groups);
-    let mut out = vec![xd[0]];
+    let c_out = mul(fil[1], a.groups);
+    let mut d = vec![xd[0]];
     if !nhwc {
-        out.push(c_out);
+        d.push(c_out);
     }
     for i in 0..strides.len() {
         let extent = add(mul(dil[i], fil[i + 2] - 1), 1);
@@ -464,49 +437,93 @@ fn conv_transpose(ctx: &mut InferMetaCtx<'_>, output_size: Vec<i64>) -> R {
             -1
         };
         if !output_size.is_empty() {
-            out.push(output_size[i]);
+            d.push(output_size[i]);
         } else if !output_padding.is_empty() {
-            out.push(add(infer, output_padding[i]));
+            d.push(add(infer, output_padding[i]));
         } else {
-            out.push(infer);
+            d.push(infer);
         }
     }
     if nhwc {
-        out.push(c_out);
+        d.push(c_out);
     }
-    ctx.set_output(0, with_dtype_of(x, &out))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `ConvTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: transposed convolution output.
 #[infer_meta]
-pub fn conv_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let output_size = ints(ctx, 5)?;
-    conv_transpose(ctx, output_size.to_vec())
+pub fn conv_transpose_infer_meta(
+    x: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    output_padding: &[i64],
+    output_size: &[i64],
+    padding_algorithm: &str,
+    groups: i64,
+    dilations: &[i64],
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
+    let a = ConvArgs {
+        strides,
+        paddings,
+        algorithm: padding_algorithm,
+        dilations,
+        groups,
+        data_format,
+    };
+    conv_transpose(x, filter, a, output_padding, output_size, out)
 }
 
 /// `Conv2dTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
 /// padding_algorithm, groups, dilations, data_format)`: like `ConvTransposeInferMeta` with an
 /// `IntArray` output size (unknown sizes give -1).
 #[infer_meta]
-pub fn conv2d_transpose_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let output_size = int_array(ctx, 5, "output_size")?.values;
-    conv_transpose(ctx, output_size)
+pub fn conv2d_transpose_infer_meta(
+    x: &TensorMeta,
+    filter: &TensorMeta,
+    strides: &[i64],
+    paddings: &[i64],
+    output_padding: &[i64],
+    output_size: IntArray<'_>,
+    padding_algorithm: &str,
+    groups: i64,
+    dilations: &[i64],
+    data_format: &str,
+    out: Output<'_>,
+) -> R {
+    conv_transpose_infer_meta(
+        x,
+        filter,
+        strides,
+        paddings,
+        output_padding,
+        output_size.values(),
+        padding_algorithm,
+        groups,
+        dilations,
+        data_format,
+        out,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
 // Matrix products
 // ---------------------------------------------------------------------------------------------
 
-/// `MatmulInferMeta(x, y, transpose_x, transpose_y)`: batched matrix product; 1-D operands are
+/// `MatmulInferMeta(x, y, trans_x, trans_y)`: batched matrix product; 1-D operands are
 /// promoted and their unit dim dropped; batch dims take the larger extent. Like Paddle, the
 /// inner dims are not compared here (the kernel checks them).
 #[infer_meta]
-pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let tx = ctx.bool(2)?;
-    let ty = ctx.bool(3)?;
+pub fn matmul_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    trans_x: bool,
+    trans_y: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(x.rank() > 0, "matmul x must not be 0-D");
     ensure_meta!(y.rank() > 0, "matmul y must not be 0-D");
     let mut dx = x.dims.to_vec();
@@ -520,8 +537,8 @@ pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         dy.push(1);
     }
     let (nx, ny) = (dx.len(), dy.len());
-    let m = if tx { dx[nx - 1] } else { dx[nx - 2] };
-    let n = if ty { dy[ny - 2] } else { dy[ny - 1] };
+    let m = if trans_x { dx[nx - 1] } else { dx[nx - 2] };
+    let n = if trans_y { dy[ny - 2] } else { dy[ny - 1] };
     let mut d: Vec<i64> = if nx > ny {
         dx[..nx - 2].to_vec()
     } else if nx < ny {
@@ -540,24 +557,21 @@ pub fn matmul_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         DataType::Float8E4M3FN | DataType::Float8E5M2 => DataType::Float16,
         other => other,
     };
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(t)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(MetaBuilder::like(x).dims(&d).dtype(t).build())
 }
 
 /// `MatmulWithFlattenInferMeta(x, y, x_num_col_dims, y_num_col_dims)`: both operands are
 /// flattened to matrices at their `num_col_dims`; the product keeps x's leading and y's
 /// trailing dims.
 #[infer_meta]
-pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let xn = ctx.int(2)?;
-    let yn = ctx.int(3)?;
+pub fn matmul_with_flatten_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    x_num_col_dims: i64,
+    y_num_col_dims: i64,
+    out: Output<'_>,
+) -> R {
+    let (xn, yn) = (x_num_col_dims, y_num_col_dims);
     ensure_meta!(
         product(&y.dims) != 0,
         "y {} has no elements (is the parameter initialised?)",
@@ -589,14 +603,12 @@ pub fn matmul_with_flatten_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         x.dtype
     };
-    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(t).lod(x).build())
+    out.set(MetaBuilder::new().dims(&d).dtype(t).lod(x).build())
 }
 
 /// `BmmInferMeta(x, y)`: `[B, M, K] × [B, K, N] → [B, M, N]` (unknown extents are lenient).
 #[infer_meta]
-pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn bmm_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     need_rank(x, 3, "bmm x")?;
     need_rank(y, 3, "bmm y")?;
     let pick = |a: i64, b: i64, what: &str| -> Res<i64> {
@@ -622,43 +634,26 @@ pub fn bmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         y.dims[0],
         "x and y must have the same batch size",
     )?;
-    let d = [b, x.dims[1], y.dims[2]];
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .lod(x)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &[b, x.dims[1], y.dims[2]]))
 }
 
 /// `MvInferMeta(x, vec)`: `[M, N] × [N] → [M]`.
 #[infer_meta]
-pub fn mv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let v = ctx.tensor(1)?;
+pub fn mv_infer_meta(x: &TensorMeta, vec: &TensorMeta, out: Output<'_>) -> R {
     need_rank(x, 2, "x")?;
-    need_rank(v, 1, "vec")?;
+    need_rank(vec, 1, "vec")?;
     ensure_meta!(
-        x.dims[1] == v.dims[0],
+        x.dims[1] == vec.dims[0],
         "dim 1 of x {} must equal the length of vec {}",
         fmt_dims(&x.dims),
-        fmt_dims(&v.dims)
+        fmt_dims(&vec.dims)
     );
-    let out = MetaBuilder::new()
-        .dims(&[x.dims[0]])
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &[x.dims[0]]))
 }
 
 /// `DotInferMeta(x, y)`: the dot product over the last dim of equal-shaped 1-D or 2-D inputs.
 #[infer_meta]
-pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn dot_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
         x.rank() == 1 || x.rank() == 2,
         "dot inputs must be 1-D or 2-D, got x {}",
@@ -670,22 +665,12 @@ pub fn dot_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         fmt_dims(&x.dims),
         fmt_dims(&y.dims)
     );
-    let d = &x.dims[..x.rank() - 1];
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(d)
-            .dtype(x.dtype)
-            .layout(x.layout)
-            .build(),
-    )
+    out.set(with_dtype_layout_of(x, &x.dims[..x.rank() - 1]))
 }
 
 /// `KronInferMeta(x, y)`: the Kronecker product (right-aligned extents multiplied).
 #[infer_meta]
-pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn kron_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     let (rx, ry) = (x.rank(), y.rank());
     let r = rx.max(ry);
     let d: Vec<i64> = (0..r)
@@ -699,7 +684,7 @@ pub fn kron_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             }
         })
         .collect();
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
@@ -710,9 +695,12 @@ fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
 
 /// `CholeskySolveInferMeta(x, y, upper)`: `x` broadcast over the batch dims of square `y`.
 #[infer_meta]
-pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn cholesky_solve_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _upper: bool,
+    out: Output<'_>,
+) -> R {
     matrix_batch_checks(x, y)?;
     let (xr, yr) = (x.rank(), y.rank());
     ensure_meta!(
@@ -728,21 +716,20 @@ pub fn cholesky_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
     d.extend_from_slice(&x.dims[xr - 2..]);
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &d))
 }
 
 /// `TriangularSolveInferMeta(x, y, upper, transpose, unitriangular)`: `y` broadcast over the
 /// batch dims of square `x`.
 #[infer_meta]
-pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn triangular_solve_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _upper: bool,
+    _transpose: bool,
+    _unitriangular: bool,
+    out: Output<'_>,
+) -> R {
     matrix_batch_checks(x, y)?;
     let (xr, yr) = (x.rank(), y.rank());
     ensure_meta!(
@@ -752,20 +739,12 @@ pub fn triangular_solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let mut d = batch_broadcast(&x.dims[..xr - 2], &y.dims[..yr - 2])?;
     d.extend_from_slice(&y.dims[yr - 2..]);
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(y.dtype)
-        .layout(y.layout)
-        .lod(y)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(y, &d))
 }
 
 /// `SolveInferMeta(x, y)`: the solution of square `x` against `y` (a vector or matrices).
 #[infer_meta]
-pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn solve_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
         x.rank() > 1,
         "x {} must have at least 2 dims",
@@ -794,21 +773,22 @@ pub fn solve_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     if !yb {
         d.push(n);
     }
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &d))
 }
 
 /// `LstsqInferMeta(x, y, rcond, driver)`: least-squares `solution`, `residuals`, `rank` and
 /// `singular_values`.
 #[infer_meta]
-pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn lstsq_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _rcond: Option<Scalar>,
+    _driver: &str,
+    solution: Output<'_>,
+    residuals: Output<'_>,
+    rank: Output<'_>,
+    singular_values: Output<'_>,
+) -> R {
     matrix_batch_checks(x, y)?;
     let r = x.rank();
     ensure_meta!(
@@ -834,26 +814,25 @@ pub fn lstsq_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         fmt_dims(&x.dims),
         fmt_dims(&y.dims)
     );
-    let residuals = if m > n {
-        [batch.clone(), vec![nrhs]].concat()
-    } else {
-        vec![0]
-    };
-    let singular = [batch.clone(), vec![m.min(n)]].concat();
-    let solution = [batch.clone(), vec![n, nrhs]].concat();
-    ctx.set_output(0, with_dtype_of(y, &solution))?;
-    set_opt(ctx, 1, with_dtype_of(y, &residuals))?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&batch).build())?;
-    set_opt(ctx, 3, with_dtype_of(y, &singular))
+    let with_batch = |tail: &[i64]| [&batch[..], tail].concat();
+    let residual_dims = if m > n { with_batch(&[nrhs]) } else { vec![0] };
+    solution.set(with_dtype_of(y, &with_batch(&[n, nrhs])))?;
+    residuals.set_if_present(with_dtype_of(y, &residual_dims));
+    rank.set_if_present(MetaBuilder::new().dims(&batch).build());
+    singular_values.set_if_present(with_dtype_of(y, &with_batch(&[m.min(n)])));
+    Ok(())
 }
 
 /// `MatrixRankTolInferMeta(x, atol_tensor, use_default_tol, hermitian)`: the batch dims of `x`
 /// broadcast with the tolerance's dims (dtype unset: float32).
 #[infer_meta]
-pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let tol = ctx.tensor(1)?;
-    let hermitian = ctx.bool(3)?;
+pub fn matrix_rank_tol_infer_meta(
+    x: &TensorMeta,
+    atol_tensor: &TensorMeta,
+    _use_default_tol: bool,
+    hermitian: bool,
+    out: Output<'_>,
+) -> R {
     need_rank_ge(x, 2, "x")?;
     let r = x.rank();
     if hermitian {
@@ -864,12 +843,12 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
     }
     let batch = &x.dims[..r - 2];
-    let d = if batch == &tol.dims[..] {
+    let d = if batch == &atol_tensor.dims[..] {
         batch.to_vec()
     } else {
-        broadcast_abs_axis(batch, &tol.dims, 0)?
+        broadcast_abs_axis(batch, &atol_tensor.dims, 0)?
     };
-    ctx.set_output(0, MetaBuilder::new().dims(&d).lod(x).build())
+    out.set(MetaBuilder::new().dims(&d).lod(x).build())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -879,10 +858,13 @@ pub fn matrix_rank_tol_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `GatherInferMeta(x, index, axis)`: gathers `index` (0-D, 1-D or `[N, 1]`) along `axis`; a 0-D
 /// index removes the axis.
 #[infer_meta]
-pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
-    let axis = scalar_int(ctx, 2)?;
+pub fn gather_infer_meta(
+    x: &TensorMeta,
+    index: &TensorMeta,
+    axis: Option<Scalar>,
+    out: Output<'_>,
+) -> R {
+    let axis = axis.map(Scalar::to_i64);
     let id = &index.dims;
     if id.len() == 2 {
         ensure_meta!(
@@ -918,14 +900,12 @@ pub fn gather_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         d[a] = id[0];
         d
     };
-    ctx.set_output(0, with_dtype_lod_of(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `GatherNdInferMeta(x, index)`: `index.shape[:-1] + x.shape[index.shape[-1]:]`.
 #[infer_meta]
-pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
+pub fn gather_nd_infer_meta(x: &TensorMeta, index: &TensorMeta, out: Output<'_>) -> R {
     need_rank_ge(index, 1, "index")?;
     let ir = index.rank();
     let last = index.dims[ir - 1];
@@ -942,15 +922,12 @@ pub fn gather_nd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let mut d = index.dims[..ir - 1].to_vec();
     d.extend_from_slice(&x.dims[last as usize..]);
-    ctx.set_output(0, with_dtype_lod_of(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
-/// `IndexSelectInferMeta(x, index, axis)`: `axis` resized to the length of the 1-D index.
+/// `IndexSelectInferMeta(x, index, dim)`: `dim` resized to the length of the 1-D index.
 #[infer_meta]
-pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
-    let dim = ctx.int(2)?;
+pub fn index_select_infer_meta(x: &TensorMeta, index: &TensorMeta, dim: i64, out: Output<'_>) -> R {
     let a = axis_in(dim, x.rank(), "axis")?;
     let id = &index.dims;
     ensure_meta!(
@@ -963,69 +940,62 @@ pub fn index_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     }
     let mut d = x.dims.to_vec();
     d[a] = id[0];
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &d))
 }
 
-/// `IndexSelectStridedInferMeta(x, index, axis)`: `x` without `axis`.
+/// `IndexSelectStridedInferMeta(x, index, dim)`: `x` without `dim`.
 #[infer_meta]
-pub fn index_select_strided_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let dim = ctx.int(2)?;
+pub fn index_select_strided_infer_meta(
+    x: &TensorMeta,
+    _index: i64,
+    dim: i64,
+    out: Output<'_>,
+) -> R {
     let a = axis_in(dim, x.rank(), "axis")?;
-    let d = remove_axis(&x.dims, a);
-    let out = MetaBuilder::new()
-        .dims(&d)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta_with_dims(x, &remove_axis(&x.dims, a)))
 }
 
 /// `IndexSampleInferMeta(x, index)`: `index`'s dims (both 2-D), `x`'s dtype.
 #[infer_meta]
-pub fn index_sample_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
+pub fn index_sample_infer_meta(x: &TensorMeta, index: &TensorMeta, out: Output<'_>) -> R {
     need_rank(x, 2, "x")?;
     need_rank(index, 2, "index")?;
-    let out = MetaBuilder::new()
-        .dtype(x.dtype)
-        .dims(&index.dims)
-        .lod(index)
-        .build();
-    ctx.set_output(0, out)
+    out.set(
+        MetaBuilder::new()
+            .dtype(x.dtype)
+            .dims(&index.dims)
+            .lod(index)
+            .build(),
+    )
 }
 
 /// `TakeAlongAxisInferMeta(arr, indices, axis)`: `indices`' dims, `arr`'s dtype.
 #[infer_meta]
-pub fn take_along_axis_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
-    need_rank_ge(x, 1, "arr")?;
-    need_rank_ge(index, 1, "indices")?;
-    ctx.set_output(0, with_dtype_of(x, &index.dims))
+pub fn take_along_axis_infer_meta(
+    arr: &TensorMeta,
+    indices: &TensorMeta,
+    _axis: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank_ge(arr, 1, "arr")?;
+    need_rank_ge(indices, 1, "indices")?;
+    out.set(with_dtype_of(arr, &indices.dims))
 }
 
 /// `MaskedSelectInferMeta(x, mask)`: a 1-D `[-1]` of `x`'s dtype.
 #[infer_meta]
-pub fn masked_select_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, with_dtype_of(x, &[-1]))
+pub fn masked_select_infer_meta(x: &TensorMeta, _mask: &TensorMeta, out: Output<'_>) -> R {
+    out.set(with_dtype_of(x, &[-1]))
 }
 
-/// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, axis)`: `axis` becomes unknown.
+/// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, dim)`: `dim` becomes unknown.
 #[infer_meta]
-pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let repeats = ctx.tensor(1)?;
-    let dim = ctx.int(2)?;
+pub fn repeat_interleave_with_tensor_index_infer_meta(
+    x: &TensorMeta,
+    repeats: &TensorMeta,
+    dim: i64,
+    out: Output<'_>,
+) -> R {
     let a = axis_in(dim, x.rank(), "axis")?;
     let rd = &repeats.dims;
     ensure_meta!(
@@ -1040,16 +1010,20 @@ pub fn repeat_interleave_with_tensor_index_infer_meta(ctx: &mut InferMetaCtx<'_>
         ensure_meta!(rd[0] != 0, "repeats must not be empty");
         d[a] = -1;
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `SearchsortedInferMeta(sorted_sequence, values, out_int32, right)`: `values`' dims, int32 or
 /// int64.
 #[infer_meta]
-pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let s = ctx.tensor(0)?;
-    let v = ctx.tensor(1)?;
-    let out_int32 = ctx.bool(2)?;
+pub fn searchsorted_infer_meta(
+    sorted_sequence: &TensorMeta,
+    values: &TensorMeta,
+    out_int32: bool,
+    _right: bool,
+    out: Output<'_>,
+) -> R {
+    let (s, v) = (sorted_sequence, values);
     need_rank_ge(s, 1, "sorted_sequence")?;
     if s.rank() != 1 {
         let ok = s.rank() == v.rank() && s.dims[..s.rank() - 1] == v.dims[..v.rank() - 1];
@@ -1065,44 +1039,59 @@ pub fn searchsorted_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     } else {
         DataType::Int64
     };
-    ctx.set_output(0, MetaBuilder::new().dims(&v.dims).dtype(t).build())
+    out.set(TensorMeta::new(t, &v.dims))
+}
+
+/// `x.dims + [weight.dims[1]]` in the table's dtype with `x`'s LoD (the table is 2-D).
+fn embedding_meta(x: &TensorMeta, weight: &TensorMeta) -> TensorMeta {
+    let mut d = x.dims.to_vec();
+    d.push(weight.dims[1]);
+    MetaBuilder::new()
+        .dims(&d)
+        .dtype(weight.dtype)
+        .lod(x)
+        .build()
 }
 
 /// `EmbeddingInferMeta(x, weight, padding_idx)`: `x.dims + [weight.dims[1]]` of the 2-D
 /// table's dtype.
 #[infer_meta]
-pub fn embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    need_rank(w, 2, "the lookup table (weight)")?;
-    let mut d = x.dims.to_vec();
-    d.push(w.dims[1]);
-    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(w.dtype).lod(x).build())
+pub fn embedding_infer_meta(
+    x: &TensorMeta,
+    weight: &TensorMeta,
+    _padding_idx: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank(weight, 2, "the lookup table (weight)")?;
+    out.set(embedding_meta(x, weight))
 }
 
 /// `CEmbeddingInferMeta(weight, x, start_index)`: like `EmbeddingInferMeta` with the table
 /// first; the table must have known extents and `start_index ≥ 0`.
 #[infer_meta]
-pub fn c_embedding_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let w = ctx.tensor(0)?;
-    let x = ctx.tensor(1)?;
-    let start = ctx.int(2)?;
-    need_rank(w, 2, "the embedding table (weight)")?;
-    let mut d = x.dims.to_vec();
-    d.push(w.dims[1]);
+pub fn c_embedding_infer_meta(
+    weight: &TensorMeta,
+    x: &TensorMeta,
+    start_index: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank(weight, 2, "the embedding table (weight)")?;
     ensure_meta!(
-        w.dims[0] > 0 && w.dims[1] > 0 && start >= 0,
-        "the table {} must have known extents and start_index {start} must be ≥ 0",
-        fmt_dims(&w.dims)
+        weight.dims[0] > 0 && weight.dims[1] > 0 && start_index >= 0,
+        "the table {} must have known extents and start_index {start_index} must be ≥ 0",
+        fmt_dims(&weight.dims)
     );
-    ctx.set_output(0, MetaBuilder::new().dims(&d).dtype(w.dtype).lod(x).build())
+    out.set(embedding_meta(x, weight))
 }
 
 /// `LookupTableDequantInferMeta(w, ids, padding_idx)`: `ids[:-1] + [(w.dims[1] − 2)·4]`.
 #[infer_meta]
-pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let w = ctx.tensor(0)?;
-    let ids = ctx.tensor(1)?;
+pub fn lookup_table_dequant_infer_meta(
+    w: &TensorMeta,
+    ids: &TensorMeta,
+    _padding_idx: i64,
+    out: Output<'_>,
+) -> R {
     need_rank(w, 2, "w")?;
     need_rank_ge(ids, 1, "ids")?;
     let ir = ids.rank();
@@ -1118,37 +1107,46 @@ pub fn lookup_table_dequant_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let mut d = ids.dims[..ir - 1].to_vec();
     d.push(mul(w.dims[1] - 2, 4));
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&d).lod(ids).dtype(w.dtype).build(),
-    )
+    out.set(MetaBuilder::new().dims(&d).lod(ids).dtype(w.dtype).build())
 }
 
 // ---------------------------------------------------------------------------------------------
 // Losses
 // ---------------------------------------------------------------------------------------------
 
+/// The outputs of a softmax with cross entropy over axis `a`: `softmax` like `logits` (dims,
+/// dtype, LoD), `loss` with `a` reduced to 1 (when the op has it).
+fn softmax_and_loss(logits: &TensorMeta, a: usize, softmax: Output<'_>, loss: Output<'_>) -> R {
+    softmax.set(dims_dtype_lod_of(logits))?;
+    let mut d = logits.dims.to_vec();
+    d[a] = 1;
+    loss.set_if_present(with_dtype_lod_of(logits, &d));
+    Ok(())
+}
+
 /// `CrossEntropyWithSoftmaxInferMeta(logits, label, soft_label, use_softmax,
 /// numeric_stable_mode, ignore_index, axis)`: `softmax` like `logits`, `loss` with `axis`
 /// reduced to 1.
 #[infer_meta]
-pub fn cross_entropy_with_softmax_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let logits = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let soft = ctx.bool(2)?;
-    let stable = ctx.bool(4)?;
-    let axis = ctx.int(6)?;
-    let a = check_softmax_ce(logits, label, soft, axis)?;
+pub fn cross_entropy_with_softmax_infer_meta(
+    logits: &TensorMeta,
+    label: &TensorMeta,
+    soft_label: bool,
+    _use_softmax: bool,
+    numeric_stable_mode: bool,
+    _ignore_index: i64,
+    axis: i64,
+    softmax: Output<'_>,
+    loss: Output<'_>,
+) -> R {
+    let a = check_softmax_ce(logits, label, soft_label, axis)?;
     if a != logits.rank() - 1 {
         ensure_meta!(
-            stable,
+            numeric_stable_mode,
             "axis must be the last dim unless numeric_stable_mode is on, got {axis}"
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(logits, &logits.dims))?;
-    let mut d = logits.dims.to_vec();
-    d[a] = 1;
-    set_opt(ctx, 1, with_dtype_lod_of(logits, &d))
+    softmax_and_loss(logits, a, softmax, loss)
 }
 
 pub(crate) fn check_softmax_ce(
@@ -1197,135 +1195,130 @@ pub(crate) fn check_softmax_ce(
 /// `DropoutInferMeta(x, seed_tensor, p, is_test, mode, seed, fix_seed)`: `out` like `x`, a uint8
 /// `mask` of `x`'s dims.
 #[infer_meta]
-pub fn dropout_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_lod_of(x))?;
-    set_opt(
-        ctx,
-        1,
-        MetaBuilder::new()
-            .dims(&x.dims)
-            .dtype(DataType::UInt8)
-            .build(),
-    )
+pub fn dropout_infer_meta(
+    x: &TensorMeta,
+    _seed_tensor: Option<&TensorMeta>,
+    _p: Option<Scalar>,
+    _is_test: bool,
+    _mode: &str,
+    _seed: i64,
+    _fix_seed: bool,
+    out: Output<'_>,
+    mask: Output<'_>,
+) -> R {
+    out.set(dims_dtype_lod_of(x))?;
+    mask.set_if_present(TensorMeta::new(DataType::UInt8, &x.dims));
+    Ok(())
 }
 
 /// `BCELossInferMeta(input, label)`: like `input`; the shapes must match when known.
 #[infer_meta(name = "BCELossInferMeta")]
-pub fn bce_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let l = ctx.tensor(1)?;
-    ensure_meta!(
-        x.rank() == l.rank(),
-        "input {} and label {} must have the same rank",
-        fmt_dims(&x.dims),
-        fmt_dims(&l.dims)
-    );
-    if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
-        ensure_meta!(
-            x.dims == l.dims,
-            "input {} and label {} must have the same shape",
-            fmt_dims(&x.dims),
-            fmt_dims(&l.dims)
-        );
-    }
-    ctx.set_output(0, dims_dtype_lod_of(x))
+pub fn bce_loss_infer_meta(input: &TensorMeta, label: &TensorMeta, out: Output<'_>) -> R {
+    need_same_shape_when_known(input, label, "input", "label")?;
+    out.set(dims_dtype_lod_of(input))
 }
 
 /// `HuberLossInferMeta(input, label, delta)`: `out` and `residual` with `label`'s dims.
 #[infer_meta]
-pub fn huber_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let l = ctx.tensor(1)?;
-    ensure_meta!(
-        x.rank() == l.rank(),
-        "input {} and label {} must have the same rank",
-        fmt_dims(&x.dims),
-        fmt_dims(&l.dims)
-    );
-    if !has_unknown(&x.dims) && !has_unknown(&l.dims) {
-        ensure_meta!(
-            x.dims == l.dims,
-            "input {} and label {} must have the same shape",
-            fmt_dims(&x.dims),
-            fmt_dims(&l.dims)
-        );
-    }
-    ctx.set_output(0, with_dtype_lod_of(x, &l.dims))?;
-    set_opt(ctx, 1, with_dtype_of(x, &l.dims))
+pub fn huber_loss_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    _delta: f64,
+    out: Output<'_>,
+    residual: Output<'_>,
+) -> R {
+    need_same_shape_when_known(input, label, "input", "label")?;
+    out.set(with_dtype_lod_of(input, &label.dims))?;
+    residual.set_if_present(with_dtype_of(input, &label.dims));
+    Ok(())
 }
 
 /// `HingeLossInferMeta(logits, labels)`: `[N, 1]` from equal `[N, 1]` inputs.
 #[infer_meta]
-pub fn hinge_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let l = ctx.tensor(1)?;
+pub fn hinge_loss_infer_meta(logits: &TensorMeta, labels: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
-        x.dims == l.dims,
+        logits.dims == labels.dims,
         "logits {} and labels {} must have the same shape",
-        fmt_dims(&x.dims),
-        fmt_dims(&l.dims)
+        fmt_dims(&logits.dims),
+        fmt_dims(&labels.dims)
     );
-    need_rank(x, 2, "logits")?;
+    need_rank(logits, 2, "logits")?;
     ensure_meta!(
-        x.dims[1] == 1,
+        logits.dims[1] == 1,
         "logits {} must be [N, 1]",
-        fmt_dims(&x.dims)
+        fmt_dims(&logits.dims)
     );
-    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], 1]))
+    out.set(with_dtype_lod_of(logits, &[logits.dims[0], 1]))
 }
 
 /// `LogLossInferMeta(input, label, epsilon)`: `[N, 1]` from equal 2-D inputs.
 #[infer_meta]
-pub fn log_loss_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let l = ctx.tensor(1)?;
-    if product(&x.dims) > 0 && product(&l.dims) > 0 {
+pub fn log_loss_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    _epsilon: f64,
+    out: Output<'_>,
+) -> R {
+    if product(&input.dims) > 0 && product(&label.dims) > 0 {
         ensure_meta!(
-            x.dims == l.dims,
+            input.dims == label.dims,
             "predicted {} and labels {} must have the same shape",
-            fmt_dims(&x.dims),
-            fmt_dims(&l.dims)
+            fmt_dims(&input.dims),
+            fmt_dims(&label.dims)
         );
     }
-    need_rank(x, 2, "predicted")?;
-    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], 1]))
+    need_rank(input, 2, "predicted")?;
+    out.set(with_dtype_lod_of(input, &[input.dims[0], 1]))
 }
 
 /// `KLDivInferMeta(x, label, reduction, log_target)`: `x`'s dims for `none`, else 0-D.
 #[infer_meta(name = "KLDivInferMeta")]
-pub fn kl_div_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let l = ctx.tensor(1)?;
-    let reduction = str_arg(ctx, 2)?;
+pub fn kl_div_infer_meta(
+    x: &TensorMeta,
+    label: &TensorMeta,
+    reduction: &str,
+    _log_target: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
-        x.rank() == l.rank(),
+        x.rank() == label.rank(),
         "x {} and label {} must have the same rank",
         fmt_dims(&x.dims),
-        fmt_dims(&l.dims)
+        fmt_dims(&label.dims)
     );
-    for (i, (&a, &b)) in x.dims.iter().zip(&l.dims).enumerate() {
+    for (i, (&a, &b)) in x.dims.iter().zip(&label.dims).enumerate() {
         ensure_meta!(
             !(a > 0 && b > 0 && a != b),
             "x {} and label {} differ at dim {i}",
             fmt_dims(&x.dims),
-            fmt_dims(&l.dims)
+            fmt_dims(&label.dims)
         );
     }
     ensure_meta!(
-        matches!(&*reduction, "mean" | "sum" | "batchmean" | "none"),
+        matches!(reduction, "mean" | "sum" | "batchmean" | "none"),
         "reduction must be 'none', 'batchmean', 'sum' or 'mean', got '{reduction}'"
     );
     let d: &[i64] = if reduction == "none" { &x.dims } else { &[] };
-    ctx.set_output(0, with_dtype_of(x, d))
+    out.set(with_dtype_of(x, d))
 }
 
-/// `MarginCrossEntropyInferMeta(logits, label, ...)`: `softmax` like `logits`, `loss` with the
-/// last dim reduced to 1.
+/// `MarginCrossEntropyInferMeta(logits, label, return_softmax, ring_id, rank, nranks, margin1,
+/// margin2, margin3, scale)`: `softmax` like `logits`, `loss` with the last dim reduced to 1.
 #[infer_meta]
-pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let logits = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
+pub fn margin_cross_entropy_infer_meta(
+    logits: &TensorMeta,
+    label: &TensorMeta,
+    _return_softmax: bool,
+    _ring_id: i64,
+    _rank: i64,
+    _nranks: i64,
+    _margin1: f64,
+    _margin2: f64,
+    _margin3: f64,
+    _scale: f64,
+    softmax: Output<'_>,
+    loss: Output<'_>,
+) -> R {
     need_rank_ge(logits, 1, "logits")?;
     let r = logits.rank();
     let a = r - 1;
@@ -1347,10 +1340,7 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&label.dims)
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(logits, &logits.dims))?;
-    let mut d = logits.dims.to_vec();
-    d[a] = 1;
-    set_opt(ctx, 1, with_dtype_lod_of(logits, &d))
+    softmax_and_loss(logits, a, softmax, loss)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1359,11 +1349,14 @@ pub fn margin_cross_entropy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `BincountInferMeta(x, weights, minlength)`: `[-1]`, of `weights`' dtype or int64.
 #[infer_meta]
-pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.opt_tensor(1)?;
+pub fn bincount_infer_meta(
+    x: &TensorMeta,
+    weights: Option<&TensorMeta>,
+    _minlength: Option<Scalar>,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 1, "x")?;
-    if let Some(w) = w {
+    if let Some(w) = weights {
         need_rank(w, 1, "weights")?;
         ensure_meta!(
             w.dims[0] == x.dims[0],
@@ -1372,46 +1365,34 @@ pub fn bincount_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&x.dims)
         );
     }
-    let t = w.map_or(DataType::Int64, |w| w.dtype);
-    ctx.set_output(0, MetaBuilder::new().dims(&[-1]).dtype(t).lod(x).build())
+    let t = weights.map_or(DataType::Int64, |w| w.dtype);
+    out.set(MetaBuilder::new().dims(&[-1]).dtype(t).lod(x).build())
 }
 
 /// `BinomialInferMeta(count, prob)`: int64 with `count`'s dims (shapes equal when known).
 #[infer_meta]
-pub fn binomial_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let c = ctx.tensor(0)?;
-    let p = ctx.tensor(1)?;
-    if product(&c.dims) > 0 && product(&p.dims) > 0 {
+pub fn binomial_infer_meta(count: &TensorMeta, prob: &TensorMeta, out: Output<'_>) -> R {
+    if product(&count.dims) > 0 && product(&prob.dims) > 0 {
         ensure_meta!(
-            c.dims == p.dims,
+            count.dims == prob.dims,
             "count {} and prob {} must have the same shape",
-            fmt_dims(&c.dims),
-            fmt_dims(&p.dims)
+            fmt_dims(&count.dims),
+            fmt_dims(&prob.dims)
         );
     }
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&c.dims)
-            .dtype(DataType::Int64)
-            .build(),
-    )
+    out.set(TensorMeta::new(DataType::Int64, &count.dims))
 }
 
 /// `BoxClipInferMeta(input, im_info)`: like `input`.
 #[infer_meta]
-pub fn box_clip_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_lod_of(x))
+pub fn box_clip_infer_meta(input: &TensorMeta, _im_info: &TensorMeta, out: Output<'_>) -> R {
+    out.set(dims_dtype_lod_of(input))
 }
 
 /// `CrossInferMeta(x, y, axis)`: like `x`; equal shapes whose `axis` (9 = first of size 3) has
 /// extent 3.
 #[infer_meta]
-pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let axis = ctx.int(2)?;
+pub fn cross_infer_meta(x: &TensorMeta, y: &TensorMeta, axis: i64, out: Output<'_>) -> R {
     ensure_meta!(
         x.dims == y.dims,
         "x {} and y {} must have the same shape",
@@ -1427,114 +1408,109 @@ pub fn cross_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&y.dims)
         );
     }
-    let out = MetaBuilder::new()
-        .dims(&x.dims)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta(x))
 }
 
 /// `CvmInferMeta(x, cvm, use_cvm)`: `[N, D]`, or `[N, D − 2]` without cvm.
 #[infer_meta]
-pub fn cvm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let use_cvm = ctx.bool(2)?;
+pub fn cvm_infer_meta(x: &TensorMeta, _cvm: &TensorMeta, use_cvm: bool, out: Output<'_>) -> R {
     need_rank(x, 2, "x")?;
     let w = if use_cvm {
         x.dims[1]
     } else {
         sub(x.dims[1], 2)
     };
-    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], w]))
+    out.set(with_dtype_lod_of(x, &[x.dims[0], w]))
 }
 
-/// `DequantizeAbsMaxInferMeta(x, scale, max_range)`: like `x`.
-#[infer_meta]
-pub fn dequantize_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_lod_of(x))
+/// `DequantizeAbsMaxInferMeta(x, scale, max_range)`: like `x`. Also
+/// `FakeDequantizeMaxAbsInferMeta`.
+#[infer_meta(also = ["FakeDequantizeMaxAbsInferMeta"])]
+pub fn dequantize_abs_max_infer_meta(
+    x: &TensorMeta,
+    _scale: &TensorMeta,
+    _max_range: f64,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `DequantizeLogInferMeta(x, dict)`: like `x`.
 #[infer_meta]
-pub fn dequantize_log_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    dequantize_abs_max_infer_meta(ctx)
-}
-
-/// `FakeDequantizeMaxAbsInferMeta(x, scale, max_range)`: like `x`.
-#[infer_meta]
-pub fn fake_dequantize_max_abs_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    dequantize_abs_max_infer_meta(ctx)
+pub fn dequantize_log_infer_meta(x: &TensorMeta, _dict: &TensorMeta, out: Output<'_>) -> R {
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `DistInferMeta(x, y, p)`: a 0-D distance; neither input may be empty.
 #[infer_meta]
-pub fn dist_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
+pub fn dist_infer_meta(x: &TensorMeta, y: &TensorMeta, _p: f64, out: Output<'_>) -> R {
     ensure_meta!(product(&x.dims) != 0, "x {} is empty", fmt_dims(&x.dims));
     ensure_meta!(product(&y.dims) != 0, "y {} is empty", fmt_dims(&y.dims));
-    ctx.set_output(0, with_dtype_of(x, &[]))
+    out.set(with_dtype_of(x, &[]))
 }
 
 /// `ExpandAsInferMeta(x, y, target_shape)`: `target_shape` (rank ≥ rank(x), ≤ 8) of `x`'s dtype.
 #[infer_meta]
-pub fn expand_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let t = ints(ctx, 2)?;
+pub fn expand_as_infer_meta(
+    x: &TensorMeta,
+    _y: Option<&TensorMeta>,
+    target_shape: &[i64],
+    out: Output<'_>,
+) -> R {
+    let t = target_shape;
     ensure_meta!(
         t.len() >= x.rank(),
         "target_shape {} must have at least as many dims as x {}",
-        fmt_dims(&t),
+        fmt_dims(t),
         fmt_dims(&x.dims)
     );
     ensure_meta!(
         t.len() <= 8,
         "target_shape {} has more than 8 dims",
-        fmt_dims(&t)
+        fmt_dims(t)
     );
-    ctx.set_output(0, with_dtype_of(x, &t))
+    out.set(with_dtype_of(x, t))
 }
 
 /// `FillDiagonalTensorInferMeta(x, y, offset, dim1, dim2)`: like `x`.
 #[infer_meta]
-pub fn fill_diagonal_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_of(x))
+pub fn fill_diagonal_tensor_infer_meta(
+    x: &TensorMeta,
+    _y: &TensorMeta,
+    _offset: i64,
+    _dim1: i64,
+    _dim2: i64,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_of(x))
 }
 
 /// `GatherTreeMeta(ids, parents)`: like `ids`, which must match `parents`.
 #[infer_meta]
-pub fn gather_tree_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let ids = ctx.tensor(0)?;
-    let p = ctx.tensor(1)?;
+pub fn gather_tree_meta(ids: &TensorMeta, parents: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
-        ids.dims == p.dims,
+        ids.dims == parents.dims,
         "parents {} must have the shape of ids {}",
-        fmt_dims(&p.dims),
+        fmt_dims(&parents.dims),
         fmt_dims(&ids.dims)
     );
-    ctx.set_output(0, dims_dtype_of(ids))
+    out.set(dims_dtype_of(ids))
 }
 
 /// `GridSampleBaseInferMeta(x, grid)`: `[N, C] + grid.dims[1..-1]`.
 #[infer_meta]
-pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let g = ctx.tensor(1)?;
+pub fn grid_sample_base_infer_meta(x: &TensorMeta, grid: &TensorMeta, out: Output<'_>) -> R {
     ensure_meta!(
         (4..=5).contains(&x.rank()),
         "x must be 4-D or 5-D, got {}",
         fmt_dims(&x.dims)
     );
     ensure_meta!(
-        (4..=5).contains(&g.rank()),
+        (4..=5).contains(&grid.rank()),
         "grid must be 4-D or 5-D, got {}",
-        fmt_dims(&g.dims)
+        fmt_dims(&grid.dims)
     );
-    let gd = &g.dims;
+    let gd = &grid.dims;
     let d: Vec<i64> = if gd.len() == 4 {
         ensure_meta!(
             gd[3] <= 0 || gd[3] == 2,
@@ -1550,71 +1526,82 @@ pub fn grid_sample_base_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         );
         vec![x.dims[0], x.dims[1], gd[1], gd[2], gd[3]]
     };
-    ctx.set_output(0, with_dtype_lod_of(x, &d))
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `HistogramInferMeta(input, weight, bins, min, max, density)`: `[bins]`, float32 with
 /// density or weights, else int64.
 #[infer_meta]
-pub fn histogram_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.opt_tensor(1)?;
-    let bins = ctx.int(2)?;
-    let min = ctx.float(3)?;
-    let max = ctx.float(4)?;
-    let density = ctx.bool(5)?;
+pub fn histogram_infer_meta(
+    input: &TensorMeta,
+    weight: Option<&TensorMeta>,
+    bins: i64,
+    min: f64,
+    max: f64,
+    density: bool,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(bins >= 1, "bins must be ≥ 1, got {bins}");
     ensure_meta!(max >= min, "max {max} must be ≥ min {min}");
-    if let Some(w) = w {
+    if let Some(w) = weight {
         ensure_meta!(
-            w.dims == x.dims,
+            w.dims == input.dims,
             "weight {} must have the shape of input {}",
             fmt_dims(&w.dims),
-            fmt_dims(&x.dims)
+            fmt_dims(&input.dims)
         );
     }
-    let t = if density || w.is_some() {
+    let t = if density || weight.is_some() {
         DataType::Float32
     } else {
         DataType::Int64
     };
-    ctx.set_output(0, MetaBuilder::new().dims(&[bins]).lod(x).dtype(t).build())
+    out.set(MetaBuilder::new().dims(&[bins]).lod(input).dtype(t).build())
 }
 
 /// `LimitByCapacityInferMeta(expert_count, capacity, n_worker)`: like `expert_count`.
 #[infer_meta]
-pub fn limit_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_lod_of(x))
+pub fn limit_by_capacity_infer_meta(
+    expert_count: &TensorMeta,
+    _capacity: &TensorMeta,
+    _n_worker: i64,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_lod_of(expert_count))
 }
 
 /// `PruneGateByCapacityInferMeta(gate_idx, expert_count, n_expert, n_worker)`: like `gate_idx`;
 /// `expert_count` holds `n_expert · n_worker` elements.
 #[infer_meta]
-pub fn prune_gate_by_capacity_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let g = ctx.tensor(0)?;
-    let c = ctx.tensor(1)?;
-    let ne = ctx.int(2)?;
-    let nw = ctx.int(3)?;
-    let n = product(&c.dims);
+pub fn prune_gate_by_capacity_infer_meta(
+    gate_idx: &TensorMeta,
+    expert_count: &TensorMeta,
+    n_expert: i64,
+    n_worker: i64,
+    new_gate_idx: Output<'_>,
+) -> R {
+    let n = product(&expert_count.dims);
     ensure_meta!(
-        n == mul(ne, nw),
-        "expert_count {} holds {n} elements, expected n_expert {ne} × n_worker {nw}",
-        fmt_dims(&c.dims)
+        n == mul(n_expert, n_worker),
+        "expert_count {} holds {n} elements, expected n_expert {n_expert} × n_worker {n_worker}",
+        fmt_dims(&expert_count.dims)
     );
-    ctx.set_output(0, dims_dtype_of(g))
+    new_gate_idx.set(dims_dtype_of(gate_idx))
 }
 
 /// `PReluInferMeta(x, alpha, data_format, mode)`: like `x`; `alpha` holds 1 element (`all`),
 /// one per channel (`channel`) or one per element (`element`).
 #[infer_meta]
-pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let alpha = ctx.tensor(1)?;
-    let fmt = str_arg(ctx, 2)?;
-    let mode = str_arg(ctx, 3)?;
+pub fn p_relu_infer_meta(
+    x: &TensorMeta,
+    alpha: &TensorMeta,
+    data_format: &str,
+    mode: &str,
+    out: Output<'_>,
+) -> R {
+    let fmt = data_format;
     let na = product(&alpha.dims);
-    match &*mode {
+    match mode {
         "all" => ensure_meta!(
             na == 1,
             "mode 'all' needs a single alpha, got {}",
@@ -1660,69 +1647,57 @@ pub fn p_relu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     }
-    let out = MetaBuilder::new()
-        .dims(&x.dims)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .lod(x)
-        .build();
-    ctx.set_output(0, out)
+    out.set(share_meta(x))
 }
 
 /// `SegmentPoolInferMeta(x, segment_ids, pooltype)`: dim 0 unknown; `MEAN` also gives
 /// `summed_ids` `[-1, 1]`.
 #[infer_meta]
-pub fn segment_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pooltype = str_arg(ctx, 2)?;
+pub fn segment_pool_infer_meta(
+    x: &TensorMeta,
+    _segment_ids: &TensorMeta,
+    pooltype: &str,
+    out: Output<'_>,
+    summed_ids: Output<'_>,
+) -> R {
     need_rank_ge(x, 1, "x")?;
     let mut d = x.dims.to_vec();
     d[0] = -1;
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&d)
-            .dtype(x.dtype)
-            .layout(x.layout)
-            .build(),
-    )?;
+    out.set(with_dtype_layout_of(x, &d))?;
     if pooltype == "MEAN" {
-        let s = MetaBuilder::new()
-            .dims(&[-1, 1])
-            .dtype(x.dtype)
-            .layout(x.layout)
-            .build();
-        set_opt(ctx, 1, s)?;
+        summed_ids.set_if_present(with_dtype_layout_of(x, &[-1, 1]));
     }
     Ok(())
 }
 
 /// `SoftmaxMaskFuseInferMeta(x, mask)`: like the 4-D `x`.
 #[infer_meta]
-pub fn softmax_mask_fuse_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let m = ctx.tensor(1)?;
+pub fn softmax_mask_fuse_infer_meta(x: &TensorMeta, mask: &TensorMeta, out: Output<'_>) -> R {
     need_rank(x, 4, "x")?;
-    need_rank(m, 4, "mask")?;
-    ctx.set_output(0, share_meta(x))
+    need_rank(mask, 4, "mask")?;
+    out.set(share_meta(x))
 }
 
 /// `StftInferMeta(x, window, n_fft, hop_length, normalized, onesided)`: complex
 /// `[N, n_fft/2 + 1 | n_fft, n_frames]`.
 #[infer_meta]
-pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    let n_fft = ctx.int(2)?;
-    let hop = ctx.int(3)?;
-    let onesided = ctx.bool(5)?;
+pub fn stft_infer_meta(
+    x: &TensorMeta,
+    window: &TensorMeta,
+    n_fft: i64,
+    hop_length: i64,
+    _normalized: bool,
+    onesided: bool,
+    out: Output<'_>,
+) -> R {
+    let hop = hop_length;
     need_rank(x, 2, "x ([N, T])")?;
     ensure_meta!(hop > 0, "hop_length must be positive, got {hop}");
-    need_rank_ge(w, 1, "window")?;
+    need_rank_ge(window, 1, "window")?;
     ensure_meta!(
-        w.dims[0] == n_fft,
+        window.dims[0] == n_fft,
         "window {} must have length n_fft = {n_fft}",
-        fmt_dims(&w.dims)
+        fmt_dims(&window.dims)
     );
     let seq = x.dims[1];
     ensure_meta!(
@@ -1731,21 +1706,17 @@ pub fn stft_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     let frames = add(1, sub(seq, n_fft).wrapping_div(hop));
     let f = if onesided { n_fft / 2 + 1 } else { n_fft };
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&[x.dims[0], f, frames])
-            .dtype(x.dtype.to_complex())
-            .build(),
-    )
+    out.set(TensorMeta::new(
+        x.dtype.to_complex(),
+        &[x.dims[0], f, frames],
+    ))
 }
 
 /// `SwiGLUInferMeta(x, y)`: like `x` when `y` is given (same shape), else `x` with its last dim
 /// halved.
 #[infer_meta(name = "SwiGLUInferMeta")]
-pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    match ctx.opt_tensor(1)? {
+pub fn swi_glu_infer_meta(x: &TensorMeta, y: Option<&TensorMeta>, out: Output<'_>) -> R {
+    match y {
         Some(y) => {
             ensure_meta!(
                 x.dims == y.dims,
@@ -1753,7 +1724,7 @@ pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 fmt_dims(&x.dims),
                 fmt_dims(&y.dims)
             );
-            ctx.set_output(0, share_meta(x))
+            out.set(share_meta(x))
         }
         None => {
             need_rank_ge(x, 1, "x")?;
@@ -1765,26 +1736,26 @@ pub fn swi_glu_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 fmt_dims(&x.dims)
             );
             d[l] /= 2;
-            let out = MetaBuilder::new()
-                .dims(&d)
-                .dtype(x.dtype)
-                .layout(x.layout)
-                .lod(x)
-                .build();
-            ctx.set_output(0, out)
+            out.set(share_meta_with_dims(x, &d))
         }
     }
 }
 
-fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
-    let x = ctx.tensor(0)?;
-    let idx = ctx.tensor(1)?;
-    let ksize = ints(ctx, 2)?;
+/// `[N, C] + output_size` for a `rank`-D `x` pooled with `ksize` (unknown spatial extents stay
+/// -1).
+fn unpool(
+    x: &TensorMeta,
+    indices: &TensorMeta,
+    ksize: &[i64],
+    rank: usize,
+    output_size: &[i64],
+    out: Output<'_>,
+) -> R {
     need_rank(x, rank, "x")?;
     ensure_meta!(
-        x.dims == idx.dims,
+        x.dims == indices.dims,
         "indices {} must have the shape of x {}",
-        fmt_dims(&idx.dims),
+        fmt_dims(&indices.dims),
         fmt_dims(&x.dims)
     );
     let mut d = vec![x.dims[0], x.dims[1]];
@@ -1796,49 +1767,77 @@ fn unpool(ctx: &mut InferMetaCtx<'_>, rank: usize, output_size: Vec<i64>) -> R {
             let v = output_size.get(i).copied().ok_or_else(|| {
                 err(format!(
                     "output_size {} must have one value per kernel dim {}",
-                    fmt_dims(&output_size),
-                    fmt_dims(&ksize)
+                    fmt_dims(output_size),
+                    fmt_dims(ksize)
                 ))
             })?;
             d.push(v);
         }
     }
-    ctx.set_output(0, with_dtype_of(x, &d))
+    out.set(with_dtype_of(x, &d))
 }
 
 /// `UnpoolInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 4-D `x`.
 #[infer_meta]
-pub fn unpool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let os = int_array(ctx, 5, "output_size")?.values;
-    unpool(ctx, 4, os)
+pub fn unpool_infer_meta(
+    x: &TensorMeta,
+    indices: &TensorMeta,
+    ksize: &[i64],
+    _strides: &[i64],
+    _paddings: &[i64],
+    output_size: IntArray<'_>,
+    _data_format: &str,
+    out: Output<'_>,
+) -> R {
+    unpool(x, indices, ksize, 4, output_size.values(), out)
 }
 
 /// `Unpool3dInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
 /// `[N, C] + output_size` for a 5-D `x`.
 #[infer_meta]
-pub fn unpool3d_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let os = ints(ctx, 5)?;
-    unpool(ctx, 5, os.to_vec())
+pub fn unpool3d_infer_meta(
+    x: &TensorMeta,
+    indices: &TensorMeta,
+    ksize: &[i64],
+    _strides: &[i64],
+    _paddings: &[i64],
+    output_size: &[i64],
+    _data_format: &str,
+    out: Output<'_>,
+) -> R {
+    unpool(x, indices, ksize, 5, output_size, out)
 }
 
 /// `YoloBoxHeadInferMeta(x, anchors, class_num)`: like `x` (dims and dtype).
 #[infer_meta]
-pub fn yolo_box_head_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    ctx.set_output(0, dims_dtype_of(x))
+pub fn yolo_box_head_infer_meta(
+    x: &TensorMeta,
+    _anchors: &[i64],
+    _class_num: i64,
+    out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_of(x))
 }
 
 /// `YoloBoxInferMeta(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox,
 /// scale_x_y, iou_aware, iou_aware_factor)`: `boxes [N, B, 4]` and `scores [N, B, classes]`.
 #[infer_meta]
-pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let img = ctx.tensor(1)?;
-    let anchors = ints(ctx, 2)?;
-    let class_num = ctx.int(3)?;
-    let iou_aware = ctx.bool(8)?;
-    let iou_factor = ctx.float(9)?;
+pub fn yolo_box_infer_meta(
+    x: &TensorMeta,
+    img_size: &TensorMeta,
+    anchors: &[i64],
+    class_num: i64,
+    _conf_thresh: f64,
+    _downsample_ratio: i64,
+    _clip_bbox: bool,
+    _scale_x_y: f64,
+    iou_aware: bool,
+    iou_aware_factor: f64,
+    boxes: Output<'_>,
+    scores: Output<'_>,
+) -> R {
+    let img = img_size;
     need_rank(x, 4, "x")?;
     let an = (anchors.len() / 2) as i64;
     let per = if iou_aware { 6 } else { 5 };
@@ -1849,8 +1848,8 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     if iou_aware {
         ensure_meta!(
-            (0.0..=1.0).contains(&iou_factor),
-            "iou_aware_factor must lie in [0, 1], got {iou_factor}"
+            (0.0..=1.0).contains(&iou_aware_factor),
+            "iou_aware_factor must lie in [0, 1], got {iou_aware_factor}"
         );
     }
     need_rank(img, 2, "img_size")?;
@@ -1871,50 +1870,52 @@ pub fn yolo_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     ensure_meta!(
         anchors.len() % 2 == 0,
         "anchors {} must hold pairs",
-        fmt_dims(&anchors)
+        fmt_dims(anchors)
     );
     ensure_meta!(class_num > 0, "class_num must be positive, got {class_num}");
-    let boxes = if x.dims[2] > 0 && x.dims[3] > 0 {
+    let n_boxes = if x.dims[2] > 0 && x.dims[3] > 0 {
         mul(mul(x.dims[2], x.dims[3]), an)
     } else {
         -1
     };
-    ctx.set_output(0, with_dtype_of(x, &[x.dims[0], boxes, 4]))?;
-    set_opt(
-        ctx,
-        1,
+    boxes.set(with_dtype_of(x, &[x.dims[0], n_boxes, 4]))?;
+    scores.set_if_present(
         MetaBuilder::new()
-            .dims(&[x.dims[0], boxes, class_num])
+            .dims(&[x.dims[0], n_boxes, class_num])
             .build(),
-    )
+    );
+    Ok(())
 }
 
 /// `ShuffleBatchInferMeta(x, seed, startup_seed)`: `out` like `x`, `shuffle_idx` `[-1]`,
 /// `seed_out` like `seed`.
 #[infer_meta]
-pub fn shuffle_batch_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let seed = ctx.tensor(1)?;
-    ctx.set_output(0, dims_dtype_lod_of(x))?;
-    set_opt(ctx, 1, MetaBuilder::new().dims(&[-1]).build())?;
-    set_opt(ctx, 2, dims_dtype_lod_of(seed))
+pub fn shuffle_batch_infer_meta(
+    x: &TensorMeta,
+    seed: &TensorMeta,
+    _startup_seed: i64,
+    out: Output<'_>,
+    shuffle_idx: Output<'_>,
+    seed_out: Output<'_>,
+) -> R {
+    out.set(dims_dtype_lod_of(x))?;
+    shuffle_idx.set_if_present(MetaBuilder::new().dims(&[-1]).build());
+    seed_out.set_if_present(dims_dtype_lod_of(seed));
+    Ok(())
 }
 
 /// `ReduceAsInferMeta(x, target)`: `target`'s dims, `x`'s dtype (int64 for bool/int32).
 #[infer_meta]
-pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let t = ctx.tensor(1)?;
+pub fn reduce_as_infer_meta(x: &TensorMeta, target: &TensorMeta, out: Output<'_>) -> R {
     let dt = if matches!(x.dtype, DataType::Bool | DataType::Int32) {
         DataType::Int64
     } else {
         x.dtype
     };
-    ctx.set_output(
-        0,
+    out.set(
         MetaBuilder::new()
             .dtype(dt)
-            .dims(&t.dims)
+            .dims(&target.dims)
             .layout(x.layout)
             .build(),
     )
@@ -1922,56 +1923,68 @@ pub fn reduce_as_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 
 /// `ApplyPerChannelScaleInferMeta(x, scales)`: like the 2-D `x`, one scale per column.
 #[infer_meta]
-pub fn apply_per_channel_scale_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let s = ctx.tensor(1)?;
+pub fn apply_per_channel_scale_infer_meta(
+    x: &TensorMeta,
+    scales: &TensorMeta,
+    out: Output<'_>,
+) -> R {
     need_rank(x, 2, "x")?;
-    need_rank(s, 1, "scales")?;
+    need_rank(scales, 1, "scales")?;
     ensure_meta!(
-        x.dims[1] == s.dims[0],
+        x.dims[1] == scales.dims[0],
         "dim 1 of x {} must equal the length of scales {}",
         fmt_dims(&x.dims),
-        fmt_dims(&s.dims)
+        fmt_dims(&scales.dims)
     );
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dtype(x.dtype)
-            .dims(&x.dims)
-            .layout(x.layout)
-            .build(),
-    )
+    out.set(with_dtype_layout_of(x, &x.dims))
 }
 
 /// `TdmChildInferMeta(x, tree_info, child_nums, dtype)`: `child` and `leaf_mask`
 /// `x.dims + [child_nums]` of `x`'s dtype.
 #[infer_meta]
-pub fn tdm_child_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let info = ctx.tensor(1)?;
-    let n = ctx.int(2)?;
+pub fn tdm_child_infer_meta(
+    x: &TensorMeta,
+    tree_info: &TensorMeta,
+    child_nums: i64,
+    _dtype: DataType,
+    child: Output<'_>,
+    leaf_mask: Output<'_>,
+) -> R {
+    let n = child_nums;
     ensure_meta!(n > 0, "child_nums must be positive, got {n}");
-    need_rank(info, 2, "tree_info")?;
+    need_rank(tree_info, 2, "tree_info")?;
     let mut d = x.dims.to_vec();
     d.push(n);
-    ctx.set_output(0, with_dtype_lod_of(x, &d))?;
-    set_opt(ctx, 1, with_dtype_lod_of(x, &d))
+    let meta = with_dtype_lod_of(x, &d);
+    child.set(meta.clone())?;
+    leaf_mask.set_if_present(meta);
+    Ok(())
 }
 
-/// `PriorBoxInferMeta(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, ...)`:
-/// `boxes` and `variances` `[H, W, num_priors, 4]`.
+/// `PriorBoxInferMeta(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, clip,
+/// step_w, step_h, offset, min_max_aspect_ratios_order)`: `out` and `var`
+/// `[H, W, num_priors, 4]`.
 #[infer_meta]
-pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let image = ctx.tensor(1)?;
-    let min_sizes = ctx.floats(2)?;
-    let max_sizes = ctx.floats(3)?;
-    let ratios = ctx.floats(4)?;
-    let flip = ctx.bool(6)?;
+pub fn prior_box_infer_meta(
+    input: &TensorMeta,
+    image: &TensorMeta,
+    min_sizes: &[f64],
+    max_sizes: &[f64],
+    aspect_ratios: &[f64],
+    _variances: &[f64],
+    flip: bool,
+    _clip: bool,
+    _step_w: f64,
+    _step_h: f64,
+    _offset: f64,
+    _min_max_aspect_ratios_order: bool,
+    out: Output<'_>,
+    var: Output<'_>,
+) -> R {
     need_rank(image, 4, "image (NCHW)")?;
     need_rank(input, 4, "input (NCHW)")?;
     let mut expanded: Vec<f64> = vec![1.0];
-    for &r in ratios {
+    for &r in aspect_ratios {
         if !expanded.iter().any(|&e| (r - e).abs() < 1e-6) {
             expanded.push(r);
             if flip {
@@ -1995,7 +2008,8 @@ pub fn prior_box_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    let d = [input.dims[2], input.dims[3], priors, 4];
-    ctx.set_output(0, with_dtype_of(input, &d))?;
-    set_opt(ctx, 1, with_dtype_of(input, &d))
+    let meta = with_dtype_of(input, &[input.dims[2], input.dims[3], priors, 4]);
+    out.set(meta.clone())?;
+    var.set_if_present(meta);
+    Ok(())
 }

@@ -300,6 +300,8 @@ pub(crate) fn int_array(ctx: &InferMetaCtx<'_>, i: usize, name: &str) -> Res<Int
 }
 
 /// Decodes the integer `Scalar` argument `i`; `None` when it comes from a tensor.
+// No positional function is left that reads one; it goes with the other positional helpers.
+#[allow(dead_code)]
 pub(crate) fn scalar_int(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Option<i64>> {
     Ok(ctx.scalar(i)?.map(|s| s.to_i64()))
 }
@@ -697,4 +699,44 @@ pub(crate) fn dims_only(d: &[i64]) -> TensorMeta {
 /// set_dtype(t)`: a gradient shaped like the forward input, typed like the incoming gradient).
 pub(crate) fn dims_lod_with_dtype(x: &TensorMeta, t: DataType) -> TensorMeta {
     MetaBuilder::new().dims(&x.dims).dtype(t).lod(x).build()
+}
+
+/// `share_meta(x)` then `set_dims(d)`: `x`'s dtype, layout and LoD with dims `d` (offset 0).
+pub(crate) fn share_meta_with_dims(x: &TensorMeta, d: &[i64]) -> TensorMeta {
+    MetaBuilder::like(x).dims(d).build()
+}
+
+/// A fresh output of dims `d` with `x`'s dtype and layout (no LoD)
+/// (`set_dims(d); set_dtype(x.dtype); set_layout(x.layout)`).
+pub(crate) fn with_dtype_layout_of(x: &TensorMeta, d: &[i64]) -> TensorMeta {
+    MetaBuilder::new()
+        .dims(d)
+        .dtype(x.dtype)
+        .layout(x.layout)
+        .build()
+}
+
+/// Checks that `a` and `b` have the same rank, and the same dims when neither has an unknown
+/// extent.
+pub(crate) fn need_same_shape_when_known(
+    a: &TensorMeta,
+    b: &TensorMeta,
+    what_a: &str,
+    what_b: &str,
+) -> Res {
+    if a.rank() != b.rank() {
+        return Err(err(format!(
+            "{what_a} {} and {what_b} {} must have the same rank",
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
+        )));
+    }
+    if !has_unknown(&a.dims) && !has_unknown(&b.dims) && a.dims != b.dims {
+        return Err(err(format!(
+            "{what_a} {} and {what_b} {} must have the same shape",
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
+        )));
+    }
+    Ok(())
 }
