@@ -113,6 +113,8 @@ pub(crate) fn share_meta(x: &TensorMeta) -> TensorMeta {
 }
 
 /// Sets output `j` only if the op has it (trailing intermediate or optional outputs).
+// No positional function is left; the positional helpers go together (the lead's clean-up).
+#[allow(dead_code)]
 pub(crate) fn set_opt(ctx: &mut InferMetaCtx<'_>, j: usize, m: TensorMeta) -> Res {
     if j < ctx.num_outputs() {
         ctx.set_output(j, m)?;
@@ -267,6 +269,8 @@ pub(crate) fn need_positive(lists: &[(&[i64], &str)]) -> Res {
 
 /// An `IntArray` argument decoded the way Paddle's generated `Build` decodes it: values of a
 /// mutable attribute fed by a computed tensor become `-1`s with `from_tensor` set.
+// No positional function is left; the positional helpers go together (the lead's clean-up).
+#[allow(dead_code)]
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct IntArr {
     /// The values (`-1`s when unknown).
@@ -276,6 +280,8 @@ pub(crate) struct IntArr {
 }
 
 /// Decodes the `IntArray` argument `i` (an `int[]` is accepted as known values).
+// No positional function is left; the positional helpers go together (the lead's clean-up).
+#[allow(dead_code)]
 pub(crate) fn int_array(ctx: &InferMetaCtx<'_>, i: usize, name: &str) -> Res<IntArr> {
     let a = ctx.int_array(i)?;
     match a.values {
@@ -300,13 +306,15 @@ pub(crate) fn int_array(ctx: &InferMetaCtx<'_>, i: usize, name: &str) -> Res<Int
 }
 
 /// Decodes the integer `Scalar` argument `i`; `None` when it comes from a tensor.
-// No positional function is left that reads one; it goes with the other positional helpers.
+// No positional function is left; the positional helpers go together (the lead's clean-up).
 #[allow(dead_code)]
 pub(crate) fn scalar_int(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Option<i64>> {
     Ok(ctx.scalar(i)?.map(|s| s.to_i64()))
 }
 
 /// A `str` argument (a `DataLayout` attribute is accepted by name).
+// No positional function is left; the positional helpers go together (the lead's clean-up).
+#[allow(dead_code)]
 pub(crate) fn str_arg<'a>(ctx: &InferMetaCtx<'a>, i: usize) -> Res<std::borrow::Cow<'a, str>> {
     match ctx.attr(i)? {
         AttrValue::Str(s) => Ok(std::borrow::Cow::Borrowed(&**s)),
@@ -316,6 +324,8 @@ pub(crate) fn str_arg<'a>(ctx: &InferMetaCtx<'a>, i: usize) -> Res<std::borrow::
 }
 
 /// An `int[]` argument (an `IntArray` of known values is accepted).
+// No positional function is left; the positional helpers go together (the lead's clean-up).
+#[allow(dead_code)]
 pub(crate) fn ints(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Ints> {
     Ok(Ints::from_slice(ctx.ints(i)?))
 }

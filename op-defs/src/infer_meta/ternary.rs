@@ -3,13 +3,13 @@
 
 use pir_macros::infer_meta;
 use pir_runtime::ensure_meta;
-use pir_runtime::meta::{InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{InferMetaError, IntArray, Output, TensorMeta};
 use pir_runtime::phi::DataType;
 
 use super::common::{
-    add, dim_at, dims_dtype_of, fmt_dims, has_unknown, int_array, ints, layout_is_nchw, mp_dtype,
-    mul, need_one_element, need_rank, need_same_dims, product, rem, set_opt, str_arg, sub,
-    with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
+    add, dim_at, dims_dtype_lod_of, dims_dtype_of, fmt_dims, has_unknown, layout_is_nchw, mp_dtype,
+    mul, need_one_element, need_rank, need_same_dims, product, rem, share_meta, sub,
+    with_dtype_layout_of, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -17,21 +17,30 @@ type R = Result<(), InferMetaError>;
 /// `AccuracyInferMeta(out, indice, label)`: three 0-D outputs in `out`'s dtype; `label` must be
 /// 2-D.
 #[infer_meta]
-pub fn accuracy_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let out = ctx.tensor(0)?;
-    let label = ctx.tensor(2)?;
+pub fn accuracy_infer_meta(
+    out: &TensorMeta,
+    _indice: &TensorMeta,
+    label: &TensorMeta,
+    accuracy: Output<'_>,
+    correct: Output<'_>,
+    total: Output<'_>,
+) -> R {
     need_rank(label, 2, "label")?;
-    ctx.set_output(0, with_dtype_lod_of(out, &[]))?;
-    ctx.set_output(1, with_dtype_of(out, &[]))?;
-    ctx.set_output(2, with_dtype_of(out, &[]))
+    accuracy.set(with_dtype_lod_of(out, &[]))?;
+    correct.set(with_dtype_of(out, &[]))?;
+    total.set(with_dtype_of(out, &[]))
 }
 
 /// `AddmmInferMeta(input, x, y, beta, alpha)`: `[x[0], y[1]]` in `input`'s dtype.
 #[infer_meta]
-pub fn addmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let x = ctx.tensor(1)?;
-    let y = ctx.tensor(2)?;
+pub fn addmm_infer_meta(
+    input: &TensorMeta,
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _beta: f64,
+    _alpha: f64,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
         input.rank() == 1 || input.rank() == 2,
         "input must be 1-D or 2-D, got {}",
@@ -39,18 +48,33 @@ pub fn addmm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     need_rank(x, 2, "x")?;
     need_rank(y, 2, "y")?;
-    ctx.set_output(0, with_dtype_lod_of(input, &[x.dims[0], y.dims[1]]))
+    out.set(with_dtype_lod_of(input, &[x.dims[0], y.dims[1]]))
+}
+
+/// Checks that the 1-D `t` (`what`) has `c` elements when its extent is known.
+fn need_per_channel(t: &TensorMeta, c: i64, what: &str) -> R {
+    need_rank(t, 1, what)?;
+    if t.dims[0] > 0 {
+        ensure_meta!(
+            t.dims[0] == c,
+            "{what} has {} elements but x has {c} channels",
+            t.dims[0]
+        );
+    }
+    Ok(())
 }
 
 /// `AffineChannelInferMeta(x, scale, bias, data_layout)`: like `x`; `scale` and `bias` are
 /// `[C]`.
 #[infer_meta]
-pub fn affine_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let scale = ctx.tensor(1)?;
-    let bias = ctx.tensor(2)?;
-    let layout = str_arg(ctx, 3)?;
-    let nchw = layout_is_nchw(&layout)?;
+pub fn affine_channel_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    bias: &TensorMeta,
+    data_layout: &str,
+    out: Output<'_>,
+) -> R {
+    let nchw = layout_is_nchw(data_layout)?;
     let c = if nchw {
         dim_at(&x.dims, 1, "x")?
     } else {
@@ -58,48 +82,41 @@ pub fn affine_channel_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     };
     need_rank(scale, 1, "scale")?;
     need_rank(bias, 1, "bias")?;
-    if scale.dims[0] > 0 {
-        ensure_meta!(
-            scale.dims[0] == c,
-            "scale has {} elements but x has {c} channels",
-            scale.dims[0]
-        );
-    }
-    if bias.dims[0] > 0 {
-        ensure_meta!(
-            bias.dims[0] == c,
-            "bias has {} elements but x has {c} channels",
-            bias.dims[0]
-        );
-    }
-    ctx.set_output(0, with_dtype_lod_of(x, &x.dims))
+    need_per_channel(scale, c, "scale")?;
+    need_per_channel(bias, c, "bias")?;
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `AssignPosInferMeta(x, cum_count, eff_num_len)`: dtype of `x` (int64, like `cum_count`).
 #[infer_meta]
-pub fn assign_pos_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let cum = ctx.tensor(1)?;
+pub fn assign_pos_infer_meta(
+    x: &TensorMeta,
+    cum_count: &TensorMeta,
+    _eff_num_len: &TensorMeta,
+    out: Output<'_>,
+) -> R {
     ensure_meta!(
-        cum.dtype == x.dtype,
+        cum_count.dtype == x.dtype,
         "cum_count ({}) and x ({}) must have the same dtype",
-        cum.dtype,
+        cum_count.dtype,
         x.dtype
     );
     ensure_meta!(
-        cum.dtype == DataType::Int64,
+        cum_count.dtype == DataType::Int64,
         "cum_count must be int64, got {}",
-        cum.dtype
+        cum_count.dtype
     );
-    ctx.set_output(0, MetaBuilder::new().dtype(x.dtype).build())
+    out.set(TensorMeta::new(x.dtype, &[]))
 }
 
 /// `BatchFCInferMeta(input, w, bias)`: `[input[0], input[1], w[2]]`.
 #[infer_meta(name = "BatchFCInferMeta")]
-pub fn batch_fc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let w = ctx.tensor(1)?;
-    let bias = ctx.tensor(2)?;
+pub fn batch_fc_infer_meta(
+    input: &TensorMeta,
+    w: &TensorMeta,
+    bias: &TensorMeta,
+    out: Output<'_>,
+) -> R {
     need_rank(input, 3, "input")?;
     need_rank(w, 3, "w")?;
     ensure_meta!(
@@ -126,22 +143,28 @@ pub fn batch_fc_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         "bias dim 1 {b1} must equal w dim 2 {}",
         w.dims[2]
     );
-    ctx.set_output(
-        0,
-        with_dtype_lod_of(input, &[input.dims[0], input.dims[1], w.dims[2]]),
-    )
+    out.set(with_dtype_lod_of(
+        input,
+        &[input.dims[0], input.dims[1], w.dims[2]],
+    ))
 }
 
 /// `BoxCoderInferMeta(prior_box, prior_box_var, target_box, code_type, box_normalized, axis,
 /// variance)`.
 #[infer_meta]
-pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let prior = ctx.tensor(0)?;
-    let target = ctx.tensor(2)?;
-    let code = str_arg(ctx, 3)?;
-    let axis = ctx.int(5)?;
-    let mut out = MetaBuilder::new();
-    match &*code {
+pub fn box_coder_infer_meta(
+    prior_box: &TensorMeta,
+    _prior_box_var: Option<&TensorMeta>,
+    target_box: &TensorMeta,
+    code_type: &str,
+    _box_normalized: bool,
+    axis: i64,
+    _variance: &[f64],
+    output_box: Output<'_>,
+) -> R {
+    let (prior, target) = (prior_box, target_box);
+    let mut meta = MetaBuilder::new();
+    match code_type {
         "encode_center_size" => {
             need_rank(target, 2, "target_box")?;
             ensure_meta!(
@@ -150,12 +173,12 @@ pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
                 fmt_dims(&target.dims)
             );
             let p0 = dim_at(&prior.dims, 0, "prior_box")?;
-            out = out.dims(&[target.dims[0], p0, 4]);
+            meta = meta.dims(&[target.dims[0], p0, 4]);
         }
         "decode_center_size" => {
             need_rank(target, 3, "target_box")?;
             ensure_meta!(axis == 0 || axis == 1, "axis must be 0 or 1, got {axis}");
-            out = out.dims(&target.dims);
+            meta = meta.dims(&target.dims);
         }
         other => {
             return Err(InferMetaError::new(format!(
@@ -164,40 +187,56 @@ pub fn box_coder_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     }
-    let lod_src = if code == "decode_center_size" && axis == 1 {
+    let lod_src = if code_type == "decode_center_size" && axis == 1 {
         prior
     } else {
         target
     };
-    ctx.set_output(0, out.lod(lod_src).dtype(target.dtype).build())
+    output_box.set(meta.lod(lod_src).dtype(target.dtype).build())
 }
 
 /// `DpsgdInferMeta(param, grad, learning_rate, clip, batch_size, sigma, seed)`: dims of
 /// `param` (dtype left float32, as in Paddle).
 #[infer_meta]
-pub fn dpsgd_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let param = ctx.tensor(0)?;
-    let grad = ctx.tensor(1)?;
-    let lr = ctx.tensor(2)?;
-    need_one_element(lr, "learning_rate")?;
+pub fn dpsgd_infer_meta(
+    param: &TensorMeta,
+    grad: &TensorMeta,
+    learning_rate: &TensorMeta,
+    _clip: f64,
+    _batch_size: f64,
+    _sigma: f64,
+    _seed: i64,
+    param_out: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
     need_same_dims(param, grad, "param", "grad")?;
-    ctx.set_output(0, MetaBuilder::new().dims(&param.dims).build())
+    param_out.set(TensorMeta::new(DataType::Float32, &param.dims))
 }
 
 /// `FakeQuantizeRangeAbsMaxInferMeta(x, in_scale, iter, window_size, bit_length, is_test,
 /// round_type)`.
 #[infer_meta]
-pub fn fake_quantize_range_abs_max_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let window = ctx.int(3)?;
-    let bits = ctx.int(4)?;
+pub fn fake_quantize_range_abs_max_infer_meta(
+    x: &TensorMeta,
+    _in_scale: &TensorMeta,
+    _iter: Option<&TensorMeta>,
+    window_size: i64,
+    bit_length: i64,
+    _is_test: bool,
+    _round_type: i64,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+    out_scales: Output<'_>,
+) -> R {
+    let bits = bit_length;
     ensure_meta!(
         (1..=16).contains(&bits),
         "bit_length must be in [1, 16], got {bits}"
     );
-    ctx.set_output(0, MetaBuilder::new().dims(&x.dims).lod(x).build())?;
-    ctx.set_output(1, MetaBuilder::new().dims(&[1]).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(&[window]).build())
+    out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+    out_scale.set(MetaBuilder::new().dims(&[1]).build())?;
+    out_scales.set_if_present(MetaBuilder::new().dims(&[window_size]).build());
+    Ok(())
 }
 
 fn round128(v: i64) -> i64 {
@@ -207,47 +246,47 @@ fn round128(v: i64) -> i64 {
 /// `FlashAttnInferMeta(q, k, v)`: `out` like `q` with `v`'s head size; `softmax`,
 /// `softmax_lse` with sequence lengths rounded up to 128; int64 `seed_offset` `[2]`.
 #[infer_meta]
-pub fn flash_attn_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let q = ctx.tensor(0)?;
-    let k = ctx.tensor(1)?;
-    let v = ctx.tensor(2)?;
+pub fn flash_attn_infer_meta(
+    q: &TensorMeta,
+    k: &TensorMeta,
+    v: &TensorMeta,
+    out: Output<'_>,
+    softmax: Output<'_>,
+    softmax_lse: Output<'_>,
+    seed_offset: Output<'_>,
+) -> R {
     let mut od = q.dims.to_vec();
-    let mut softmax = MetaBuilder::new().dtype(q.dtype);
+    let mut softmax_meta = MetaBuilder::new().dtype(q.dtype);
     let mut lse = MetaBuilder::new().dtype(q.dtype);
     if od.len() == 4 {
         od[3] = dim_at(&v.dims, 3, "v")?;
         let (b, h) = (q.dims[0], q.dims[2]);
         let sq = round128(q.dims[1]);
         let sk = round128(dim_at(&k.dims, 1, "k")?);
-        softmax = softmax.dims(&[b, h, sq, sk]);
+        softmax_meta = softmax_meta.dims(&[b, h, sq, sk]);
         lse = lse.dims(&[b, h, sq]);
     } else if od.len() == 3 {
         let (t, h) = (q.dims[0], q.dims[1]);
         let s = round128(t);
-        softmax = softmax.dims(&[h, s, s]);
+        softmax_meta = softmax_meta.dims(&[h, s, s]);
         lse = lse.dims(&[h, s]);
     }
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&od)
-            .dtype(q.dtype)
-            .layout(q.layout)
-            .build(),
-    )?;
-    set_opt(ctx, 1, softmax.build())?;
-    set_opt(ctx, 2, lse.build())?;
-    set_opt(
-        ctx,
-        3,
-        MetaBuilder::new().dims(&[2]).dtype(DataType::Int64).build(),
-    )
+    out.set(with_dtype_layout_of(q, &od))?;
+    softmax.set_if_present(softmax_meta.build());
+    softmax_lse.set_if_present(lse.build());
+    seed_offset.set_if_present(TensorMeta::new(DataType::Int64, &[2]));
+    Ok(())
 }
 
 /// `FlashAttnQKVPackedInferMeta(qkv)`: packed `[.., nheads/nheads_k + 2, nheads_k, headdim]`.
 #[infer_meta(name = "FlashAttnQKVPackedInferMeta")]
-pub fn flash_attn_qkv_packed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let qkv = ctx.tensor(0)?;
+pub fn flash_attn_qkv_packed_infer_meta(
+    qkv: &TensorMeta,
+    out: Output<'_>,
+    softmax: Output<'_>,
+    softmax_lse: Output<'_>,
+    seed_offset: Output<'_>,
+) -> R {
     let d = &qkv.dims;
     let od = match d.len() {
         4 => vec![d[0], mul(d[1] - 2, d[2]), d[3]],
@@ -259,25 +298,22 @@ pub fn flash_attn_qkv_packed_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             )))
         }
     };
-    ctx.set_output(
-        0,
-        MetaBuilder::new()
-            .dims(&od)
-            .dtype(qkv.dtype)
-            .layout(qkv.layout)
-            .build(),
-    )?;
-    set_opt(ctx, 1, MetaBuilder::new().dtype(qkv.dtype).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dtype(qkv.dtype).build())?;
-    set_opt(ctx, 3, MetaBuilder::new().dtype(DataType::Int64).build())
+    out.set(with_dtype_layout_of(qkv, &od))?;
+    softmax.set_if_present(TensorMeta::new(qkv.dtype, &[]));
+    softmax_lse.set_if_present(TensorMeta::new(qkv.dtype, &[]));
+    seed_offset.set_if_present(TensorMeta::new(DataType::Int64, &[]));
+    Ok(())
 }
 
 /// `CalcReducedAttnScoresInferMeta(q, k, softmax_lse)`: float32 `[batch, heads, 1, seqlen_k]`.
 #[infer_meta]
-pub fn calc_reduced_attn_scores_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let q = ctx.tensor(0)?;
-    let k = ctx.tensor(1)?;
-    let lse = ctx.tensor(2)?;
+pub fn calc_reduced_attn_scores_infer_meta(
+    q: &TensorMeta,
+    k: &TensorMeta,
+    softmax_lse: &TensorMeta,
+    reduced_scores: Output<'_>,
+) -> R {
+    let lse = softmax_lse;
     need_rank(q, 4, "q")?;
     need_rank(k, 4, "k")?;
     need_rank(lse, 3, "softmax_lse")?;
@@ -298,62 +334,60 @@ pub fn calc_reduced_attn_scores_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
     );
     ensure_meta!(q.dims[3] == k.dims[3], "q and k need the same head size");
     let d = [q.dims[0], q.dims[2], 1, k.dims[1]];
-    ctx.set_output(
-        0,
-        MetaBuilder::new().dims(&d).dtype(DataType::Float32).build(),
-    )
+    reduced_scores.set(TensorMeta::new(DataType::Float32, &d))
+}
+
+/// Checks that every tensor of `list` (`what`) is `[N, width]`.
+fn need_width(list: &[TensorMeta], width: i64, what: &str) -> R {
+    for t in list {
+        let c = dim_at(&t.dims, 1, what)?;
+        ensure_meta!(
+            c == width,
+            "{what} must be [N, {width}], got {}",
+            fmt_dims(&t.dims)
+        );
+    }
+    Ok(())
 }
 
 /// `CollectFpnProposalsInferMeta(multi_level_rois, multi_level_scores, multi_level_rois_num,
 /// post_nms_topn)`: `[post_nms_topn, 4]` and int32 `[-1]`.
 #[infer_meta]
-pub fn collect_fpn_proposals_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let rois = ctx.tensors(0)?;
-    let scores = ctx.tensors(1)?;
-    let topn = ctx.int(3)?;
-    for r in rois {
-        let c = dim_at(&r.dims, 1, "multi_level_rois")?;
-        ensure_meta!(
-            c == 4,
-            "multi_level_rois must be [N, 4], got {}",
-            fmt_dims(&r.dims)
-        );
-    }
-    for s in scores {
-        let c = dim_at(&s.dims, 1, "multi_level_scores")?;
-        ensure_meta!(
-            c == 1,
-            "multi_level_scores must be [N, 1], got {}",
-            fmt_dims(&s.dims)
-        );
-    }
-    let r0 = rois
+pub fn collect_fpn_proposals_infer_meta(
+    multi_level_rois: &[TensorMeta],
+    multi_level_scores: &[TensorMeta],
+    _multi_level_rois_num: Option<&[TensorMeta]>,
+    post_nms_topn: i64,
+    fpn_rois: Output<'_>,
+    rois_num: Output<'_>,
+) -> R {
+    need_width(multi_level_rois, 4, "multi_level_rois")?;
+    need_width(multi_level_scores, 1, "multi_level_scores")?;
+    let r0 = multi_level_rois
         .first()
         .ok_or_else(|| InferMetaError::new("multi_level_rois must not be empty"))?;
-    ctx.set_output(
-        0,
+    fpn_rois.set(
         MetaBuilder::new()
-            .dims(&[topn, 4])
+            .dims(&[post_nms_topn, 4])
             .dtype(r0.dtype)
             .lod(r0)
             .build(),
     )?;
-    set_opt(
-        ctx,
-        1,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int32)
-            .build(),
-    )
+    rois_num.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
+    Ok(())
 }
 
 /// `InstanceNormInferMeta(x, scale, bias, epsilon)`: `y` like `x`; saved statistics `[N × C]`.
 #[infer_meta]
-pub fn instance_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let scale = ctx.opt_tensor(1)?;
-    let bias = ctx.opt_tensor(2)?;
+pub fn instance_norm_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
+    _epsilon: f64,
+    y: Output<'_>,
+    saved_mean: Output<'_>,
+    saved_variance: Output<'_>,
+) -> R {
     let xd = &x.dims;
     ensure_meta!(product(xd) != 0, "x {} must not be empty", fmt_dims(xd));
     ensure_meta!(
@@ -383,42 +417,35 @@ pub fn instance_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    let y = MetaBuilder::new()
-        .dims(xd)
-        .lod(x)
-        .dtype(x.dtype)
-        .layout(x.layout)
-        .build();
-    ctx.set_output(0, y)?;
-    let p = mp_dtype(x.dtype);
-    set_opt(
-        ctx,
-        1,
-        MetaBuilder::new().dims(&[mul(n, c)]).dtype(p).build(),
-    )?;
-    set_opt(
-        ctx,
-        2,
-        MetaBuilder::new().dims(&[mul(n, c)]).dtype(p).build(),
-    )
+    y.set(share_meta(x))?;
+    let stat = TensorMeta::new(mp_dtype(x.dtype), &[mul(n, c)]);
+    saved_mean.set_if_present(stat.clone());
+    saved_variance.set_if_present(stat);
+    Ok(())
 }
 
 /// `GroupNormInferMeta(x, scale, bias, epsilon, groups, data_format)`: `y` like `x` (an
 /// unknown channel count is taken from `scale`/`bias`); `mean`/`variance` `[N, groups]`.
 #[infer_meta]
-pub fn group_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let scale = ctx.opt_tensor(1)?;
-    let bias = ctx.opt_tensor(2)?;
-    let groups = ctx.int(4)?;
-    let fmt = str_arg(ctx, 5)?;
+pub fn group_norm_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
+    _epsilon: f64,
+    groups: i64,
+    data_format: &str,
+    y: Output<'_>,
+    mean: Output<'_>,
+    variance: Output<'_>,
+) -> R {
+    let fmt = data_format;
     let xd = &x.dims;
     ensure_meta!(
         xd.len() >= 2,
         "group_norm x must have rank ≥ 2, got {}",
         fmt_dims(xd)
     );
-    let nchw = layout_is_nchw(&fmt)?;
+    let nchw = layout_is_nchw(fmt)?;
     let ci = if nchw { 1 } else { xd.len() - 1 };
     let c = xd[ci];
     let check = c != -1;
@@ -455,27 +482,26 @@ pub fn group_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             od[ci] = w;
         }
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &od))?;
-    let p = mp_dtype(x.dtype);
-    ctx.set_output(
-        1,
-        MetaBuilder::new().dims(&[xd[0], groups]).dtype(p).build(),
-    )?;
-    ctx.set_output(
-        2,
-        MetaBuilder::new().dims(&[xd[0], groups]).dtype(p).build(),
-    )
+    y.set(with_dtype_lod_of(x, &od))?;
+    let stat = TensorMeta::new(mp_dtype(x.dtype), &[xd[0], groups]);
+    mean.set(stat.clone())?;
+    variance.set(stat)
 }
 
 /// `LayerNormInferMeta(x, scale, bias, epsilon, begin_norm_axis)`: `out` like `x` (dims, dtype,
 /// LoD); `mean`/`variance` with dims `x[..begin_norm_axis]` in float32 for half inputs.
 #[infer_meta]
-pub fn layer_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let scale = ctx.opt_tensor(1)?;
-    let bias = ctx.opt_tensor(2)?;
-    let eps = ctx.float(3)? as f32;
-    let begin = ctx.int(4)?;
+pub fn layer_norm_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
+    epsilon: f32,
+    begin_norm_axis: i64,
+    out: Output<'_>,
+    mean: Output<'_>,
+    variance: Output<'_>,
+) -> R {
+    let (eps, begin) = (epsilon, begin_norm_axis);
     let rank = x.rank() as i64;
     ensure_meta!(
         begin > 0,
@@ -496,11 +522,11 @@ pub fn layer_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         (0.0..=0.001).contains(&eps),
         "epsilon must lie in [0, 0.001], got {eps}"
     );
-    ctx.set_output(0, with_dtype_lod_of(x, &x.dims))?;
-    let p = mp_dtype(x.dtype);
-    let before = &x.dims[..begin as usize];
-    set_opt(ctx, 1, MetaBuilder::new().dims(before).dtype(p).build())?;
-    set_opt(ctx, 2, MetaBuilder::new().dims(before).dtype(p).build())
+    out.set(dims_dtype_lod_of(x))?;
+    let stat = TensorMeta::new(mp_dtype(x.dtype), &x.dims[..begin as usize]);
+    mean.set_if_present(stat.clone());
+    variance.set_if_present(stat);
+    Ok(())
 }
 
 /// `funcs::GetOutputDimsForDynamicShape`: trailing broadcast where -1 yields to a known extent.
@@ -531,33 +557,38 @@ fn dynamic_broadcast(a: &[i64], b: &[i64]) -> Res<Vec<i64>> {
 
 /// `LerpInferMeta(x, y, weight)`: the broadcast of the three shapes.
 #[infer_meta]
-pub fn lerp_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
+pub fn lerp_infer_meta(x: &TensorMeta, y: &TensorMeta, weight: &TensorMeta, out: Output<'_>) -> R {
     let d = dynamic_broadcast(&x.dims, &y.dims)?;
-    let d = dynamic_broadcast(&d, &w.dims)?;
-    ctx.set_output(0, with_dtype_lod_of(x, &d))
+    let d = dynamic_broadcast(&d, &weight.dims)?;
+    out.set(with_dtype_lod_of(x, &d))
 }
 
 /// `LinspaceInferMeta(start, stop, number, dtype)`: `[-1]` in `start`'s dtype (the `dtype`
 /// attribute is not used by the infer meta).
 #[infer_meta]
-pub fn linspace_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let start = ctx.tensor(0)?;
+pub fn linspace_infer_meta(
+    start: &TensorMeta,
+    stop: &TensorMeta,
+    number: &TensorMeta,
+    _dtype: DataType,
+    out: Output<'_>,
+) -> R {
     need_one_element(start, "start")?;
-    need_one_element(ctx.tensor(1)?, "stop")?;
-    need_one_element(ctx.tensor(2)?, "number")?;
-    ctx.set_output(0, with_dtype_of(start, &[-1]))
+    need_one_element(stop, "stop")?;
+    need_one_element(number, "number")?;
+    out.set(with_dtype_of(start, &[-1]))
 }
 
 /// `MatchMatrixTensorInferMeta(x, y, w, dim_t)` at compile time: `[-1, 1]` outputs.
 #[infer_meta]
-pub fn match_matrix_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let y = ctx.tensor(1)?;
-    let w = ctx.tensor(2)?;
-    let dim_t = ctx.int(3)?;
+pub fn match_matrix_tensor_infer_meta(
+    x: &TensorMeta,
+    y: &TensorMeta,
+    w: &TensorMeta,
+    dim_t: i64,
+    out: Output<'_>,
+    tmp: Output<'_>,
+) -> R {
     need_rank(x, 2, "x")?;
     need_rank(y, 2, "y")?;
     need_rank(w, 3, "w")?;
@@ -578,42 +609,48 @@ pub fn match_matrix_tensor_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         fmt_dims(&w.dims),
         fmt_dims(&y.dims)
     );
-    ctx.set_output(0, with_dtype_lod_of(x, &[-1, 1]))?;
-    ctx.set_output(1, with_dtype_of(x, &[-1, 1]))
+    out.set(with_dtype_lod_of(x, &[-1, 1]))?;
+    tmp.set(with_dtype_of(x, &[-1, 1]))
 }
 
-/// `MultiClassNMSInferMeta(bboxes, scores, rois_num, ...)`: `[-1, box_size + 2]`, int32
+/// `MultiClassNMSInferMeta(bboxes, scores, rois_num, score_threshold, nms_top_k, keep_top_k,
+/// nms_threshold, normalized, nms_eta, background_label)`: `[-1, box_size + 2]`, int32
 /// `[-1, 1]` indices and int32 `[-1]` counts.
 #[infer_meta(name = "MultiClassNMSInferMeta")]
-pub fn multi_class_nms_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let boxes = ctx.tensor(0)?;
-    let b2 = dim_at(&boxes.dims, 2, "bboxes")?;
-    ctx.set_output(0, with_dtype_of(boxes, &[-1, add(b2, 2)]))?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new()
-            .dims(&[-1, 1])
-            .dtype(DataType::Int32)
-            .build(),
-    )?;
-    set_opt(
-        ctx,
-        2,
-        MetaBuilder::new()
-            .dims(&[-1])
-            .dtype(DataType::Int32)
-            .build(),
-    )
+pub fn multi_class_nms_infer_meta(
+    bboxes: &TensorMeta,
+    _scores: &TensorMeta,
+    _rois_num: Option<&TensorMeta>,
+    _score_threshold: f64,
+    _nms_top_k: i64,
+    _keep_top_k: i64,
+    _nms_threshold: f64,
+    _normalized: bool,
+    _nms_eta: f64,
+    _background_label: i64,
+    out: Output<'_>,
+    index: Output<'_>,
+    nms_rois_num: Output<'_>,
+) -> R {
+    let b2 = dim_at(&bboxes.dims, 2, "bboxes")?;
+    out.set(with_dtype_of(bboxes, &[-1, add(b2, 2)]))?;
+    index.set(TensorMeta::new(DataType::Int32, &[-1, 1]))?;
+    nms_rois_num.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
+    Ok(())
 }
 
 /// `NllLossRawInferMeta(input, label, weight, ignore_index, reduction)`.
 #[infer_meta]
-pub fn nll_loss_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let label = ctx.tensor(1)?;
-    let weight = ctx.opt_tensor(2)?;
-    let reduction = str_arg(ctx, 4)?;
-    let (xd, ld) = (&x.dims, &label.dims);
+pub fn nll_loss_raw_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    weight: Option<&TensorMeta>,
+    _ignore_index: i64,
+    reduction: &str,
+    out: Output<'_>,
+    total_weight: Output<'_>,
+) -> R {
+    let (xd, ld) = (&input.dims, &label.dims);
     ensure_meta!(
         xd.len() == 2 || xd.len() == 4,
         "input must be 2-D or 4-D, got {}",
@@ -658,24 +695,26 @@ pub fn nll_loss_raw_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             vec![]
         }
     };
-    ctx.set_output(0, with_dtype_of(x, &od))?;
-    ctx.set_output(1, with_dtype_of(x, &[]))
+    out.set(with_dtype_of(input, &od))?;
+    total_weight.set(with_dtype_of(input, &[]))
 }
 
 /// `RandomRoutingInferMeta(prob, topk_value, topk_idx)`: like `topk_idx`.
 #[infer_meta]
-pub fn random_routing_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let prob = ctx.tensor(0)?;
-    let val = ctx.tensor(1)?;
-    let idx = ctx.tensor(2)?;
+pub fn random_routing_infer_meta(
+    prob: &TensorMeta,
+    topk_value: &TensorMeta,
+    topk_idx: &TensorMeta,
+    out: Output<'_>,
+) -> R {
     let p0 = dim_at(&prob.dims, 0, "prob")?;
     let (v0, v1) = (
-        dim_at(&val.dims, 0, "topk_value")?,
-        dim_at(&val.dims, 1, "topk_value")?,
+        dim_at(&topk_value.dims, 0, "topk_value")?,
+        dim_at(&topk_value.dims, 1, "topk_value")?,
     );
     let (i0, i1) = (
-        dim_at(&idx.dims, 0, "topk_idx")?,
-        dim_at(&idx.dims, 1, "topk_idx")?,
+        dim_at(&topk_idx.dims, 0, "topk_idx")?,
+        dim_at(&topk_idx.dims, 1, "topk_idx")?,
     );
     ensure_meta!(
         p0 == v0,
@@ -689,39 +728,48 @@ pub fn random_routing_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         i0 == v0,
         "topk_idx and topk_value must share dim 0 ({i0} vs {v0})"
     );
-    ctx.set_output(0, with_dtype_lod_of(idx, &idx.dims))
+    out.set(dims_dtype_lod_of(topk_idx))
 }
 
 /// `RankAttentionInferMeta(x, rank_offset, rank_param, max_rank, max_size)`.
 #[infer_meta]
-pub fn rank_attention_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let off = ctx.tensor(1)?;
-    let param = ctx.tensor(2)?;
-    let max_rank = ctx.int(3)?;
+pub fn rank_attention_infer_meta(
+    x: &TensorMeta,
+    rank_offset: &TensorMeta,
+    rank_param: &TensorMeta,
+    max_rank: i64,
+    _max_size: i64,
+    input_help: Output<'_>,
+    out: Output<'_>,
+    ins_rank: Output<'_>,
+) -> R {
     let ins = dim_at(&x.dims, 0, "x")?;
     let fea = dim_at(&x.dims, 1, "x")?;
-    let col = dim_at(&param.dims, 1, "rank_param")?;
-    let o1 = dim_at(&off.dims, 1, "rank_offset")?;
+    let col = dim_at(&rank_param.dims, 1, "rank_param")?;
+    let o1 = dim_at(&rank_offset.dims, 1, "rank_offset")?;
     ensure_meta!(
         sub(o1, 1).wrapping_div(2) == max_rank,
         "rank_offset {} must have 2 × max_rank {max_rank} + 1 columns",
-        fmt_dims(&off.dims)
+        fmt_dims(&rank_offset.dims)
     );
-    set_opt(ctx, 0, with_dtype_of(x, &[ins, mul(max_rank, fea)]))?;
-    ctx.set_output(1, with_dtype_lod_of(x, &[ins, col]))?;
-    set_opt(ctx, 2, with_dtype_of(x, &[ins, 1]))
+    input_help.set_if_present(with_dtype_of(x, &[ins, mul(max_rank, fea)]));
+    out.set(with_dtype_lod_of(x, &[ins, col]))?;
+    ins_rank.set_if_present(with_dtype_of(x, &[ins, 1]));
+    Ok(())
 }
 
-fn roi_common(
-    ctx: &mut InferMetaCtx<'_>,
-    x: &TensorMeta,
-    boxes: &TensorMeta,
-    ph: i64,
-    pw: i64,
-    scale: f64,
-) -> Res<Vec<i64>> {
-    if let Some(n) = ctx.opt_tensor(2)? {
+/// The attributes of a region-of-interest pooling.
+struct RoiArgs<'a> {
+    boxes_num: Option<&'a TensorMeta>,
+    pooled_height: i64,
+    pooled_width: i64,
+    spatial_scale: f64,
+}
+
+/// `[num_boxes, C, pooled_height, pooled_width]` for the NCHW `x` and the 2-D `boxes`.
+fn roi_dims(x: &TensorMeta, boxes: &TensorMeta, a: RoiArgs<'_>) -> Res<Vec<i64>> {
+    let (ph, pw, scale) = (a.pooled_height, a.pooled_width, a.spatial_scale);
+    if let Some(n) = a.boxes_num {
         need_rank(n, 1, "boxes_num")?;
     }
     need_rank(x, 4, "x (NCHW)")?;
@@ -735,21 +783,39 @@ fn roi_common(
 /// `RoiAlignInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale,
 /// sampling_ratio, aligned)`: `[num_boxes, C, pooled_height, pooled_width]`.
 #[infer_meta]
-pub fn roi_align_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let boxes = ctx.tensor(1)?;
-    let (ph, pw, s) = (ctx.int(3)?, ctx.int(4)?, ctx.float(5)?);
-    let d = roi_common(ctx, x, boxes, ph, pw, s)?;
-    ctx.set_output(0, with_dtype_of(x, &d))
+pub fn roi_align_infer_meta(
+    x: &TensorMeta,
+    boxes: &TensorMeta,
+    boxes_num: Option<&TensorMeta>,
+    pooled_height: i64,
+    pooled_width: i64,
+    spatial_scale: f64,
+    _sampling_ratio: i64,
+    _aligned: bool,
+    out: Output<'_>,
+) -> R {
+    let a = RoiArgs {
+        boxes_num,
+        pooled_height,
+        pooled_width,
+        spatial_scale,
+    };
+    out.set(with_dtype_of(x, &roi_dims(x, boxes, a)?))
 }
 
 /// `RoiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale)`: also an
 /// int64 `arg_max` of the same dims.
 #[infer_meta]
-pub fn roi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let boxes = ctx.tensor(1)?;
-    let (ph, pw, s) = (ctx.int(3)?, ctx.int(4)?, ctx.float(5)?);
+pub fn roi_pool_infer_meta(
+    x: &TensorMeta,
+    boxes: &TensorMeta,
+    boxes_num: Option<&TensorMeta>,
+    pooled_height: i64,
+    pooled_width: i64,
+    spatial_scale: f64,
+    out: Output<'_>,
+    arg_max: Output<'_>,
+) -> R {
     if boxes.rank() == 2 {
         ensure_meta!(
             boxes.dims[1] == 4,
@@ -757,20 +823,26 @@ pub fn roi_pool_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&boxes.dims)
         );
     }
-    let d = roi_common(ctx, x, boxes, ph, pw, s)?;
-    ctx.set_output(0, with_dtype_of(x, &d))?;
-    ctx.set_output(
-        1,
-        MetaBuilder::new().dims(&d).dtype(DataType::Int64).build(),
-    )
+    let a = RoiArgs {
+        boxes_num,
+        pooled_height,
+        pooled_width,
+        spatial_scale,
+    };
+    let d = roi_dims(x, boxes, a)?;
+    out.set(with_dtype_of(x, &d))?;
+    arg_max.set(TensorMeta::new(DataType::Int64, &d))
 }
 
 /// `ScatterInferMeta(x, index, updates, overwrite)`: like `x`; `index` is 0-D, 1-D or `[N, 1]`.
 #[infer_meta]
-pub fn scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
-    let updates = ctx.tensor(2)?;
+pub fn scatter_infer_meta(
+    x: &TensorMeta,
+    index: &TensorMeta,
+    updates: &TensorMeta,
+    _overwrite: bool,
+    out: Output<'_>,
+) -> R {
     let (id, ud) = (&index.dims, &updates.dims);
     if id.len() == 2 {
         ensure_meta!(
@@ -809,16 +881,18 @@ pub fn scatter_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&x.dims)
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &x.dims))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `ScatterNdAddInferMeta(x, index, updates)`: like `x`; `updates` must be
 /// `index.shape[:-1] + x.shape[index.shape[-1]:]`.
 #[infer_meta]
-pub fn scatter_nd_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let index = ctx.tensor(1)?;
-    let updates = ctx.tensor(2)?;
+pub fn scatter_nd_add_infer_meta(
+    x: &TensorMeta,
+    index: &TensorMeta,
+    updates: &TensorMeta,
+    out: Output<'_>,
+) -> R {
     let (xd, id, ud) = (&x.dims, &index.dims, &updates.dims);
     ensure_meta!(!id.is_empty(), "index must have rank ≥ 1, got a 0-D tensor");
     let last = id[id.len() - 1];
@@ -863,19 +937,22 @@ pub fn scatter_nd_add_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             );
         }
     }
-    ctx.set_output(0, with_dtype_lod_of(x, xd))
+    out.set(dims_dtype_lod_of(x))
 }
 
 /// `SendURecvInferMeta(x, src_index, dst_index, reduce_op, out_size)`: `x` with dim 0 `-1`;
 /// int32 `dst_count` `[-1]` for `MEAN`.
 #[infer_meta]
-pub fn send_u_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let src = ctx.tensor(1)?;
-    let dst = ctx.tensor(2)?;
-    let reduce = str_arg(ctx, 3)?;
-    let _ = int_array(ctx, 4, "out_size")?;
-    for (t, n) in [(src, "src_index"), (dst, "dst_index")] {
+pub fn send_u_recv_infer_meta(
+    x: &TensorMeta,
+    src_index: &TensorMeta,
+    dst_index: &TensorMeta,
+    reduce_op: &str,
+    _out_size: IntArray<'_>,
+    out: Output<'_>,
+    dst_count: Output<'_>,
+) -> R {
+    for (t, n) in [(src_index, "src_index"), (dst_index, "dst_index")] {
         if t.rank() == 2 {
             ensure_meta!(
                 t.dims[1] == 1,
@@ -891,24 +968,17 @@ pub fn send_u_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         }
     }
     ensure_meta!(
-        src.dims[0] == dst.dims[0],
+        src_index.dims[0] == dst_index.dims[0],
         "src_index {} and dst_index {} must have the same shape",
-        fmt_dims(&src.dims),
-        fmt_dims(&dst.dims)
+        fmt_dims(&src_index.dims),
+        fmt_dims(&dst_index.dims)
     );
     ensure_meta!(x.rank() >= 1, "x must have rank ≥ 1, got a 0-D tensor");
     let mut d = x.dims.to_vec();
     d[0] = -1;
-    ctx.set_output(0, with_dtype_of(x, &d))?;
-    if reduce == "MEAN" {
-        set_opt(
-            ctx,
-            1,
-            MetaBuilder::new()
-                .dims(&[-1])
-                .dtype(DataType::Int32)
-                .build(),
-        )?;
+    out.set(with_dtype_of(x, &d))?;
+    if reduce_op == "MEAN" {
+        dst_count.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
     }
     Ok(())
 }
@@ -916,14 +986,17 @@ pub fn send_u_recv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
 /// `SequenceConvInferMeta(x, padding_data, filter, context_length, padding_trainable,
 /// context_start, context_stride)`: `[x[0], filter[1]]`.
 #[infer_meta]
-pub fn sequence_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let pad = ctx.opt_tensor(1)?;
-    let f = ctx.tensor(2)?;
-    let len = ctx.int(3)?;
-    let trainable = ctx.bool(4)?;
-    let start = ctx.int(5)?;
-    let stride = ctx.int(6)?;
+pub fn sequence_conv_infer_meta(
+    x: &TensorMeta,
+    padding_data: Option<&TensorMeta>,
+    filter: &TensorMeta,
+    context_length: i64,
+    padding_trainable: bool,
+    context_start: i64,
+    context_stride: i64,
+    out: Output<'_>,
+) -> R {
+    let (f, len, start, stride) = (filter, context_length, context_start, context_stride);
     ensure_meta!(stride == 1, "context_stride must be 1, got {stride}");
     ensure_meta!(
         x.rank() == 2 && f.rank() == 2,
@@ -937,8 +1010,9 @@ pub fn sequence_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
         f.dims[0],
         x.dims[1]
     );
-    if trainable {
-        let p = pad.ok_or_else(|| InferMetaError::new("padding_trainable needs padding_data"))?;
+    if padding_trainable {
+        let p = padding_data
+            .ok_or_else(|| InferMetaError::new("padding_trainable needs padding_data"))?;
         ensure_meta!(
             !(start == 0 && len == 1),
             "padding_trainable must be false when context_start is 0 and context_length is 1"
@@ -952,17 +1026,21 @@ pub fn sequence_conv_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&p.dims)
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(x, &[x.dims[0], f.dims[1]]))
+    out.set(with_dtype_lod_of(x, &[x.dims[0], f.dims[1]]))
 }
 
 /// `SpectralNormInferMeta(weight, u, v, dim, power_iters, eps)`: like `weight`.
 #[infer_meta]
-pub fn spectral_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let w = ctx.tensor(0)?;
-    let u = ctx.tensor(1)?;
-    let v = ctx.tensor(2)?;
-    let dim = ctx.int(3)?;
-    let iters = ctx.int(4)?;
+pub fn spectral_norm_infer_meta(
+    weight: &TensorMeta,
+    u: &TensorMeta,
+    v: &TensorMeta,
+    dim: i64,
+    power_iters: i64,
+    _eps: f64,
+    out: Output<'_>,
+) -> R {
+    let (w, iters) = (weight, power_iters);
     let r = w.rank();
     ensure_meta!(
         (2..=5).contains(&r),
@@ -994,34 +1072,46 @@ pub fn spectral_norm_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
             fmt_dims(&v.dims)
         );
     }
-    ctx.set_output(0, with_dtype_lod_of(w, &w.dims))
+    out.set(dims_dtype_lod_of(w))
 }
 
 /// `ViterbiDecodeInferMeta(potentials, transition_params, lengths, include_bos_eos_tag)`:
 /// `scores` like `lengths`; `path` is left as Paddle leaves it.
 #[infer_meta]
-pub fn viterbi_decode_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let input = ctx.tensor(0)?;
-    let trans = ctx.tensor(1)?;
-    let length = ctx.tensor(2)?;
-    need_rank(input, 3, "potentials")?;
-    need_rank(length, 1, "lengths")?;
-    need_rank(trans, 2, "transition_params")?;
-    ctx.set_output(0, dims_dtype_of(length))
+pub fn viterbi_decode_infer_meta(
+    potentials: &TensorMeta,
+    transition_params: &TensorMeta,
+    lengths: &TensorMeta,
+    _include_bos_eos_tag: bool,
+    scores: Output<'_>,
+) -> R {
+    need_rank(potentials, 3, "potentials")?;
+    need_rank(lengths, 1, "lengths")?;
+    need_rank(transition_params, 2, "transition_params")?;
+    scores.set(dims_dtype_of(lengths))
 }
 
 /// `TdmSamplerInferMeta(x, travel, layer, output_positive, neg_samples_num_list,
-/// layer_offset, seed, dtype)` at compile time: `[-1, sum(neg + positive)]`.
+/// layer_offset_lod, seed, dtype)` at compile time: `[-1, sum(neg + positive)]`.
 #[infer_meta]
-pub fn tdm_sampler_infer_meta(ctx: &mut InferMetaCtx<'_>) -> R {
-    let x = ctx.tensor(0)?;
-    let positive = ctx.bool(3)?;
-    let negs = ints(ctx, 4)?;
-    let len = negs
+pub fn tdm_sampler_infer_meta(
+    x: &TensorMeta,
+    _travel: &TensorMeta,
+    _layer: &TensorMeta,
+    output_positive: bool,
+    neg_samples_num_list: &[i64],
+    _layer_offset_lod: &[i64],
+    _seed: i64,
+    _dtype: i64,
+    out: Output<'_>,
+    labels: Output<'_>,
+    mask: Output<'_>,
+) -> R {
+    let len = neg_samples_num_list
         .iter()
-        .fold(0i64, |a, &n| add(a, add(n, i64::from(positive))));
-    let d = [-1, len];
-    ctx.set_output(0, with_dtype_of(x, &d))?;
-    set_opt(ctx, 1, with_dtype_of(x, &d))?;
-    ctx.set_output(2, with_dtype_of(x, &d))
+        .fold(0i64, |a, &n| add(a, add(n, i64::from(output_positive))));
+    let meta = with_dtype_of(x, &[-1, len]);
+    out.set(meta.clone())?;
+    labels.set_if_present(meta.clone());
+    mask.set(meta)
 }
