@@ -9,7 +9,7 @@
 //! Arithmetic on extents is wrapping and divisions are checked, so hostile dims produce errors or
 //! odd extents, never a panic.
 
-use pir_runtime::meta::{AttrValue, Dims, InferMetaCtx, InferMetaError, TensorMeta};
+use pir_runtime::meta::{Dims, InferMetaError, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
 /// Result of a helper.
@@ -110,16 +110,6 @@ pub(crate) fn dims_dtype_lod_of(x: &TensorMeta) -> TensorMeta {
 /// [`Output`](pir_runtime::meta::Output)'s `share(x)` shares `x` itself, offset included.)
 pub(crate) fn share_meta(x: &TensorMeta) -> TensorMeta {
     MetaBuilder::like(x).build()
-}
-
-/// Sets output `j` only if the op has it (trailing intermediate or optional outputs).
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-pub(crate) fn set_opt(ctx: &mut InferMetaCtx<'_>, j: usize, m: TensorMeta) -> Res {
-    if j < ctx.num_outputs() {
-        ctx.set_output(j, m)?;
-    }
-    Ok(())
 }
 
 /// The precision Paddle keeps master weights and statistics in: float16/bfloat16 → float32.
@@ -265,69 +255,6 @@ pub(crate) fn need_positive(lists: &[(&[i64], &str)]) -> Res {
         }
     }
     Ok(())
-}
-
-/// An `IntArray` argument decoded the way Paddle's generated `Build` decodes it: values of a
-/// mutable attribute fed by a computed tensor become `-1`s with `from_tensor` set.
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct IntArr {
-    /// The values (`-1`s when unknown).
-    pub(crate) values: Vec<i64>,
-    /// Whether the values come from a tensor (unknown at build time).
-    pub(crate) from_tensor: bool,
-}
-
-/// Decodes the `IntArray` argument `i` (an `int[]` is accepted as known values).
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-pub(crate) fn int_array(ctx: &InferMetaCtx<'_>, i: usize, name: &str) -> Res<IntArr> {
-    let a = ctx.int_array(i)?;
-    match a.values {
-        Some(v) => Ok(IntArr {
-            values: v.to_vec(),
-            from_tensor: false,
-        }),
-        None => match a.len {
-            Some(n) if n <= 4096 => Ok(IntArr {
-                values: vec![-1; n],
-                from_tensor: true,
-            }),
-            Some(n) => Err(err(format!(
-                "`{name}` comes from a tensor of {n} values, more than any shape can hold"
-            ))),
-            None => Err(err(format!(
-                "`{name}` comes from a tensor whose number of values is unknown at build time; \
-                 give the tensor a static shape"
-            ))),
-        },
-    }
-}
-
-/// Decodes the integer `Scalar` argument `i`; `None` when it comes from a tensor.
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-pub(crate) fn scalar_int(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Option<i64>> {
-    Ok(ctx.scalar(i)?.map(|s| s.to_i64()))
-}
-
-/// A `str` argument (a `DataLayout` attribute is accepted by name).
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-pub(crate) fn str_arg<'a>(ctx: &InferMetaCtx<'a>, i: usize) -> Res<std::borrow::Cow<'a, str>> {
-    match ctx.attr(i)? {
-        AttrValue::Str(s) => Ok(std::borrow::Cow::Borrowed(&**s)),
-        AttrValue::DataLayout(l) => Ok(std::borrow::Cow::Borrowed(l.name())),
-        _ => ctx.str(i).map(std::borrow::Cow::Borrowed),
-    }
-}
-
-/// An `int[]` argument (an `IntArray` of known values is accepted).
-// No positional function is left; the positional helpers go together (the lead's clean-up).
-#[allow(dead_code)]
-pub(crate) fn ints(ctx: &InferMetaCtx<'_>, i: usize) -> Res<Ints> {
-    Ok(Ints::from_slice(ctx.ints(i)?))
 }
 
 /// An integer list held inline (no allocation for the short lists attributes are).
