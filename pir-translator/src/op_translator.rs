@@ -2,8 +2,8 @@
 //! transcribers, `op_translator.cc`).
 //!
 //! A handler is an [`OpTranscriber`]. Its default methods are Paddle's general translation,
-//! driven by the target op's GetOpInfo (its [`OpSchema`]) and the op_compat names
-//! ([`OpCompatInfo`]); a special handler overrides only the stage it
+//! driven by the target op's GetOpInfo (its [`OpSchema`](pir_runtime::pir_spec::OpSchema)) and the op_compat names
+//! ([`OpCompatInfo`](crate::OpCompatInfo)); a special handler overrides only the stage it
 //! needs and inherits the others. The stages, in the order [`OpTranscriber::translate`] runs
 //! them:
 //!

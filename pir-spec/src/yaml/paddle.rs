@@ -61,7 +61,7 @@ pub fn short_name(cpp_name: &str) -> &str {
 }
 
 /// The fully qualified C++ name of a trait or interface Paddle's generator or yaml attaches,
-/// from its short name (read from the one table of [`known`](crate::known)).
+/// from its short name (read from the one table of [`known`]).
 ///
 /// ```
 /// use pir_spec::yaml::qualified_name;
