@@ -6,10 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pir_runtime::IrContext;
-use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::yaml::folder::YamlFolder;
 use pir_spec::OpSchema;
 
-use crate::error::{read_to_string, CliError};
+use crate::error::CliError;
 
 /// One op as the CLI shows it.
 pub struct OpEntry {
@@ -55,39 +55,11 @@ pub fn registered() -> Result<Vec<OpEntry>, CliError> {
         .collect())
 }
 
-/// The ops of `ops.yaml`, `backward.yaml` and `op_compat.yaml` in `dir` (those that exist),
+/// The ops of the generator yaml in `dir` ([`pir_spec::yaml::folder`]),
 /// in file order.
 pub fn from_yaml_dir(dir: &Path, dialect: &str) -> Result<Vec<OpEntry>, CliError> {
-    let mut files = Vec::new();
-    for name in ["ops.yaml", "backward.yaml"] {
-        let p = dir.join(name);
-        if p.exists() {
-            files.push((p.display().to_string(), read_to_string(&p)?));
-        }
-    }
-    if files.is_empty() {
-        return Err(CliError::NotFound(format!(
-            "{}: neither ops.yaml nor backward.yaml is there",
-            dir.display()
-        )));
-    }
-    let compat_path = dir.join("op_compat.yaml");
-    let compat = if compat_path.exists() {
-        Some((
-            compat_path.display().to_string(),
-            read_to_string(&compat_path)?,
-        ))
-    } else {
-        None
-    };
-    let sources: Vec<YamlSource<'_>> = files
-        .iter()
-        .map(|(p, t)| YamlSource { path: p, text: t })
-        .collect();
-    let compat = compat
-        .as_ref()
-        .map(|(p, t)| YamlSource { path: p, text: t });
-    let set = load_op_set(dialect, &sources, compat).map_err(CliError::Spec)?;
+    let folder = YamlFolder::read(dir).map_err(|e| CliError::NotFound(e.to_string()))?;
+    let set = folder.load(dialect).map_err(CliError::Spec)?;
     Ok(set
         .ops
         .into_iter()

@@ -59,6 +59,7 @@ mod checks;
 pub mod compat;
 mod entry;
 mod error;
+pub mod folder;
 mod kernel;
 mod lower;
 pub mod paddle;
