@@ -1,4 +1,7 @@
-//! The `pd_op` dialect generated from Paddle's own yaml (`$PIR_PADDLE_YAML/{ops,backward,op_compat}.yaml`).
+//! The `pd_op` dialect generated from Paddle's own yaml: every generator file present in
+//! `$PIR_PADDLE_YAML` (`pir_spec::yaml::folder::GENERATOR_FILES`: ops, backward, fused,
+//! inconsistent/static and update, sparse) and its op_compat.yaml, read the way the `pir` CLI
+//! reads the folder.
 //!
 //! Result types of typed builds come from the project's infer-meta functions
 //! (`op_defs::infer_meta::REGISTRY`). Without `PIR_PADDLE_YAML` at build time the crate is empty
@@ -9,8 +12,7 @@
 mod generated {
     pir_macros::define_ops_from_yaml! {
         dialect = "pd_op",
-        ops = ["${PIR_PADDLE_YAML}/ops.yaml", "${PIR_PADDLE_YAML}/backward.yaml"],
-        compat = "${PIR_PADDLE_YAML}/op_compat.yaml",
+        folder = "${PIR_PADDLE_YAML}",
         infer_meta = op_defs::infer_meta::REGISTRY,
     }
 }

@@ -11,7 +11,7 @@ mod common;
 #[test]
 fn generated_dialect_matches_the_spec_and_paddle() {
     use pir_runtime::Dialect;
-    use pir_spec::yaml::{load_op_set, YamlSource};
+    use pir_spec::yaml::folder::YamlFolder;
 
     let Some((dir, reference)) = common::locate() else {
         return;
@@ -20,27 +20,10 @@ fn generated_dialect_matches_the_spec_and_paddle() {
     println!("generated {} op classes from Paddle's yaml", defs.len());
 
     // (1) The generated tables are exactly the spec the front end computes.
-    let ops = common::read(&dir, "ops.yaml");
-    let backward = common::read(&dir, "backward.yaml");
-    let compat = common::read(&dir, "op_compat.yaml");
-    let set = load_op_set(
-        "pd_op",
-        &[
-            YamlSource {
-                path: "ops.yaml",
-                text: &ops,
-            },
-            YamlSource {
-                path: "backward.yaml",
-                text: &backward,
-            },
-        ],
-        Some(YamlSource {
-            path: "op_compat.yaml",
-            text: &compat,
-        }),
-    )
-    .expect("Paddle's yaml loads");
+    let set = YamlFolder::read(&dir)
+        .expect("the yaml folder reads")
+        .load("pd_op")
+        .expect("Paddle's yaml loads");
     assert_eq!(defs.len(), set.len(), "one generated class per spec class");
     for def in defs {
         let generated = def.schema.expect("generated ops have a schema");

@@ -1,5 +1,6 @@
 //! pir-spec's yaml front end, run at run time on Paddle's full yaml, against the real GetOpInfo
-//! tuples, traits and interfaces of Paddle 3.3.1 (`paddle-ref/op_info_dev.json`).
+//! tuples, traits and interfaces of Paddle 3.3.1 (`paddle-ref/op_info_dev.json` and
+//! `op_info_dev_more.json`), every generator file of the folder read as the CLI reads it.
 //!
 //! The shared yaml snapshot is not exactly the yaml 3.3.1 was generated from: the entries where
 //! they differ are listed, with the difference, in `common::YAML_DRIFT`; every other entry must
@@ -8,34 +9,17 @@
 
 mod common;
 
-use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::yaml::folder::YamlFolder;
 
 #[test]
 fn spec_matches_paddle_3_3_1() {
     let Some((dir, reference)) = common::locate() else {
         return;
     };
-    let ops = common::read(&dir, "ops.yaml");
-    let backward = common::read(&dir, "backward.yaml");
-    let compat = common::read(&dir, "op_compat.yaml");
-    let set = load_op_set(
-        "pd_op",
-        &[
-            YamlSource {
-                path: "ops.yaml",
-                text: &ops,
-            },
-            YamlSource {
-                path: "backward.yaml",
-                text: &backward,
-            },
-        ],
-        Some(YamlSource {
-            path: "op_compat.yaml",
-            text: &compat,
-        }),
-    )
-    .unwrap_or_else(|e| panic!("Paddle's yaml must load without errors:\n{e}"));
+    let set = YamlFolder::read(&dir)
+        .expect("the yaml folder reads")
+        .load("pd_op")
+        .unwrap_or_else(|e| panic!("Paddle's yaml must load without errors:\n{e}"));
     common::check_against_paddle("pir-spec", &reference, |name| {
         let op = set.get(name)?;
         Some(common::Ours {

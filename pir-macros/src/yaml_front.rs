@@ -6,6 +6,9 @@
 //!     dialect = "pd_op",
 //!     ops = ["ops-yaml/ops.yaml", "ops-yaml/backward.yaml"],
 //!     compat = "ops-yaml/op_compat.yaml",     // optional
+//!     // or, instead of `ops` and `compat`: a folder in Paddle's layout, read with
+//!     // `pir_spec::yaml::folder::YamlFolder` (every generator file present, op_compat.yaml)
+//!     // folder = "${PIR_PADDLE_YAML}",
 //!     infer_meta = crate::infer_meta::REGISTRY, // optional: where infer-meta functions live
 //!     dialect_type = PdOpDialect,             // optional: defaults to PascalCase(dialect)+Dialect
 //! }
@@ -20,6 +23,7 @@ use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token};
 
 use pir_spec::known::{self, InterfaceImpl};
+use pir_spec::yaml::folder::YamlFolder;
 use pir_spec::yaml::{load_op_set, SpecErrors, YamlSource};
 use pir_spec::OpSchema;
 
@@ -29,6 +33,7 @@ pub(crate) struct YamlInput {
     dialect: LitStr,
     ops: Vec<LitStr>,
     compat: Option<LitStr>,
+    folder: Option<LitStr>,
     infer_meta: Option<syn::Path>,
     dialect_type: Option<Ident>,
 }
@@ -38,6 +43,7 @@ impl Parse for YamlInput {
         let mut dialect = None;
         let mut ops = None;
         let mut compat = None;
+        let mut folder = None;
         let mut infer_meta = None;
         let mut dialect_type = None;
         while !input.is_empty() {
@@ -72,6 +78,10 @@ impl Parse for YamlInput {
                     dup(&compat.as_ref().map(|_: &LitStr| ()))?;
                     compat = Some(input.parse()?);
                 }
+                "folder" => {
+                    dup(&folder.as_ref().map(|_: &LitStr| ()))?;
+                    folder = Some(input.parse()?);
+                }
                 "infer_meta" => {
                     dup(&infer_meta.as_ref().map(|_: &syn::Path| ()))?;
                     infer_meta = Some(input.parse()?);
@@ -83,7 +93,7 @@ impl Parse for YamlInput {
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown key `{other}`; expected `dialect`, `ops`, `compat`, `infer_meta` or `dialect_type`"),
+                        format!("unknown key `{other}`; expected `dialect`, `ops`, `compat`, `folder`, `infer_meta` or `dialect_type`"),
                     ))
                 }
             }
@@ -94,12 +104,26 @@ impl Parse for YamlInput {
         let dialect = dialect.ok_or_else(|| {
             input.error("missing `dialect = \"...\"` (e.g. `dialect = \"pd_op\"`)")
         })?;
-        let ops =
-            ops.ok_or_else(|| input.error("missing `ops = [\"...\"]` (the yaml files to read)"))?;
+        let ops = match (ops, &folder, &compat) {
+            (Some(_), Some(f), _) | (None, Some(f), Some(_)) => {
+                return Err(syn::Error::new(
+                    f.span(),
+                    "`folder` reads the generator files and op_compat.yaml itself; give either `folder` or `ops`/`compat`",
+                ))
+            }
+            (Some(ops), None, _) => ops,
+            (None, Some(_), None) => Vec::new(),
+            (None, None, _) => {
+                return Err(input.error(
+                    "missing `ops = [\"...\"]` (the yaml files to read) or `folder = \"...\"`",
+                ))
+            }
+        };
         Ok(YamlInput {
             dialect,
             ops,
             compat,
+            folder,
             infer_meta,
             dialect_type,
         })
@@ -164,13 +188,19 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
     let dialect = input.dialect.value();
     check_dialect_name(&input.dialect)?;
     let mut env_used = Vec::new();
-    let mut files = Vec::new();
-    for lit in &input.ops {
-        files.push(read_file(lit, &mut env_used)?);
-    }
-    let compat = match &input.compat {
-        Some(lit) => Some(read_file(lit, &mut env_used)?),
-        None => None,
+    let (files, compat) = match &input.folder {
+        Some(lit) => read_folder(lit, &mut env_used)?,
+        None => {
+            let mut files = Vec::new();
+            for lit in &input.ops {
+                files.push(read_file(lit, &mut env_used)?);
+            }
+            let compat = match &input.compat {
+                Some(lit) => Some(read_file(lit, &mut env_used)?),
+                None => None,
+            };
+            (files, compat)
+        }
     };
     let sources: Vec<YamlSource<'_>> = files
         .iter()
@@ -253,6 +283,29 @@ fn read_file(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<ReadFile> 
         text,
         span: lit.span(),
     })
+}
+
+/// Reads a yaml folder the one way every user does ([`YamlFolder::read`]): the generator files
+/// present, in Paddle's order, and op_compat.yaml if present. Messages name resolved paths and
+/// point at the folder literal.
+fn read_folder(
+    lit: &LitStr,
+    env_used: &mut Vec<String>,
+) -> syn::Result<(Vec<ReadFile>, Option<ReadFile>)> {
+    let dir = resolve(lit, env_used)?;
+    let folder = YamlFolder::read(&dir).map_err(|e| syn::Error::new(lit.span(), e.to_string()))?;
+    let file = |(path, text): (&str, &str)| ReadFile {
+        label: path.to_string(),
+        path: PathBuf::from(path),
+        text: text.to_string(),
+        span: lit.span(),
+    };
+    let files = folder
+        .files()
+        .iter()
+        .map(|(p, t)| file((p.as_str(), t.as_str())))
+        .collect();
+    Ok((files, folder.compat().map(file)))
 }
 
 /// The load errors as `compile_error!`s, each pointing at the path literal of its file.

@@ -398,6 +398,10 @@ pub enum ParamRef {
     Input(u16),
     /// Schema attribute `i`.
     Attr(u16),
+    /// A boolean constant of the `infer_meta.param` list ([`OpSchema::param_constant`]).
+    ///
+    /// [`OpSchema::param_constant`]: pir_spec::OpSchema::param_constant
+    Bool(bool),
 }
 
 /// Build state of one op shared by every context: whether its typed builds may take the

@@ -286,6 +286,23 @@ impl OpSchema {
         self.inputs.iter().position(|i| i.name == name)
     }
 
+    /// A boolean constant written in place of a name in the `infer_meta.param` list, as
+    /// Paddle's generator prints it (`True` / `False`: sparse `matmul` passes
+    /// `[x, y, False, False]` to MatmulInferMeta).
+    ///
+    /// ```
+    /// use pir_spec::OpSchema;
+    /// assert_eq!(OpSchema::param_constant("False"), Some(false));
+    /// assert_eq!(OpSchema::param_constant("x"), None);
+    /// ```
+    pub fn param_constant(name: &str) -> Option<bool> {
+        match name {
+            "True" => Some(true),
+            "False" => Some(false),
+            _ => None,
+        }
+    }
+
     /// Position of the attribute named `name`.
     pub fn attribute_index(&self, name: &str) -> Option<usize> {
         self.attributes.iter().position(|a| a.name == name)

@@ -77,6 +77,9 @@ fn arg_kinds(s: &OpSchema) -> Option<Vec<(String, TokenStream)>> {
                         quote!(#rt::ArgKind::Attr(#k))
                     }
                 }
+            } else if OpSchema::param_constant(p).is_some() {
+                let k = schema_tokens::attr_kind(pir_spec::AttrKind::Bool);
+                quote!(#rt::ArgKind::Attr(#k))
             } else {
                 let a = &s.attributes[s.attribute_index(p)?];
                 let k = schema_tokens::attr_kind(a.kind);

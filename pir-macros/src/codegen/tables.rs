@@ -206,6 +206,8 @@ fn infer_param_table(op: &OpGen<'_>) -> TokenStream {
                 refs.push(input(i));
             } else if let Some(i) = s.attribute_index(p) {
                 refs.push(attr(i));
+            } else if let Some(b) = pir_spec::OpSchema::param_constant(p) {
+                refs.push(quote!(#rt::op_def::ParamRef::Bool(#b)));
             } else {
                 return none;
             }

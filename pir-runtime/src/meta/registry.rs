@@ -236,6 +236,8 @@ impl InferMetaRegistry {
                 }
             } else if let Some(i) = s.attribute_index(p) {
                 ArgKind::Attr(s.attributes[i].kind)
+            } else if OpSchema::param_constant(p).is_some() {
+                ArgKind::Attr(pir_spec::AttrKind::Bool)
             } else {
                 return Err(InferMetaFitError {
                     op: s.name.to_string(),

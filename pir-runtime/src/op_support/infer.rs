@@ -186,6 +186,10 @@ fn inference(
     Err(BuildError::NoInference { op: def.name })
 }
 
+/// The values of boolean constants in `infer_meta.param` lists.
+static TRUE: AttrValue<'static> = AttrValue::Bool(true);
+static FALSE: AttrValue<'static> = AttrValue::Bool(false);
+
 /// Maps the schema's `infer_meta.param` names to inputs and attributes.
 pub(crate) fn resolve_params(
     def: &OpDef,
@@ -199,6 +203,8 @@ pub(crate) fn resolve_params(
                 Ok(ParamRef::Input(i as u16))
             } else if let Some(i) = s.attribute_index(p) {
                 Ok(ParamRef::Attr(i as u16))
+            } else if let Some(b) = OpSchema::param_constant(p) {
+                Ok(ParamRef::Bool(b))
             } else {
                 Err(invalid(def, BuildErrorKind::UnknownInferParam { name: p }))
             }
@@ -235,6 +241,8 @@ pub fn infer_result_types(
                 Some(a) => MetaArg::Attr(a),
                 None => return Err(arity(def, "attribute", i, attrs.len())),
             },
+            ParamRef::Bool(true) => MetaArg::Attr(&TRUE),
+            ParamRef::Bool(false) => MetaArg::Attr(&FALSE),
         });
     }
     let mut outs: SmallVec<[MetaOut; 4]> = SmallVec::new();
