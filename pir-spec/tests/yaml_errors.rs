@@ -78,9 +78,9 @@ fn unknown_type() {
 #[test]
 fn bad_default() {
     let cases = [
-        ("int axis = 1.5", "expected an integer"),
+        ("int[] axes = {1.5}", "expected an integer"),
         ("int n = 3000000000", "out of range"),
-        ("bool b = 1", "expected `true` or `false`"),
+        ("bool b = yes", "expected `true`, `false` or a number"),
         ("str fmt = NCHW", "double quotes"),
         ("int[] k = 1", "braces"),
         ("DataType dtype = \"float32\"", "DataType::"),

@@ -369,3 +369,79 @@ fn cpp_literal_defaults_paddle_accepts() {
     assert_eq!(default("big"), D::Int(-1));
     assert_eq!(default("mask"), D::Int(16));
 }
+
+#[test]
+fn class_names_that_collide_are_located_errors() {
+    let ops = "\
+- op : a_b
+  args : (Tensor x)
+  output : Tensor(out)
+
+- op : a__b
+  args : (Tensor x)
+  output : Tensor(out)
+
+- op : ab
+  args : (Tensor x)
+  output : Tensor(out)
+
+- op : aB
+  args : (Tensor x)
+  output : Tensor(out)
+";
+    let errors = load(&[("ops.yaml", ops)], "").unwrap_err();
+    let msgs: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(msgs.len(), 2, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("ops.yaml:5: op `a__b`: op `a__b` makes class `ABOp`, which op `a_b` (ops.yaml:1) makes too"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[1].starts_with("ops.yaml:13: op `aB`: op `aB` makes class `AbOp`, which op `ab` (ops.yaml:9) makes too"),
+        "{msgs:#?}"
+    );
+}
+
+#[test]
+fn a_backward_cycle_is_a_located_error() {
+    let backward = "\
+- backward_op : a_grad
+  forward : b_grad (Tensor x, Tensor out_grad) -> Tensor(x_grad)
+  args : (Tensor x, Tensor out_grad)
+  output : Tensor(x_grad)
+  backward : b_grad
+
+- backward_op : b_grad
+  forward : a_grad (Tensor x, Tensor out_grad) -> Tensor(x_grad)
+  args : (Tensor x, Tensor out_grad)
+  output : Tensor(x_grad)
+  backward : a_grad
+";
+    let errors = load(&[("backward.yaml", backward)], "").unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let msg = errors[0].to_string();
+    assert!(
+        msg.starts_with(
+            "backward.yaml:5: op `a_grad`: the `backward :` links loop: a_grad -> b_grad -> a_grad"
+        ),
+        "{msg}"
+    );
+    // A chain that ends is fine, however long.
+    let mut chain = String::new();
+    for i in 0..2000 {
+        let next = if i + 1 < 2000 {
+            format!("  backward : g{}\n", i + 1)
+        } else {
+            String::new()
+        };
+        let forward = if i == 0 {
+            String::new()
+        } else {
+            format!("  forward : g{} (Tensor x) -> Tensor(out)\n", i - 1)
+        };
+        chain.push_str(&format!(
+            "- backward_op : g{i}\n{forward}  args : (Tensor x)\n  output : Tensor(out)\n{next}\n"
+        ));
+    }
+    assert!(load(&[("backward.yaml", &chain)], "").is_ok());
+}

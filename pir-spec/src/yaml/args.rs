@@ -826,14 +826,20 @@ impl Num {
 /// ```
 pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
     let text = text.trim();
+    if text == "{}" {
+        // `T x = {}` value-initialises: zero, false, "", an empty list, the first enumerator.
+        if let Some(zero) = value_initialised(ty) {
+            return Ok(zero);
+        }
+    }
     match ty {
         YamlType::Tensor | YamlType::TensorList => {
             Err("tensor inputs cannot have defaults".to_string())
         }
         YamlType::Bool => parse_bool(text).map(DefaultValue::Bool),
-        YamlType::Int | YamlType::Int32 => int_in(text, i32::MIN as i128, i32::MAX as i128),
-        YamlType::Int64 | YamlType::Long => int_in(text, i64::MIN as i128, i64::MAX as i128),
-        YamlType::SizeT => int_in(text, 0, i64::MAX as i128),
+        YamlType::Int | YamlType::Int32 => int_conv(text, i32::MIN as i128, i32::MAX as i128),
+        YamlType::Int64 | YamlType::Long => int_conv(text, i64::MIN as i128, i64::MAX as i128),
+        YamlType::SizeT => int_conv(text, 0, i64::MAX as i128),
         YamlType::Float => float_in(text, true),
         YamlType::Double => float_in(text, false),
         YamlType::Str => parse_string(text).map(|s| DefaultValue::Str(Cow::Owned(s))),
@@ -855,7 +861,7 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
         }
         YamlType::BoolList => {
             let items = list_items(text)?;
-            let v: Result<Vec<bool>, String> = items.into_iter().map(parse_bool).collect();
+            let v: Result<Vec<bool>, String> = items.into_iter().map(parse_bool_item).collect();
             Ok(DefaultValue::BoolList(v?.into()))
         }
         YamlType::StrList => {
@@ -867,8 +873,12 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
             Ok(DefaultValue::StrList(v?.into()))
         }
         YamlType::Scalar => {
-            if let Ok(b) = parse_bool(text) {
-                return Ok(DefaultValue::Bool(b));
+            if matches!(text, "true" | "false") {
+                return parse_bool(text).map(DefaultValue::Bool);
+            }
+            if text.starts_with('"') {
+                // phi::Scalar(std::string): "inf", "-inf", "nan" or a number, as a double.
+                return scalar_from_string(&parse_string(text)?);
             }
             match eval(text)? {
                 Num::Int(i) => i64::try_from(i)
@@ -878,8 +888,8 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
             }
         }
         YamlType::ScalarBool => parse_bool(text).map(DefaultValue::Bool),
-        YamlType::ScalarInt => int_in(text, i32::MIN as i128, i32::MAX as i128),
-        YamlType::ScalarInt64 => int_in(text, i64::MIN as i128, i64::MAX as i128),
+        YamlType::ScalarInt => int_conv(text, i32::MIN as i128, i32::MAX as i128),
+        YamlType::ScalarInt64 => int_conv(text, i64::MIN as i128, i64::MAX as i128),
         YamlType::ScalarFloat => float_in(text, true),
         YamlType::ScalarDouble => float_in(text, false),
         YamlType::ScalarList => {
@@ -936,12 +946,66 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
     }
 }
 
+/// A `bool` default: `true`, `false`, or any number (C++ converts it, non-zero is `true`).
 fn parse_bool(text: &str) -> Result<bool, String> {
     match text.trim() {
         "true" => Ok(true),
         "false" => Ok(false),
-        other => Err(format!("expected `true` or `false`, found `{other}`")),
+        other => match eval(other) {
+            Ok(Num::Int(i)) => Ok(i != 0),
+            Ok(Num::Float(f)) => Ok(f != 0.0),
+            Err(e) => Err(format!(
+                "expected `true`, `false` or a number, found `{other}` ({e})"
+            )),
+        },
     }
+}
+
+/// An element of a `bool[]` list (brace initialisation: `true`, `false`, `0` or `1`).
+fn parse_bool_item(text: &str) -> Result<bool, String> {
+    match eval(text.trim()) {
+        Ok(Num::Int(0)) => Ok(false),
+        Ok(Num::Int(1)) => Ok(true),
+        _ => Err(format!(
+            "expected `true`, `false`, `0` or `1` in a bool list, found `{}`",
+            text.trim()
+        )),
+    }
+}
+
+/// The value `T x = {}` gives, for the types that have one.
+fn value_initialised(ty: YamlType) -> Option<DefaultValue> {
+    Some(match ty {
+        YamlType::Bool | YamlType::ScalarBool => DefaultValue::Bool(false),
+        YamlType::Int
+        | YamlType::Int32
+        | YamlType::Int64
+        | YamlType::Long
+        | YamlType::SizeT
+        | YamlType::ScalarInt
+        | YamlType::ScalarInt64
+        | YamlType::Scalar => DefaultValue::Int(0),
+        YamlType::Float | YamlType::Double | YamlType::ScalarFloat | YamlType::ScalarDouble => {
+            DefaultValue::Float(0.0)
+        }
+        YamlType::Str => DefaultValue::Str(Cow::Borrowed("")),
+        YamlType::DataType => DefaultValue::DataType(DataType::Undefined),
+        YamlType::DataLayout => DefaultValue::DataLayout(DataLayout::Undefined),
+        _ => return None,
+    })
+}
+
+/// `phi::Scalar(std::string)`: `inf`, `-inf`, `nan` or a decimal number, held as a double.
+fn scalar_from_string(s: &str) -> Result<DefaultValue, String> {
+    let v = match s.trim() {
+        "inf" => f64::INFINITY,
+        "-inf" => f64::NEG_INFINITY,
+        "nan" => f64::NAN,
+        t => t.parse::<f64>().map_err(|_| {
+            format!("a string Scalar default must be `inf`, `-inf`, `nan` or a number, found {s:?}")
+        })?,
+    };
+    Ok(DefaultValue::Float(v))
 }
 
 fn parse_string(text: &str) -> Result<String, String> {
@@ -988,6 +1052,19 @@ fn list_items(text: &str) -> Result<Vec<&str>, String> {
     Ok(items)
 }
 
+/// An integer default written as any number: C++ converts a floating-point value by
+/// truncating it (`int x = 1.5` is 1), in range of the type.
+fn int_conv(text: &str, min: i128, max: i128) -> Result<DefaultValue, String> {
+    match eval(text)? {
+        Num::Float(f) if f.is_finite() && (min as f64..=max as f64).contains(&f.trunc()) => {
+            Ok(DefaultValue::Int(f.trunc() as i64))
+        }
+        Num::Float(f) => Err(format!("{f} is out of range {min}..={max}")),
+        Num::Int(_) => int_in(text, min, max),
+    }
+}
+
+/// An integer default in range (list elements: brace initialisation does not narrow).
 fn int_in(text: &str, min: i128, max: i128) -> Result<DefaultValue, String> {
     match eval(text)? {
         Num::Int(i) if (min..=max).contains(&i) => Ok(DefaultValue::Int(i as i64)),
@@ -1083,6 +1160,136 @@ fn named_constant(name: &str) -> Option<Num> {
     })
 }
 
+/// The end of a run of digits of `radix` from `i`, with C++14 digit separators (`1'000`).
+fn digits_end(b: &[u8], mut i: usize, radix: u32) -> usize {
+    let is_digit = |c: u8| (c as char).is_digit(radix);
+    while i < b.len() {
+        if is_digit(b[i]) || (b[i] == b'\'' && i + 1 < b.len() && is_digit(b[i + 1])) {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// A C++ number literal at `start`: decimal, `0x` hex, `0b` binary, `0` octal, floating
+/// (`1.`, `.5`, `1e-5`), with digit separators and the suffixes `u`/`l` (integers) or `f`
+/// (floating). Returns the value and the position after it.
+fn number(text: &str, start: usize) -> Result<(Num, usize), String> {
+    let b = text.as_bytes();
+    let radix_prefix = match (b[start], b.get(start + 1)) {
+        (b'0', Some(b'x' | b'X')) => Some(16),
+        (b'0', Some(b'b' | b'B')) => Some(2),
+        _ => None,
+    };
+    let mut i;
+    let mut is_float = false;
+    let body_start;
+    if let Some(radix) = radix_prefix {
+        body_start = start + 2;
+        i = digits_end(b, body_start, radix);
+        if i == body_start {
+            return Err(format!("malformed number `{}`", &text[start..i]));
+        }
+    } else {
+        body_start = start;
+        i = digits_end(b, start, 10);
+        if i < b.len() && b[i] == b'.' {
+            is_float = true;
+            i = digits_end(b, i + 1, 10);
+        }
+        if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+            let mut j = i + 1;
+            if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+                j += 1;
+            }
+            if j < b.len() && b[j].is_ascii_digit() {
+                is_float = true;
+                i = digits_end(b, j, 10);
+            }
+        }
+    }
+    let digits: String = text[body_start..i].chars().filter(|&c| c != '\'').collect();
+    let written = &text[start..i];
+    // Suffixes: f/F on floats; u/U/l/L on integers.
+    let suffix_start = i;
+    while i < b.len() && matches!(b[i], b'f' | b'F' | b'u' | b'U' | b'l' | b'L') {
+        i += 1;
+    }
+    let suffix = &text[suffix_start..i];
+    if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        return Err(format!("malformed number `{}`", &text[start..=i]));
+    }
+    let float_suffix = suffix.eq_ignore_ascii_case("f");
+    if float_suffix && !is_float {
+        return Err(format!(
+            "malformed number `{written}{suffix}`; write `{written}.0f`"
+        ));
+    }
+    if !suffix.is_empty()
+        && !float_suffix
+        && (is_float || !suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')))
+    {
+        return Err(format!("malformed number `{written}{suffix}`"));
+    }
+    let radix = match radix_prefix {
+        Some(r) => r,
+        // A leading 0 makes an integer octal in C++ (`010` is 8).
+        None if !is_float && digits.len() > 1 && digits.starts_with('0') => 8,
+        None => 10,
+    };
+    let num = if is_float {
+        Num::Float(
+            digits
+                .parse::<f64>()
+                .map_err(|_| format!("malformed number `{written}`"))?,
+        )
+    } else {
+        let body = if radix == 8 {
+            &digits[1..]
+        } else {
+            &digits[..]
+        };
+        Num::Int(i128::from_str_radix(body, radix).map_err(|e| {
+            if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) {
+                format!("number `{written}` is too large")
+            } else {
+                format!("malformed number `{written}`")
+            }
+        })?)
+    };
+    Ok((num, i))
+}
+
+/// A C++ character literal at `start` (`'a'`, `'\\n'`, `'\\0'`): its code as an integer.
+fn char_literal(text: &str, start: usize) -> Result<(Num, usize), String> {
+    let rest = &text[start + 1..];
+    let mut chars = rest.char_indices();
+    let (code, len) = match chars.next() {
+        Some((_, '\\')) => {
+            let (_, e) = chars
+                .next()
+                .ok_or_else(|| "unterminated character literal".to_string())?;
+            let code = match e {
+                'n' => 10,
+                't' => 9,
+                'r' => 13,
+                '0' => 0,
+                '\\' | '\'' | '"' => e as u32,
+                other => return Err(format!("unknown escape `\\{other}` in a character literal")),
+            };
+            (code, 1 + e.len_utf8())
+        }
+        Some((_, '\'')) | None => return Err("empty character literal".to_string()),
+        Some((_, c)) => (c as u32, c.len_utf8()),
+    };
+    if !rest[len..].starts_with('\'') {
+        return Err("a character literal holds one character; expected a closing `'`".into());
+    }
+    Ok((Num::Int(code as i128), start + 1 + len + 1))
+}
+
 fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
     let b = text.as_bytes();
     let mut i = 0;
@@ -1094,80 +1301,15 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
             continue;
         }
         if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            let start = i;
-            let mut is_float = false;
-            let hex = c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X'));
-            if hex {
-                i += 2;
-                while i < b.len() && b[i].is_ascii_hexdigit() {
-                    i += 1;
-                }
-            } else {
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                if i < b.len() && b[i] == b'.' {
-                    is_float = true;
-                    i += 1;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                }
-                if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-                    let mut j = i + 1;
-                    if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-                        j += 1;
-                    }
-                    if j < b.len() && b[j].is_ascii_digit() {
-                        is_float = true;
-                        i = j;
-                        while i < b.len() && b[i].is_ascii_digit() {
-                            i += 1;
-                        }
-                    }
-                }
-            }
-            let digits = &text[start..i];
-            // Suffixes: f/F on floats; u/U/l/L on integers.
-            let suffix_start = i;
-            while i < b.len() && matches!(b[i], b'f' | b'F' | b'u' | b'U' | b'l' | b'L') {
-                i += 1;
-            }
-            let suffix = &text[suffix_start..i];
-            if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                return Err(format!("malformed number `{}`", &text[start..=i]));
-            }
-            let float_suffix = suffix.eq_ignore_ascii_case("f");
-            if float_suffix && !is_float {
-                return Err(format!(
-                    "malformed number `{digits}{suffix}`; write `{digits}.0f`"
-                ));
-            }
-            if !suffix.is_empty()
-                && !float_suffix
-                && (is_float || !suffix.chars().all(|c| matches!(c, 'u' | 'U' | 'l' | 'L')))
-            {
-                return Err(format!("malformed number `{digits}{suffix}`"));
-            }
-            let num = if is_float {
-                Num::Float(
-                    digits
-                        .parse::<f64>()
-                        .map_err(|_| format!("malformed number `{digits}`"))?,
-                )
-            } else if hex {
-                Num::Int(
-                    i128::from_str_radix(&digits[2..], 16)
-                        .map_err(|_| format!("malformed number `{digits}`"))?,
-                )
-            } else {
-                Num::Int(
-                    digits
-                        .parse::<i128>()
-                        .map_err(|_| format!("number `{digits}` is too large"))?,
-                )
-            };
+            let (num, next) = number(text, i)?;
             out.push(Tok::Num(num));
+            i = next;
+            continue;
+        }
+        if c == b'\'' {
+            let (num, next) = char_literal(text, i)?;
+            out.push(Tok::Num(num));
+            i = next;
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -1395,13 +1537,86 @@ mod tests {
     }
 
     #[test]
+    fn cpp_literals_of_every_kind() {
+        use DefaultValue as D;
+        // C++ converts between bool, integers and floating point in a default argument.
+        assert_eq!(d(YamlType::Int, "true"), Ok(D::Int(1)));
+        assert_eq!(d(YamlType::Int, "1.9"), Ok(D::Int(1)));
+        assert_eq!(d(YamlType::Int, "-1.9f"), Ok(D::Int(-1)));
+        assert_eq!(d(YamlType::Float, "true"), Ok(D::Float(1.0)));
+        assert_eq!(d(YamlType::Bool, "1"), Ok(D::Bool(true)));
+        assert_eq!(d(YamlType::Bool, "0.0"), Ok(D::Bool(false)));
+        assert_eq!(d(YamlType::ScalarInt, "2.5"), Ok(D::Int(2)));
+        // Integer literals: hex, binary, octal, separators, suffixes, characters.
+        assert_eq!(d(YamlType::Int, "0x10"), Ok(D::Int(16)));
+        assert_eq!(d(YamlType::Int, "0XfF"), Ok(D::Int(255)));
+        assert_eq!(d(YamlType::Int, "0b101"), Ok(D::Int(5)));
+        assert_eq!(d(YamlType::Int, "010"), Ok(D::Int(8)));
+        assert_eq!(d(YamlType::Int64, "1'000'000LL"), Ok(D::Int(1_000_000)));
+        assert_eq!(d(YamlType::Int64, "-1L"), Ok(D::Int(-1)));
+        assert_eq!(d(YamlType::Int64, "42ull"), Ok(D::Int(42)));
+        assert_eq!(d(YamlType::Int, "'a'"), Ok(D::Int(97)));
+        assert_eq!(d(YamlType::Int, "'\\n'"), Ok(D::Int(10)));
+        // Floating literals.
+        assert_eq!(d(YamlType::Float, "1e-5"), Ok(D::Float(1e-5)));
+        assert_eq!(d(YamlType::Float, "1.f"), Ok(D::Float(1.0)));
+        assert_eq!(d(YamlType::Double, "2.5E+3"), Ok(D::Float(2500.0)));
+        // Scalar: quoted (phi::Scalar(std::string)), bool, numbers.
+        assert_eq!(d(YamlType::Scalar, "\"1.5\""), Ok(D::Float(1.5)));
+        assert_eq!(
+            d(YamlType::Scalar, "\"-inf\""),
+            Ok(D::Float(f64::NEG_INFINITY))
+        );
+        assert!(matches!(d(YamlType::Scalar, "\"nan\""), Ok(D::Float(f)) if f.is_nan()));
+        assert_eq!(d(YamlType::Scalar, "true"), Ok(D::Bool(true)));
+        // `{}` value-initialises.
+        assert_eq!(d(YamlType::Int, "{}"), Ok(D::Int(0)));
+        assert_eq!(d(YamlType::Float, "{}"), Ok(D::Float(0.0)));
+        assert_eq!(d(YamlType::Bool, "{}"), Ok(D::Bool(false)));
+        assert_eq!(d(YamlType::Str, "{}"), Ok(D::Str(Cow::Borrowed(""))));
+        assert_eq!(d(YamlType::Scalar, "{}"), Ok(D::Int(0)));
+        assert_eq!(
+            d(YamlType::DataType, "{}"),
+            Ok(D::DataType(DataType::Undefined))
+        );
+        assert_eq!(
+            d(YamlType::DataType, "DataType::UNDEFINED"),
+            Ok(D::DataType(DataType::Undefined))
+        );
+        assert_eq!(
+            d(YamlType::BoolList, "{true, 0, 1}"),
+            Ok(D::BoolList(vec![true, false, true].into()))
+        );
+        assert_eq!(
+            d(YamlType::FloatList, "{1, 2.5f}"),
+            Ok(D::FloatList(vec![1.0, 2.5].into()))
+        );
+        assert_eq!(
+            d(YamlType::Str, "\"float32\""),
+            Ok(D::Str(Cow::Borrowed("float32")))
+        );
+    }
+
+    #[test]
     fn defaults_that_do_not_fit() {
-        assert!(d(YamlType::Int, "1.5").unwrap_err().contains("integer"));
+        assert!(d(YamlType::Int, "1e10").unwrap_err().contains("range"));
+        assert!(d(YamlType::IntList, "{1.5}")
+            .unwrap_err()
+            .contains("integer"));
+        assert!(d(YamlType::BoolList, "{2}")
+            .unwrap_err()
+            .contains("bool list"));
+        assert!(d(YamlType::Int, "'ab'")
+            .unwrap_err()
+            .contains("one character"));
+        assert!(d(YamlType::Int, "09").unwrap_err().contains("malformed"));
+        assert!(d(YamlType::Int, "0x").unwrap_err().contains("malformed"));
+        assert!(d(YamlType::Scalar, "\"fast\"").unwrap_err().contains("inf"));
         assert!(d(YamlType::Int, "3000000000")
             .unwrap_err()
             .contains("range"));
         assert!(d(YamlType::SizeT, "-1").unwrap_err().contains("range"));
-        assert!(d(YamlType::Bool, "1").unwrap_err().contains("true"));
+        assert!(d(YamlType::Bool, "maybe").unwrap_err().contains("true"));
         assert!(d(YamlType::Str, "NCHW").unwrap_err().contains("quotes"));
         assert!(d(YamlType::Float, "1e40").unwrap_err().contains("32-bit"));
         assert!(d(YamlType::IntList, "1, 2").unwrap_err().contains("braces"));

@@ -21,6 +21,57 @@ pub(crate) fn cross_check(cx: &Ctx<'_>, diag: &mut Diag) {
     }
 }
 
+/// The `backward :` links must not loop (`a_grad` → `b_grad` → `a_grad`): every backward
+/// chain ends. Each entry names at most one backward op, so one walk per entry with a
+/// finished-mark visits every link once. The loop is reported once, on its first entry.
+pub(crate) fn check_backward_cycles(cx: &Ctx<'_>, diag: &mut Diag) {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; cx.entries.len()];
+    let index = |name: &str| cx.by_name.get(name).copied();
+    for start in 0..cx.entries.len() {
+        let mut path = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                DONE => break,
+                ON_PATH => {
+                    let from = path.iter().position(|&p| p == i).unwrap_or(0);
+                    let cycle: Vec<&str> = path[from..]
+                        .iter()
+                        .chain(std::iter::once(&i))
+                        .map(|&p| cx.entries[p].name.as_str())
+                        .collect();
+                    let e = &cx.entries[i];
+                    // A self-loop is reported by `check_backward_link`.
+                    if cycle.len() > 2 {
+                        mismatch(
+                            cx,
+                            diag,
+                            e,
+                            e.line_of("backward"),
+                            format!(
+                                "the `backward :` links loop: {}; a backward chain must end",
+                                cycle.join(" -> ")
+                            ),
+                        );
+                    }
+                    break;
+                }
+                _ => {
+                    state[i] = ON_PATH;
+                    path.push(i);
+                    at = cx.entries[i].backward.as_deref().and_then(index);
+                }
+            }
+        }
+        for p in path {
+            state[p] = DONE;
+        }
+    }
+}
+
 /// `backward : b` must name a `backward_op` entry whose `forward` is this op. `false` when it
 /// names the op itself (nothing more is checked for the entry).
 fn check_backward_link(cx: &Ctx<'_>, diag: &mut Diag, e: &OpEntry) -> bool {

@@ -317,6 +317,7 @@ pub fn load_op_set(
         broken: &broken_names,
     };
     checks::cross_check(&cx, &mut diag);
+    checks::check_backward_cycles(&cx, &mut diag);
     if let Some(src) = compat {
         checks::check_compat(
             &files,
@@ -438,33 +439,46 @@ fn drop_duplicates(
     kept
 }
 
-/// Lowers every entry into its classes; a class whose name another op or class already takes
-/// (`foo` + `foo_`, or a kernel name) is reported and dropped.
+/// Lowers every entry into its classes; a class whose op name another op or class already
+/// takes (`foo` + `foo_`, or a kernel name), or whose C++/Rust class name another class takes
+/// (`a_b` and `a__b` are both `ABOp`, `ab` and `aB` both `AbOp`), is reported and dropped.
 fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> Vec<OpSchema> {
     let mut classes = Vec::with_capacity(cx.entries.len() * 2);
     let mut generated: HashSet<String> = HashSet::with_capacity(cx.entries.len() * 2);
+    // Class name -> (op name, file, line) of the class that took it first.
+    let mut class_names: HashMap<String, (String, usize, u32)> =
+        HashMap::with_capacity(cx.entries.len() * 2);
     for e in cx.entries {
         let before = classes.len();
         lower::lower_entry(cx, e, &mut classes);
         let mut i = before;
         while i < classes.len() {
             let name = classes[i].op_name.to_string();
+            let class = classes[i].class_name.to_string();
             let clash = generated.contains(&name)
                 || (name != e.name
                     && (cx.by_name.contains_key(name.as_str()) || cx.broken.contains(&name)));
-            if !clash {
+            let message = if clash {
+                format!(
+                    "this entry generates op `{name}`, which is also defined elsewhere (an inplace twin or a kernel function of the same name)"
+                )
+            } else if let Some((other, file, line)) = class_names.get(&class) {
+                format!(
+                    "op `{name}` makes class `{class}`, which op `{other}` ({}:{line}) makes too: class names ignore case and repeated `_`; rename one of them",
+                    cx.files[*file]
+                )
+            } else {
                 generated.insert(name.clone());
+                class_names.insert(class, (name, e.file, e.line));
                 i += 1;
                 continue;
-            }
+            };
             diag.push(
                 cx.files[e.file],
                 e.line,
                 Some(&e.name),
                 SpecErrorKind::Duplicate,
-                format!(
-                    "this entry generates op `{name}`, which is also defined elsewhere (an inplace twin or a kernel function of the same name)"
-                ),
+                message,
             );
             classes.remove(i);
         }
