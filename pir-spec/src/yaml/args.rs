@@ -821,7 +821,8 @@ impl Num {
 /// use pir_spec::DefaultValue;
 /// assert_eq!(parse_default(YamlType::Int, "(2 << 12) - 1"), Ok(DefaultValue::Int(8191)));
 /// assert_eq!(parse_default(YamlType::Int64, "INT64_MAX"), Ok(DefaultValue::Int(i64::MAX)));
-/// assert!(parse_default(YamlType::Int, "1.5").is_err());
+/// assert_eq!(parse_default(YamlType::Int, "1.5"), Ok(DefaultValue::Int(1))); // as C++ converts
+/// assert!(parse_default(YamlType::IntList, "{1.5}").is_err()); // brace lists do not narrow
 /// assert!(parse_default(YamlType::Int, "3000000000").is_err());
 /// ```
 pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {

@@ -47,7 +47,7 @@ pub enum SpecErrorKind {
 ///
 /// ```
 /// use pir_spec::yaml::{load_op_set, YamlSource};
-/// let text = "- op : f\n  args : (Tensor x, int axis = 1.5)\n  output : Tensor(out)\n";
+/// let text = "- op : f\n  args : (Tensor x, int axis = \"last\")\n  output : Tensor(out)\n";
 /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
 /// let msg = errs.errors()[0].to_string();
 /// assert!(msg.starts_with("ops.yaml:2: op `f`:"), "{msg}");
@@ -79,7 +79,7 @@ fn op_prefix(op: Option<&str>) -> String {
 /// ```
 /// use pir_spec::yaml::{load_op_set, YamlSource};
 /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n\
-///             - op : g\n  args : (Tensor x)\n  output : Tensor(out)\n  optional : z\n";
+///             - op : g\n  args : (Tensor x)\n  output : Tensor(out)\n  colour : red\n";
 /// let errs = load_op_set("pd_op", &[YamlSource { path: "a.yaml", text }], None).unwrap_err();
 /// assert_eq!(errs.len(), 2);
 /// assert!(errs.to_string().contains("a.yaml:2: op `f`"));
@@ -104,7 +104,7 @@ impl SpecErrors {
     ///
     /// ```
     /// use pir_spec::yaml::{load_op_set, YamlSource};
-    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  optional : z\n";
+    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  colour : red\n";
     /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
     /// assert_eq!(errs.errors()[0].line, 2);
     /// ```
@@ -116,7 +116,7 @@ impl SpecErrors {
     ///
     /// ```
     /// use pir_spec::yaml::{load_op_set, YamlSource};
-    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  optional : z\n";
+    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  colour : red\n";
     /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
     /// assert_eq!(errs.len(), 2);
     /// ```
@@ -128,7 +128,7 @@ impl SpecErrors {
     ///
     /// ```
     /// use pir_spec::yaml::{load_op_set, YamlSource};
-    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  optional : z\n";
+    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  colour : red\n";
     /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
     /// assert!(!errs.is_empty());
     /// ```
@@ -140,7 +140,7 @@ impl SpecErrors {
     ///
     /// ```
     /// use pir_spec::yaml::{load_op_set, YamlSource};
-    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  optional : z\n";
+    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  colour : red\n";
     /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
     /// assert!(errs.iter().all(|e| e.op.as_deref() == Some("f")));
     /// ```
@@ -152,7 +152,7 @@ impl SpecErrors {
     ///
     /// ```
     /// use pir_spec::yaml::{load_op_set, YamlSource};
-    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  optional : z\n";
+    /// let text = "- op : f\n  args : (Tensor x, foo y)\n  output : Tensor(out)\n  colour : red\n";
     /// let errs = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap_err();
     /// let v = errs.into_vec();
     /// assert_eq!(v[1].line, 4);
