@@ -9,12 +9,14 @@
 //! | `0.t_dtensor` | dense tensor (dtype, dims, layout, LoD, offset) | `tensor<-1x4xf32>` |
 //! | `1.t_selected_rows` | selected rows (same data) | `pd_op.selectedrows<...>` |
 //! | `1.t_dense_tensor_array` | tensor array (dtype, dims, layout) | `pd_op.tensor_array<f32>` |
+//! | `1.t_sparse_coo_tensor` | sparse COO (dtype, dims, non-zero dims, layout, indices, values) | `pd_op.sparsecootensor<4x5xf32>` |
+//! | `1.t_sparse_csr_tensor` | sparse CSR (dtype, dims, layout, crows, cols, values) | `pd_op.sparsecsrtensor<3x3xf32>` |
 //! | `NULL` | null type | `<<NULL TYPE>>` |
 //!
 //! pir-rs extensions, written only for what Paddle cannot express (and read back): element types
 //! Paddle has no builtin type for (`0.t_ui16`, `0.t_ui32`, `0.t_ui64`, `0.t_pstring`,
 //! `0.t_undefined`), and a downstream dialect's type as `{"#":"<dialect>.<name>","D":[ATTR,...]}`
-//! with the dialect's *name* (read back when that dialect is registered). Paddle's sparse,
+//! with the dialect's *name* (read back when that dialect is registered). Paddle's
 //! distributed, control-flow and index types are valid input that pir-rs cannot hold: reading them
 //! is a [`JsonError::Unsupported`].
 //!
@@ -30,7 +32,7 @@
 //! ```
 
 use pir_runtime::phi::{DataLayout, DataType};
-use pir_runtime::types::{TensorKey, TypeKey};
+use pir_runtime::types::{SparseCooType, SparseCsrType, TensorKey, TypeKey};
 use pir_runtime::{IrContext, Type, TypeData};
 
 use crate::attributes::{read_attr, write_attr};
@@ -155,9 +157,8 @@ pub(crate) fn read_type(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Option<Type
             ctx.dense_tensor_array_type(dtype, &dims, layout)
         }
         ("0", "t_index") => return Err(tag_node.unsupported("the index type (`0.t_index`)")),
-        ("1", "t_sparse_coo_tensor" | "t_sparse_csr_tensor") => {
-            return Err(tag_node.unsupported(format!("the sparse tensor type `{tag}`")))
-        }
+        ("1", "t_sparse_coo_tensor") => read_sparse_coo(ctx, n)?,
+        ("1", "t_sparse_csr_tensor") => read_sparse_csr(ctx, n)?,
         ("2", _) => return Err(tag_node.unsupported(format!("the control-flow type `{tag}`"))),
         ("4", _) => return Err(tag_node.unsupported(format!("the distributed type `{tag}`"))),
         ("0", s) => match scalar_of_tag(s) {
@@ -232,6 +233,53 @@ fn read_tensor(ctx: &IrContext, n: &Node<'_, '_>) -> Result<TensorParts, JsonErr
         lod: levels,
         offset,
     })
+}
+
+/// `1.t_sparse_coo_tensor`: `[dtype, dims, non_zero_dims, layout, indices, elements]`, the
+/// last two dense tensor types (Paddle does not write `coalesced`; it reads back false).
+fn read_sparse_coo(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Type, JsonError> {
+    let expected = "an array of 6 elements [dtype, dims, non_zero_dims, layout, indices, elements]";
+    let data = n.key(DATA, expected)?;
+    let parts = data.exact_elements(6, expected)?;
+    let part = |i: usize| parts.at(i).ok_or_else(|| data.unexpected(expected));
+    let coo = SparseCooType {
+        dtype: read_element_type(ctx, &part(0)?)?,
+        dims: read_dims(&part(1)?)?.into(),
+        non_zero_dims: read_dims(&part(2)?)?.into(),
+        layout: read_layout(&part(3)?)?,
+        indices: read_dense_part(ctx, &part(4)?)?,
+        elements: read_dense_part(ctx, &part(5)?)?,
+        coalesced: false,
+    };
+    Ok(ctx.intern_type(TypeKey::SparseCoo(&coo)))
+}
+
+/// `1.t_sparse_csr_tensor`: `[dtype, dims, layout, crows, cols, elements]`, the last three
+/// dense tensor types.
+fn read_sparse_csr(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Type, JsonError> {
+    let expected = "an array of 6 elements [dtype, dims, layout, crows, cols, elements]";
+    let data = n.key(DATA, expected)?;
+    let parts = data.exact_elements(6, expected)?;
+    let part = |i: usize| parts.at(i).ok_or_else(|| data.unexpected(expected));
+    let csr = SparseCsrType {
+        dtype: read_element_type(ctx, &part(0)?)?,
+        dims: read_dims(&part(1)?)?.into(),
+        layout: read_layout(&part(2)?)?,
+        crows: Some(read_dense_part(ctx, &part(3)?)?),
+        cols: Some(read_dense_part(ctx, &part(4)?)?),
+        elements: Some(read_dense_part(ctx, &part(5)?)?),
+    };
+    Ok(ctx.intern_type(TypeKey::SparseCsr(&csr)))
+}
+
+/// A part of a sparse tensor type: a dense tensor type.
+fn read_dense_part(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Type, JsonError> {
+    let expected = "a dense tensor type {\"#\":\"0.t_dtensor\",...}";
+    match read_type(ctx, n)? {
+        Some(t) if t.is_dense_tensor() => Ok(t),
+        Some(t) => Err(n.unexpected_found(expected, format!("the type {}", t.display(ctx)))),
+        None => Err(n.unexpected_found(expected, "the null type")),
+    }
 }
 
 fn read_element_type(ctx: &IrContext, n: &Node<'_, '_>) -> Result<DataType, JsonError> {
@@ -311,6 +359,34 @@ pub(crate) fn write_type(ctx: &IrContext, ty: Option<Type>) -> J {
                     write_type(ctx, Some(ctx.scalar_type(*dtype))),
                     J::Arr(dims.iter().map(|&d| J::Int(d)).collect()),
                     J::str(layout.name()),
+                ]),
+            ),
+        ]),
+        TypeData::SparseCoo(coo) => J::obj(vec![
+            (ID, J::str("1.t_sparse_coo_tensor")),
+            (
+                DATA,
+                J::Arr(vec![
+                    write_type(ctx, Some(ctx.scalar_type(coo.dtype))),
+                    J::Arr(coo.dims.iter().map(|&d| J::Int(d)).collect()),
+                    J::Arr(coo.non_zero_dims.iter().map(|&d| J::Int(d)).collect()),
+                    J::str(coo.layout.name()),
+                    write_type(ctx, Some(coo.indices)),
+                    write_type(ctx, Some(coo.elements)),
+                ]),
+            ),
+        ]),
+        TypeData::SparseCsr(csr) => J::obj(vec![
+            (ID, J::str("1.t_sparse_csr_tensor")),
+            (
+                DATA,
+                J::Arr(vec![
+                    write_type(ctx, Some(ctx.scalar_type(csr.dtype))),
+                    J::Arr(csr.dims.iter().map(|&d| J::Int(d)).collect()),
+                    J::str(csr.layout.name()),
+                    write_type(ctx, csr.crows),
+                    write_type(ctx, csr.cols),
+                    write_type(ctx, csr.elements),
                 ]),
             ),
         ]),

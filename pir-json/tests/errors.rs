@@ -291,11 +291,6 @@ fn valid_paddle_content_pir_rs_cannot_hold_is_unsupported() {
     for (from, to, what) in [
         (
             "0.t_dtensor",
-            "1.t_sparse_coo_tensor",
-            "the sparse tensor type `1.t_sparse_coo_tensor`",
-        ),
-        (
-            "0.t_dtensor",
             "4.t_dist_dtensor",
             "the distributed type `4.t_dist_dtensor`",
         ),

@@ -161,6 +161,8 @@ fn dims_and_dtype(prog: &Program, t: Type) -> Option<(&[i64], crate::phi::DataTy
     match prog.ctx().type_data(t) {
         TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some((&tt.dims, tt.dtype)),
         TypeData::DenseTensorArray { dims, dtype, .. } => Some((dims, *dtype)),
+        TypeData::SparseCoo(s) => Some((&s.dims, s.dtype)),
+        TypeData::SparseCsr(s) => Some((&s.dims, s.dtype)),
         _ => None,
     }
 }

@@ -23,7 +23,7 @@ pub use crate::intern::ProbeStats;
 use crate::meta::TensorMeta;
 use crate::op_def::OpDef;
 use crate::phi::{DataLayout, DataType, Place};
-use crate::types::{TensorKey, Type, TypeData, TypeKey};
+use crate::types::{SparseCooType, SparseCsrType, TensorKey, Type, TypeData, TypeKey};
 
 /// A dialect: a named set of ops registered together.
 ///
@@ -275,6 +275,56 @@ impl IrContext {
         layout: DataLayout,
     ) -> Type {
         self.intern_type(TypeKey::DenseTensorArray(dtype, dims, layout))
+    }
+
+    /// The sparse COO type Paddle's generated builds give an infer-meta result (`meta`'s
+    /// dtype, dims and layout; `CvtToSparseCooTensorType`): no non-zero dims, index and value
+    /// parts `tensor<f32>` of undefined layout, not coalesced.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeData, meta::TensorMeta, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.sparse_coo_type_of(&TensorMeta::new(DataType::Float32, &[4, 5]));
+    /// assert_eq!(t.display(&ctx).to_string(), "pd_op.sparsecootensor<4x5xf32>");
+    /// let TypeData::SparseCoo(coo) = t.data(&ctx) else { panic!() };
+    /// assert_eq!(coo.indices.display(&ctx).to_string(), "tensor<f32>");
+    /// ```
+    pub fn sparse_coo_type_of(&self, meta: &TensorMeta) -> Type {
+        let part = self.intern_type(TypeKey::DenseTensor(TensorKey {
+            layout: DataLayout::Undefined,
+            ..TensorKey::new(DataType::Float32, &[])
+        }));
+        let coo = SparseCooType {
+            dtype: meta.dtype,
+            dims: meta.dims.iter().copied().collect(),
+            non_zero_dims: Box::default(),
+            layout: meta.layout,
+            indices: part,
+            elements: part,
+            coalesced: false,
+        };
+        self.intern_type(TypeKey::SparseCoo(&coo))
+    }
+
+    /// The sparse CSR type Paddle's generated builds give an infer-meta result (`meta`'s
+    /// dtype, dims and layout; `CvtToSparseCsrTensorType`): its three parts are null.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKind, meta::TensorMeta, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.sparse_csr_type_of(&TensorMeta::new(DataType::Float32, &[3, 3]));
+    /// assert_eq!(t.kind(), TypeKind::SparseCsr);
+    /// ```
+    pub fn sparse_csr_type_of(&self, meta: &TensorMeta) -> Type {
+        let csr = SparseCsrType {
+            dtype: meta.dtype,
+            dims: meta.dims.iter().copied().collect(),
+            layout: meta.layout,
+            crows: None,
+            cols: None,
+            elements: None,
+        };
+        self.intern_type(TypeKey::SparseCsr(&csr))
     }
 
     /// Number of interned types.

@@ -142,6 +142,8 @@ fn shape_of(op: OpRef<'_>, t: Option<Type>) -> Option<&[i64]> {
     match t.map(|t| op.ctx().type_data(t))? {
         TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some(&tt.dims),
         TypeData::DenseTensorArray { dims, .. } => Some(dims),
+        TypeData::SparseCoo(s) => Some(&s.dims),
+        TypeData::SparseCsr(s) => Some(&s.dims),
         _ => None,
     }
 }
@@ -150,6 +152,8 @@ fn element_of(op: OpRef<'_>, t: Option<Type>) -> Option<crate::phi::DataType> {
     match t.map(|t| op.ctx().type_data(t))? {
         TypeData::DenseTensor(tt) | TypeData::SelectedRows(tt) => Some(tt.dtype),
         TypeData::DenseTensorArray { dtype, .. } => Some(*dtype),
+        TypeData::SparseCoo(s) => Some(s.dtype),
+        TypeData::SparseCsr(s) => Some(s.dtype),
         TypeData::Scalar(d) => Some(*d),
         _ => None,
     }

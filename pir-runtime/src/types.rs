@@ -68,6 +68,10 @@ pub enum TypeKind {
     SelectedRows = 4,
     /// [`TypeData::DenseTensorArray`].
     DenseTensorArray = 5,
+    /// [`TypeData::SparseCoo`].
+    SparseCoo = 6,
+    /// [`TypeData::SparseCsr`].
+    SparseCsr = 7,
 }
 
 const KIND_SHIFT: u32 = 29;
@@ -101,6 +105,8 @@ impl Type {
             3 => TypeKind::DenseTensor,
             4 => TypeKind::SelectedRows,
             5 => TypeKind::DenseTensorArray,
+            6 => TypeKind::SparseCoo,
+            7 => TypeKind::SparseCsr,
             _ => TypeKind::Custom,
         }
     }
@@ -242,6 +248,10 @@ pub enum TypeData {
         /// Layout.
         layout: DataLayout,
     },
+    /// `paddle::dialect::SparseCooTensorType`.
+    SparseCoo(SparseCooType),
+    /// `paddle::dialect::SparseCsrTensorType`.
+    SparseCsr(SparseCsrType),
     /// A downstream dialect's type `dialect.name<params>`.
     Custom {
         /// Dialect name.
@@ -251,6 +261,83 @@ pub enum TypeData {
         /// Parameters.
         params: Box<[Attribute]>,
     },
+}
+
+/// `paddle::dialect::SparseCooTensorType`: a sparse tensor in coordinate form, with the dense
+/// tensor types of its index and value tensors (Paddle's `non_zero_indices` and
+/// `non_zero_elements`).
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeData, TypeKey, TypeKind, phi::{DataLayout, DataType}};
+/// use pir_runtime::types::SparseCooType;
+/// let ctx = IrContext::new();
+/// let coo = SparseCooType {
+///     dtype: DataType::Float32,
+///     dims: vec![4, 5].into(),
+///     non_zero_dims: vec![3].into(),
+///     layout: DataLayout::Nchw,
+///     indices: ctx.dense_tensor_type(DataType::Int64, &[2, 3]),
+///     elements: ctx.dense_tensor_type(DataType::Float32, &[3]),
+///     coalesced: false,
+/// };
+/// let t = ctx.intern_type(TypeKey::SparseCoo(&coo));
+/// assert_eq!(t.kind(), TypeKind::SparseCoo);
+/// assert_eq!(t.data(&ctx), &TypeData::SparseCoo(coo));
+/// assert_eq!(t.display(&ctx).to_string(), "pd_op.sparsecootensor<4x5xf32>");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SparseCooType {
+    /// Element type.
+    pub dtype: DataType,
+    /// Extents of the dense tensor it stands for.
+    pub dims: Box<[i64]>,
+    /// Extents of the non-zero part.
+    pub non_zero_dims: Box<[i64]>,
+    /// Layout.
+    pub layout: DataLayout,
+    /// The dense tensor type of the indices.
+    pub indices: Type,
+    /// The dense tensor type of the values.
+    pub elements: Type,
+    /// Whether the indices are sorted and unique.
+    pub coalesced: bool,
+}
+
+/// `paddle::dialect::SparseCsrTensorType`: a sparse matrix (or batch of matrices) in
+/// compressed-row form, with the dense tensor types of its row offsets, column indices and
+/// values (`non_zero_crows`, `non_zero_cols`, `non_zero_elements`).
+///
+/// ```
+/// use pir_runtime::{IrContext, TypeKey, TypeKind, phi::{DataLayout, DataType}};
+/// use pir_runtime::types::SparseCsrType;
+/// let ctx = IrContext::new();
+/// let csr = SparseCsrType {
+///     dtype: DataType::Float64,
+///     dims: vec![3, 3].into(),
+///     layout: DataLayout::Nchw,
+///     crows: Some(ctx.dense_tensor_type(DataType::Int64, &[4])),
+///     cols: Some(ctx.dense_tensor_type(DataType::Int64, &[2])),
+///     elements: Some(ctx.dense_tensor_type(DataType::Float64, &[2])),
+/// };
+/// let t = ctx.intern_type(TypeKey::SparseCsr(&csr));
+/// assert_eq!(t.kind(), TypeKind::SparseCsr);
+/// assert_eq!(t.display(&ctx).to_string(), "pd_op.sparsecsrtensor<3x3xf64>");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SparseCsrType {
+    /// Element type.
+    pub dtype: DataType,
+    /// Extents of the dense tensor it stands for.
+    pub dims: Box<[i64]>,
+    /// Layout.
+    pub layout: DataLayout,
+    /// The dense tensor type of the row offsets (`None` when built by infer-meta: Paddle
+    /// leaves the three parts null there).
+    pub crows: Option<Type>,
+    /// The dense tensor type of the column indices.
+    pub cols: Option<Type>,
+    /// The dense tensor type of the values.
+    pub elements: Option<Type>,
 }
 
 /// Borrowed tensor-type parameters, for lookups that do not allocate.
@@ -348,6 +435,10 @@ pub enum TypeKey<'a> {
     SelectedRows(TensorKey<'a>),
     /// See [`TypeData::DenseTensorArray`].
     DenseTensorArray(DataType, &'a [i64], DataLayout),
+    /// See [`TypeData::SparseCoo`].
+    SparseCoo(&'a SparseCooType),
+    /// See [`TypeData::SparseCsr`].
+    SparseCsr(&'a SparseCsrType),
     /// See [`TypeData::Custom`].
     Custom(&'a str, &'a str, &'a [Attribute]),
 }
@@ -419,6 +510,14 @@ impl Hash for TypeKey<'_> {
                 d.hash(h);
                 n.hash(h);
                 p.hash(h);
+            }
+            TypeKey::SparseCoo(t) => {
+                h.write_u8(7);
+                t.hash(h);
+            }
+            TypeKey::SparseCsr(t) => {
+                h.write_u8(8);
+                t.hash(h);
             }
         }
     }
@@ -560,6 +659,8 @@ impl Internable for TypeData {
                 dims.iter().map(|&x| x as u64),
             ),
             TypeKey::Custom(..) => s.any(6, key),
+            TypeKey::SparseCoo(t) => s.any(7, t),
+            TypeKey::SparseCsr(t) => s.any(8, t),
         }
     }
 
@@ -579,6 +680,8 @@ impl Internable for TypeData {
                 name,
                 params,
             } => TypeKey::Custom(dialect, name, params),
+            TypeData::SparseCoo(t) => TypeKey::SparseCoo(t),
+            TypeData::SparseCsr(t) => TypeKey::SparseCsr(t),
         }
     }
 
@@ -616,6 +719,8 @@ impl TypeKey<'_> {
             TypeKey::DenseTensor(_) => TypeKind::DenseTensor,
             TypeKey::SelectedRows(_) => TypeKind::SelectedRows,
             TypeKey::DenseTensorArray(..) => TypeKind::DenseTensorArray,
+            TypeKey::SparseCoo(_) => TypeKind::SparseCoo,
+            TypeKey::SparseCsr(_) => TypeKind::SparseCsr,
             TypeKey::Custom(..) => TypeKind::Custom,
         }
     }
@@ -636,6 +741,8 @@ impl TypeKey<'_> {
                 name: n.into(),
                 params: p.into(),
             },
+            TypeKey::SparseCoo(t) => TypeData::SparseCoo(t.clone()),
+            TypeKey::SparseCsr(t) => TypeData::SparseCsr(t.clone()),
         }
     }
 }
@@ -676,6 +783,18 @@ pub(crate) fn write_dims(out: &mut (impl fmt::Write + ?Sized), dims: &[i64]) -> 
     Ok(())
 }
 
+fn write_sparse(
+    out: &mut (impl fmt::Write + ?Sized),
+    name: &str,
+    dims: &[i64],
+    dtype: DataType,
+) -> fmt::Result {
+    write!(out, "pd_op.{name}<")?;
+    write_dims(out, dims)?;
+    out.write_str(dtype.type_suffix())?;
+    out.write_char('>')
+}
+
 pub(crate) fn write_type(
     out: &mut (impl fmt::Write + ?Sized),
     ctx: &IrContext,
@@ -711,6 +830,10 @@ pub(crate) fn write_type(
             out.write_str(dtype.type_suffix())?;
             out.write_char('>')
         }
+        // As Paddle's `PrintTypeImpl` prints a SparseCooTensorType. It prints nothing after
+        // `pd_op.` for a SparseCsrTensorType; pir-rs names it the same way as COO instead.
+        TypeData::SparseCoo(t) => write_sparse(out, "sparsecootensor", &t.dims, t.dtype),
+        TypeData::SparseCsr(t) => write_sparse(out, "sparsecsrtensor", &t.dims, t.dtype),
         TypeData::Custom {
             dialect,
             name,

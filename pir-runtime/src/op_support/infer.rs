@@ -126,7 +126,24 @@ pub(super) fn tensor_meta(ctx: &IrContext, t: Type) -> Option<Cow<'_, TensorMeta
             lod: Vec::new(),
             offset: 0,
         })),
+        TypeData::SparseCoo(s) => Some(Cow::Owned(sparse_meta(s.dtype, &s.dims, s.layout))),
+        TypeData::SparseCsr(s) => Some(Cow::Owned(sparse_meta(s.dtype, &s.dims, s.layout))),
         _ => None,
+    }
+}
+
+/// The metadata infer-meta sees of a sparse tensor: the dense tensor it stands for.
+fn sparse_meta(
+    dtype: crate::phi::DataType,
+    dims: &[i64],
+    layout: crate::phi::DataLayout,
+) -> TensorMeta {
+    TensorMeta {
+        dtype,
+        dims: dims.iter().copied().collect(),
+        layout,
+        lod: Vec::new(),
+        offset: 0,
     }
 }
 
@@ -384,7 +401,8 @@ fn kind_of(k: TensorKind) -> crate::types::TypeKind {
         TensorKind::SelectedRows => crate::types::TypeKind::SelectedRows,
         TensorKind::DenseTensorArray => crate::types::TypeKind::DenseTensorArray,
         TensorKind::Dense => crate::types::TypeKind::DenseTensor,
-        TensorKind::SparseCoo | TensorKind::SparseCsr => crate::types::TypeKind::Custom,
+        TensorKind::SparseCoo => crate::types::TypeKind::SparseCoo,
+        TensorKind::SparseCsr => crate::types::TypeKind::SparseCsr,
     }
 }
 
@@ -392,6 +410,8 @@ fn tensor_type(ctx: &IrContext, kind: TensorKind, m: &TensorMeta) -> Type {
     match kind {
         TensorKind::SelectedRows => ctx.intern_type(TypeKey::SelectedRows(TensorKey::of_meta(m))),
         TensorKind::DenseTensorArray => ctx.dense_tensor_array_type(m.dtype, &m.dims, m.layout),
+        TensorKind::SparseCoo => ctx.sparse_coo_type_of(m),
+        TensorKind::SparseCsr => ctx.sparse_csr_type_of(m),
         _ => ctx.tensor_type_of(m),
     }
 }

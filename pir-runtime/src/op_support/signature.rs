@@ -41,10 +41,8 @@ fn tensor_kind_fits(kind: TensorKind, data: &TypeData) -> bool {
                 TensorKind::DenseTensorArray,
                 TypeData::DenseTensorArray { .. }
             )
-            | (
-                TensorKind::SparseCoo | TensorKind::SparseCsr,
-                TypeData::Custom { .. }
-            )
+            | (TensorKind::SparseCoo, TypeData::SparseCoo(_))
+            | (TensorKind::SparseCsr, TypeData::SparseCsr(_))
     )
 }
 

@@ -136,6 +136,8 @@ impl TextSyntax {
         s.register_type("vec", types::vector);
         s.register_type("pd_op.selectedrows", types::selected_rows);
         s.register_type("pd_op.tensor_array", types::tensor_array);
+        s.register_type("pd_op.sparsecootensor", types::sparse_coo);
+        s.register_type("pd_op.sparsecsrtensor", types::sparse_csr);
         for d in DataType::ALL {
             if d != DataType::Undefined {
                 s.register_type(d.type_suffix(), types::scalar);

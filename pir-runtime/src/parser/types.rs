@@ -1,5 +1,6 @@
 //! Types: `tensor<-1x3x224x224xf32>`, `tensor<f32>`, `vec[t0,t1]`, `<<NULL TYPE>>`,
-//! `pd_op.selectedrows<2x3xf32>`, `pd_op.tensor_array<f32>`, the element types (`f32`, `i64`,
+//! `pd_op.selectedrows<2x3xf32>`, `pd_op.tensor_array<f32>`, `pd_op.sparsecootensor<4x5xf32>`,
+//! `pd_op.sparsecsrtensor<3x3xf32>`, the element types (`f32`, `i64`,
 //! `b`, ...), a downstream dialect's `dialect.name<params>`, and whatever keyword a dialect
 //! registers in [`TextSyntax`].
 //!
@@ -207,6 +208,27 @@ pub(crate) fn tensor_array(p: &mut TypeParser<'_, '_>, _: &str) -> Result<Type, 
     let dtype = p.data_type()?;
     p.cur.expect(b'>', "`>` closing the tensor-array type")?;
     Ok(p.ctx.dense_tensor_array_type(dtype, &[], DataLayout::Nchw))
+}
+
+/// `pd_op.sparsecootensor<DIMSxDTYPE>`. The text holds neither the non-zero dims nor the
+/// index and value parts; they read back as Paddle's builds make them
+/// ([`IrContext::sparse_coo_type_of`]).
+pub(crate) fn sparse_coo(p: &mut TypeParser<'_, '_>, _: &str) -> Result<Type, ParseError> {
+    p.cur.expect(b'<', "`<`")?;
+    let (dims, dtype) = p.dims_and_dtype()?;
+    p.cur.expect(b'>', "`>` closing the sparse COO type")?;
+    Ok(p.ctx
+        .sparse_coo_type_of(&crate::meta::TensorMeta::new(dtype, &dims)))
+}
+
+/// `pd_op.sparsecsrtensor<DIMSxDTYPE>` (pir-rs's spelling; Paddle prints nothing after
+/// `pd_op.` for this type). Its parts read back null ([`IrContext::sparse_csr_type_of`]).
+pub(crate) fn sparse_csr(p: &mut TypeParser<'_, '_>, _: &str) -> Result<Type, ParseError> {
+    p.cur.expect(b'<', "`<`")?;
+    let (dims, dtype) = p.dims_and_dtype()?;
+    p.cur.expect(b'>', "`>` closing the sparse CSR type")?;
+    Ok(p.ctx
+        .sparse_csr_type_of(&crate::meta::TensorMeta::new(dtype, &dims)))
 }
 
 /// `vec[T0,T1,...]`. Paddle's vectors may hold null types (a translated `rnn_grad` returns
