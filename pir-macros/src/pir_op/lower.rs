@@ -173,7 +173,7 @@ pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
     let id = lower_identity(&args, &mut errors)?;
     let sig = lower_fields(&st, &mut errors);
     check_no_grad(&sig, &id, &mut errors);
-    let pairs = lower_pairs(&sig, &id, &mut errors);
+    let pairs = lower_pairs(&sig, &id, args.unsuffixed_inplace.is_some(), &mut errors);
     let runtime = lower_runtime(&args, &sig, &id.origin, pairs, &mut errors);
     let traits = lower_traits(&args, &id, &mut errors);
     let interfaces = lower_interfaces(&args, &id, runtime.infer_meta, &mut errors);
@@ -202,7 +202,7 @@ fn assemble_schema(
             kind: InputKind::Value(i.kind),
             optional: i.optional,
             no_need_buffer: i.no_need_buffer,
-            with_grad_semantic: with_grad && i.no_grad.is_none(),
+            with_grad_semantic: (with_grad && i.no_grad.is_none()) || i.grad.is_some(),
             doc: s(&i.doc),
         })
         .collect();
