@@ -13,8 +13,7 @@
 //! let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2, 3])).unwrap();
 //! let arr = CreateArrayOp::build(&mut b, CreateArrayOpAttrs::new(DataType::Float32)).unwrap();
 //! let arr = arr.out(b.program());
-//! let i = pd_op::FullOp::build(&mut b, pd_op::FullOpAttrs::default()).unwrap().out(b.program());
-//! let w = ArrayWrite_Op::build_with_values(&mut b, arr, x, i).unwrap();
+//! let w = ArrayWrite_Op::build(&mut b, arr, x, 0).unwrap(); // the index as an int64 `full`
 //! let len = ArrayLengthOp::build(&mut b, w.out(b.program())).unwrap();
 //! let read = ArrayReadOp::build(&mut b, w.out(b.program()), 0).unwrap();
 //! let show = |v| b.program().value_type(v).unwrap().display(&ctx).to_string();
