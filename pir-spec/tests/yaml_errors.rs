@@ -436,8 +436,17 @@ fn yaml_syntax_errors_and_wrong_shapes() {
     );
     let e = load("- op : 1x\n  args : ()\n  output : Tensor\n");
     assert!(e[0].to_string().contains("not a valid name"), "{e:?}");
-    let e = load("- op : f\n  args : (Tensor x)\n  output : Tensor(out)\n  args : (Tensor y)\n");
-    expect(&e, "ops.yaml:4", "f", "key `args` appears twice");
+}
+
+#[test]
+fn a_repeated_key_counts_once_the_last_one_as_in_pyyaml() {
+    // Paddle's own static_ops.yaml repeats `interfaces` on `unique`; PyYAML keeps the last.
+    let text = "- op : f\n  args : (Tensor x)\n  output : Tensor(out)\n  args : (Tensor y)\n  interfaces : paddle::dialect::ParseKernelKeyInterface\n  interfaces : paddle::dialect::InferSymbolicShapeInterface\n";
+    let set = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap();
+    let f = set.get("f").unwrap();
+    assert_eq!(f.inputs[0].name, "y");
+    assert!(f.has_interface("InferSymbolicShapeInterface"));
+    assert!(!f.has_interface("ParseKernelKeyInterface"));
 }
 
 #[test]

@@ -1065,6 +1065,9 @@ impl Tok {
 
 fn named_constant(name: &str) -> Option<Num> {
     Some(match name {
+        // C++ promotes `bool` to `int` in arithmetic and converts it to any number.
+        "true" => Num::Int(1),
+        "false" => Num::Int(0),
         "INT64_MAX" | "LLONG_MAX" | "LONG_MAX" => Num::Int(i64::MAX as i128),
         "INT64_MIN" | "LLONG_MIN" | "LONG_MIN" => Num::Int(i64::MIN as i128),
         "INT32_MAX" | "INT_MAX" => Num::Int(i32::MAX as i128),

@@ -48,6 +48,17 @@ const KEYS: &[(&str, KeyParser)] = &[
     ("dynamic_fallback", parse_flag),
 ];
 
+/// The suffix Paddle's generator gives sparse ops (`op_gen.py`: `key_suffix = '_sp'`).
+pub(crate) const SPARSE_SUFFIX: &str = "_sp";
+
+/// Whether a file is one of Paddle's sparse op files: `op_gen.py` (`parse_op_type`) decides
+/// by the file name, `sparse_ops` / `sparse_backward`.
+pub(crate) fn is_sparse_file(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    stem == "sparse_ops" || stem == "sparse_backward"
+}
+
 /// Keys of `data_transform` (parse_utils.py).
 pub(crate) const DATA_TRANSFORM_KEYS: &[&str] = &["skip_transform", "support_trans_dtype"];
 
@@ -58,7 +69,13 @@ pub(crate) struct OpEntry {
     pub(crate) file: usize,
     /// Line of the entry's first key.
     pub(crate) line: u32,
+    /// The entry's key among all entries: its name, plus `_sp` for a sparse entry (Paddle's
+    /// `op_info_items` key).
     pub(crate) name: String,
+    /// The name as written in the yaml (Paddle's `op['name']`, used for op_compat and its lists).
+    pub(crate) origin: String,
+    /// From `sparse_ops.yaml` / `sparse_backward.yaml`.
+    pub(crate) sparse: bool,
     pub(crate) kind: OpKind,
     pub(crate) inputs: Vec<Arg>,
     pub(crate) attrs: Vec<Arg>,
@@ -104,6 +121,19 @@ impl OpEntry {
     /// neither `invoke` nor a `composite` without a `kernel` (parse_utils.py).
     pub(crate) fn is_base_op(&self) -> bool {
         self.invoke.is_none() && !(self.has_composite && self.kernel.is_none())
+    }
+
+    /// Marks an entry of a sparse file: it and the ops it names (`backward`, `forward`) take
+    /// Paddle's `_sp` key suffix, so sparse `abs` and dense `abs` are different ops.
+    pub(crate) fn mark_sparse(&mut self) {
+        self.sparse = true;
+        self.name.push_str(SPARSE_SUFFIX);
+        if let Some(b) = &mut self.backward {
+            b.push_str(SPARSE_SUFFIX);
+        }
+        if let Some(f) = &mut self.forward {
+            f.name.push_str(SPARSE_SUFFIX);
+        }
     }
 
     pub(crate) fn has_input(&self, name: &str) -> bool {
@@ -283,7 +313,7 @@ pub(crate) fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn is_qualified_ident(s: &str) -> bool {
+pub(crate) fn is_qualified_ident(s: &str) -> bool {
     !s.is_empty() && s.split("::").all(is_ident)
 }
 
@@ -372,16 +402,33 @@ pub(crate) fn parse_entry(
     };
     let mut entry = OpEntry::new(file_idx, &head, lines);
     check_keys(&mut cx, head.map);
+    // The last occurrence of a key counts (see the loop below).
     let get = |key: &str| {
         head.map
             .iter()
+            .rev()
             .find(|(k, _)| k.as_str() == Some(key))
             .map(|(_, v)| v)
     };
+    let signature_errors = cx.diag.errors.len();
     parse_args(&mut cx, &mut entry, get("args"));
     parse_outputs(&mut cx, &mut entry, get("output"));
-    for (k, v) in head.map {
+    if cx.diag.errors.len() > signature_errors {
+        // The other keys name arguments and outputs that could not be read: checking them
+        // would only repeat the error as "unknown name"s.
+        return Parsed::Broken {
+            name: entry.name,
+            file: file_idx,
+            line: entry.line,
+        };
+    }
+    for (i, (k, v)) in head.map.iter().enumerate() {
         let key = k.as_str().unwrap_or("");
+        // A repeated key: the last one wins, as in PyYAML, which Paddle's generator reads
+        // with (Paddle's own static_ops.yaml repeats `interfaces` on `unique`).
+        if head.map[i + 1..].iter().any(|(later, _)| later.as_str() == Some(key)) {
+            continue;
+        }
         if let Some((_, parse)) = KEYS.iter().find(|(name, _)| *name == key) {
             parse(&mut cx, &mut entry, key, v);
         }
@@ -481,6 +528,8 @@ impl OpEntry {
             file,
             line: head.line,
             name: head.name.clone(),
+            origin: head.name.clone(),
+            sparse: false,
             kind: head.kind,
             inputs: Vec::new(),
             attrs: Vec::new(),
@@ -515,19 +564,11 @@ impl OpEntry {
     }
 }
 
-/// Unknown and duplicated top-level keys.
+/// Unknown top-level keys. (A repeated key is not an error: the last one wins, see
+/// [`parse_entry`].)
 fn check_keys(cx: &mut Ctx<'_>, map: &[(Node, Node)]) {
-    let mut seen: Vec<&str> = Vec::new();
     for (k, _) in map {
         let key = k.as_str().unwrap_or("");
-        if seen.contains(&key) {
-            cx.err(
-                k.line,
-                SpecErrorKind::Duplicate,
-                format!("key `{key}` appears twice"),
-            );
-        }
-        seen.push(key);
         if !KEYS.iter().any(|(name, _)| *name == key) {
             let names: Vec<&str> = KEYS.iter().map(|(name, _)| *name).collect();
             cx.err(
@@ -911,6 +952,13 @@ fn io_names(entry: &OpEntry) -> String {
     )
 }
 
+/// A constant in a `param` list (`[x, y, False, False]` in sparse_ops.yaml's matmul): Paddle
+/// passes it through to the C++ call, so it names no argument.
+pub(crate) fn is_literal_param(p: &str) -> bool {
+    matches!(p, "True" | "False" | "None")
+        || p.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | '"' | '\''))
+}
+
 /// Names in `infer_meta.param`, `kernel.param`, `kernel.data_type` and `kernel.backend` must be
 /// arguments of the op (outputs are allowed in `param` lists: some backward InferMetas take
 /// them).
@@ -919,7 +967,7 @@ fn check_params(cx: &mut Ctx<'_>, entry: &OpEntry) {
     let mut bad: Vec<(String, String)> = Vec::new();
     if let Some(im) = &entry.infer_meta {
         for p in im.param.iter().flatten() {
-            if !is_arg(p) && !entry.has_output(p) {
+            if !is_literal_param(p) && !is_arg(p) && !entry.has_output(p) {
                 bad.push((
                     "infer_meta".into(),
                     format!("`infer_meta.param` names `{p}`"),
@@ -929,7 +977,7 @@ fn check_params(cx: &mut Ctx<'_>, entry: &OpEntry) {
     }
     if let Some(k) = &entry.kernel {
         for p in k.param.iter().flatten() {
-            if !is_arg(p) && !entry.has_output(p) {
+            if !is_literal_param(p) && !is_arg(p) && !entry.has_output(p) {
                 bad.push(("kernel".into(), format!("`kernel.param` names `{p}`")));
             }
         }

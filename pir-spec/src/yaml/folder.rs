@@ -40,8 +40,9 @@ pub const GENERATOR_FILES: &[&str] = &[
     "sparse_backward.yaml",
 ];
 
-/// The generator files the front end reads today; the others are skipped when present.
-pub const SUPPORTED_FILES: &[&str] = &["ops.yaml", "backward.yaml"];
+/// The generator files the front end reads: all of [`GENERATOR_FILES`]. Absent ones are
+/// skipped (the shared snapshot has no `fused_ops.yaml`; Paddle's own folder has it).
+pub const SUPPORTED_FILES: &[&str] = GENERATOR_FILES;
 
 /// The op_compat file, relative to the folder.
 pub const COMPAT_FILE: &str = "op_compat.yaml";

@@ -3,7 +3,7 @@
 //! `{dense, selected_rows -> dense}` dispatch signature), parameters and kernel-key candidates.
 
 use crate::schema::TensorKind;
-use crate::yaml::entry::{as_written, is_ident, Ctx, OpEntry};
+use crate::yaml::entry::{as_written, is_ident, is_qualified_ident, Ctx, OpEntry};
 use crate::yaml::error::SpecErrorKind;
 use crate::yaml::reader::{Node, NodeKind};
 
@@ -73,7 +73,10 @@ pub(crate) fn parse_infer_meta(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str,
         }
     }
     match func {
-        Some(func) if is_ident(&func) => entry.infer_meta = Some(InferMeta { func, param }),
+        // `sparse::CastInferMeta`: Paddle's sparse files qualify their functions.
+        Some(func) if is_qualified_ident(&func) => {
+            entry.infer_meta = Some(InferMeta { func, param })
+        }
         Some(func) => cx.err(
             v.line,
             SpecErrorKind::BadValue,
@@ -182,12 +185,30 @@ fn parse_backend_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node) {
 /// A `param : [a, b]` list. An empty value (`param :`) means "not given" (the default
 /// parameters), as Paddle's `parse_infer_meta`/`parse_kernel` treat `None`. On a malformed value
 /// the error is reported (so the entry is dropped) and `None` returned.
+/// A plain yaml scalar as Paddle's generator prints it after PyYAML read it: YAML 1.1 booleans
+/// become Python's `True` / `False` (GetOpInfo of sparse `masked_matmul` lists
+/// `[x, y, False, False]`); everything else as written.
+fn python_text(text: &str, node: &Node) -> String {
+    let plain = matches!(node.kind, NodeKind::Scalar { plain: true, .. });
+    let lower = text.to_ascii_lowercase();
+    let is_word = |words: &[&str]| {
+        words.contains(&lower.as_str())
+            && (text == lower || text == text.to_ascii_uppercase() || text[1..] == lower[1..])
+    };
+    match () {
+        _ if plain && is_word(&["true", "yes", "on"]) => "True".to_string(),
+        _ if plain && is_word(&["false", "no", "off"]) => "False".to_string(),
+        _ => text.to_string(),
+    }
+}
+
 fn param_list(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Option<Vec<String>> {
     match &node.kind {
         NodeKind::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for item in items {
-                out.push(cx.scalar(key, item, "an argument name")?.trim().to_string());
+                let text = cx.scalar(key, item, "an argument name")?.trim();
+                out.push(python_text(text, item));
             }
             Some(out)
         }

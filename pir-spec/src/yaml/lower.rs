@@ -13,8 +13,9 @@ use crate::yaml::compat::{CompatEntry, CompatIndex};
 use crate::yaml::entry::OpEntry;
 use crate::yaml::error::{Diag, SpecErrorKind};
 use crate::yaml::kernel::{DispatchKind, InferMeta, Kernel, KernelFunc};
+use crate::yaml::entry::SPARSE_SUFFIX;
 use crate::yaml::paddle::{
-    class_name, short_name, CACHE_GRAD_OP_SHAPE_BLACK_LIST, CUSTOM_VJP, DECOMP_RULE_OPS,
+    pascal_case, short_name, PD_MANUAL_OPS, CACHE_GRAD_OP_SHAPE_BLACK_LIST, CUSTOM_VJP, DECOMP_RULE_OPS,
     DECOMP_VJP_OPS, VJP_INTERFACE_BLACK_LIST,
 };
 
@@ -57,16 +58,55 @@ impl Ctx<'_> {
     /// Paddle's compat lookup: the entry naming the op (or one of its backward ops), else for a
     /// `*_grad` op the entry of its forward.
     fn compat_of(&self, e: &OpEntry) -> Option<&CompatEntry> {
-        if let Some(i) = self.compat_index.get(&e.name) {
+        if let Some(i) = self.compat_index.get(&e.origin) {
             return Some(&self.compat[i]);
         }
-        if e.name.ends_with("_grad") || e.name.ends_with("_grad_") {
+        if e.origin.ends_with("_grad") || e.origin.ends_with("_grad_") {
             if let Some(f) = &e.forward {
-                return self.compat_index.get(&f.name).map(|i| &self.compat[i]);
+                // Paddle looks up the forward's name as written (without the sparse suffix).
+                let written = if e.sparse {
+                    f.name.strip_suffix(SPARSE_SUFFIX).unwrap_or(&f.name)
+                } else {
+                    &f.name
+                };
+                return self.compat_index.get(written).map(|i| &self.compat[i]);
             }
         }
         None
     }
+}
+
+/// Classes op_gen.py never generates although their entry is read (`AutoCodeGen`: "this
+/// add_n_grad is only used for generate AddNOp::Vjp func").
+const SKIPPED_ENTRIES: &[&str] = &["add_n_grad"];
+
+/// Whether `path` is Paddle's `sparse_ops` file (op_gen.py tests the file name).
+fn is_sparse_ops_file(path: &str) -> bool {
+    crate::yaml::entry::is_sparse_file(path) && !path.contains("sparse_backward")
+}
+
+/// The op name and C++ class name of a class, as op_gen.py's `AutoCodeGen` names them: the
+/// phi name (`relu`, `relu_`), or with several kernel functions the function's name (`_`
+/// kept); sparse classes add `_sp` to the op name (`sp_` after a trailing `_`) and `Sp` before
+/// the class's `Op` / `_Op`.
+fn class_names(c: &Class<'_>, sparse: bool) -> (String, String) {
+    let (base, twin_suffix) = match c.func {
+        Some(f) if c.several_funcs => (f.name.as_str(), c.twin),
+        _ => (c.phi_name, false),
+    };
+    let stem = pascal_case(base);
+    let (sp, sp_class) = if sparse { ("sp", "Sp") } else { ("", "") };
+    if twin_suffix {
+        // `<func>_` (dense) / `<func>_sp_` (sparse); class `<Func>_Op` / `<Func>Sp_Op`.
+        let op = if sparse { format!("{base}_sp_") } else { format!("{base}_") };
+        return (op, format!("{stem}{sp_class}_Op"));
+    }
+    let op = match (sparse, base.ends_with('_')) {
+        (false, _) => base.to_string(),
+        (true, true) => format!("{base}{sp}_"),
+        (true, false) => format!("{base}_{sp}"),
+    };
+    (op, format!("{stem}{sp_class}Op"))
 }
 
 /// Python's `name[:-5]` (cuts `_grad`).
@@ -112,10 +152,12 @@ fn mutable_attributes(cx: &Ctx<'_>, e: &OpEntry) -> Vec<Mutable> {
         };
         // op_gen.py: `op_compat_item = op_compat_item.pop('scalar')` for `pow` -- pow's scalar
         // entry is dropped.
-        if c.op != "pow" {
+        // op_gen.py `parse_mutable_attribute`: scalars of sparse_ops.yaml stay attributes.
+        let sparse_forward_file = is_sparse_ops_file(cx.files[e.file]);
+        if c.op != "pow" && !sparse_forward_file {
             for m in c.scalar.iter().filter(|m| is_mutable(m)) {
                 // op_gen.py special case: one_hot's compat `depth` is the op's `num_classes`.
-                let name = if m.name == "depth" && e.name == "one_hot" {
+                let name = if m.name == "depth" && e.origin == "one_hot" {
                     "num_classes".to_string()
                 } else {
                     m.name.to_string()
@@ -181,11 +223,16 @@ fn sorted_unique(mut v: Vec<String>) -> List<Str> {
 /// Lowers one entry into its classes: one per name (the op, and its `_` twin when it has
 /// in-place or view pairs) and kernel function.
 pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
-    let shared = Shared::new(cx, e);
-    let mut phi_names = vec![e.name.clone()];
-    if (shared.inplace.is_some() || shared.view.is_some()) && !e.name.ends_with('_') {
-        phi_names.push(format!("{}_", e.name));
+    if SKIPPED_ENTRIES.contains(&e.name.as_str()) {
+        return;
     }
+    let shared = Shared::new(cx, e);
+    let mut phi_names = vec![e.origin.clone()];
+    if (shared.inplace.is_some() || shared.view.is_some()) && !e.origin.ends_with('_') {
+        phi_names.push(format!("{}_", e.origin));
+    }
+    // Paddle writes these classes by hand; the yaml entry must not shadow them.
+    phi_names.retain(|n| !PD_MANUAL_OPS.contains(&n.as_str()));
     let funcs: Vec<Option<&KernelFunc>> = match shared.kernel {
         Some(k) => k.funcs.iter().map(Some).collect(),
         None => vec![None],
@@ -253,7 +300,7 @@ impl<'e> Shared<'e> {
             input_grad,
             mutable_grad,
             out_optional: output_optional(e, inplace),
-            compat: cx.compat_of(e).map(|c| compat_spec(c, &e.name)),
+            compat: cx.compat_of(e).map(|c| compat_spec(c, &e.origin)),
             kernel_param,
             infer_meta_param,
             interfaces: entry_interfaces(cx, e, infer_meta),
@@ -264,12 +311,7 @@ impl<'e> Shared<'e> {
 
     fn lower_class(&self, cx: &Ctx<'_>, c: &Class<'_>) -> OpSchema {
         let e = self.e;
-        let op_name = match c.func {
-            Some(f) if c.several_funcs && c.twin => format!("{}_", f.name),
-            Some(f) if c.several_funcs => f.name.clone(),
-            _ => c.phi_name.to_string(),
-        };
-        let class = class_name(&op_name);
+        let (op_name, class) = class_names(c, e.sparse);
         let verify_signature =
             !(class.contains("GradOp") || class.contains("Grad_Op") || e.custom_verify);
         OpSchema {
@@ -277,7 +319,7 @@ impl<'e> Shared<'e> {
             name: Cow::Owned(format!("{}.{op_name}", cx.dialect)),
             op_name: Cow::Owned(op_name),
             class_name: Cow::Owned(class),
-            origin_name: s(&e.name),
+            origin_name: s(&e.origin),
             kind: e.kind,
             inputs: list(self.class_inputs(c)),
             attributes: list(self.class_attributes()),
@@ -434,6 +476,10 @@ impl<'e> Shared<'e> {
 /// tensor input, and of each mutable attribute.
 fn grad_semantics(cx: &Ctx<'_>, e: &OpEntry, mutables: &[Mutable]) -> (Vec<bool>, Vec<bool>) {
     let bwd = e.backward.as_deref().and_then(|b| cx.get(b));
+    // op_gen.py `get_input_grad_semantic` checks that the backward's name *as written* is an
+    // op before reading its `_sp` entry: a sparse op whose backward has no dense namesake
+    // gets no grad semantic (`coo_to_dense`, `values`).
+    let bwd = bwd.filter(|b| !e.sparse || cx.get(&b.origin).is_some());
     let bwd_outs: Vec<&str> = bwd
         .map(|b| b.outputs.iter().map(|o| cut5(&o.name)).collect())
         .unwrap_or_default();
@@ -523,7 +569,8 @@ fn entry_interfaces(cx: &Ctx<'_>, e: &OpEntry, infer_meta: Option<&InferMeta>) -
     interfaces.push("OpYamlInfoInterface".into());
     if cx.dialect == "pd_op"
         && bwd.is_some_and(|b| b.is_base_op() && b.kernel.is_some())
-        && !CACHE_GRAD_OP_SHAPE_BLACK_LIST.contains(&e.name.as_str())
+        && !e.sparse
+        && !CACHE_GRAD_OP_SHAPE_BLACK_LIST.contains(&e.origin.as_str())
     {
         interfaces.push("CacheGradOpSymbolicShapeInterface".into());
     }
@@ -539,7 +586,7 @@ fn entry_interfaces(cx: &Ctx<'_>, e: &OpEntry, infer_meta: Option<&InferMeta>) -
     if has_infer_meta {
         interfaces.push("InferMetaInterface".into());
     }
-    if e.backward.is_some() && !VJP_INTERFACE_BLACK_LIST.contains(&e.name.as_str()) && !onednn {
+    if e.backward.is_some() && !VJP_INTERFACE_BLACK_LIST.contains(&e.origin.as_str()) && !onednn {
         interfaces.push("VjpInterface".into());
     }
     interfaces
@@ -549,7 +596,7 @@ fn entry_interfaces(cx: &Ctx<'_>, e: &OpEntry, infer_meta: Option<&InferMeta>) -
 /// `CUSTOM_VJP`) and the oneDNN ones. (`InplaceTrait` is per class.)
 fn entry_traits(e: &OpEntry, onednn: bool) -> Vec<String> {
     let mut traits: Vec<String> = e.traits.iter().map(|t| short_name(t).to_string()).collect();
-    let grad_name = format!("{}_grad", e.name);
+    let grad_name = format!("{}_grad", e.origin);
     if CUSTOM_VJP.contains(&grad_name.as_str()) && !onednn {
         traits.push("CustomVjpTrait".into());
     }

@@ -34,7 +34,12 @@
 //! [`SpecError`]s, collected in [`SpecErrors`].
 //!
 //! Where Paddle's generator has a special case or a hard-coded list, the same one is used
-//! here and its source is cited next to it. Deliberate departures, none of which changes the
+//! here and its source is cited next to it. In particular: entries of `sparse_ops.yaml` /
+//! `sparse_backward.yaml` (recognised by file name, as op_gen.py does) are keyed `<name>_sp`
+//! and make `<name>_sp` / `<func>_sp` / `<name>sp_` classes beside their dense namesakes;
+//! classes of `PD_MANUAL_OP_LIST` ([`paddle::PD_MANUAL_OPS`], written by hand in Paddle) are
+//! not generated, so the hand-written definitions are not shadowed; a key repeated in an entry
+//! counts once, the last one (PyYAML's rule, which Paddle's own yaml relies on). Deliberate departures, none of which changes the
 //! result for Paddle's own yaml:
 //!
 //! - An op's own `support_tensor : [...]` key makes those attributes mutable even without an
@@ -45,9 +50,7 @@
 //! - When the backward op is not in the loaded files, `CacheGradOpSymbolicShapeInterface` (which
 //!   depends on the backward's kernel) is not attached; `VjpInterface` is, since the backward
 //!   is declared. Paddle requires the backward to be loaded.
-//! - Ops of Paddle's `PD_MANUAL_OP_LIST` (hand-written classes in Paddle) are generated like any
-//!   other.
-//! - Inputs Paddle accepts silently or crashes on are errors: duplicate keys, names in
+//! - Inputs Paddle accepts silently or crashes on are errors: names in
 //!   `inplace`/`view`/`kernel.param`/... that are not arguments, dispatch signatures of the wrong
 //!   arity, defaults that do not fit their type, an invoked `forward:` signature that does not
 //!   match its forward op's tensors and outputs.
@@ -365,10 +368,25 @@ fn read_entries(ops: &[YamlSource<'_>], diag: &mut Diag) -> (Vec<entry::OpEntry>
             );
             continue;
         };
+        let sparse = entry::is_sparse_file(src.path);
         for item in items {
             match entry::parse_entry(i, src.path, &lines, item, diag) {
-                entry::Parsed::Ok(e) => entries.push(*e),
-                entry::Parsed::Broken { name, file, line } => broken.push((name, file, line)),
+                entry::Parsed::Ok(mut e) => {
+                    if sparse {
+                        e.mark_sparse();
+                    }
+                    entries.push(*e);
+                }
+                entry::Parsed::Broken {
+                    mut name,
+                    file,
+                    line,
+                } => {
+                    if sparse {
+                        name.push_str(entry::SPARSE_SUFFIX);
+                    }
+                    broken.push((name, file, line));
+                }
                 entry::Parsed::Unnamed => {}
             }
         }

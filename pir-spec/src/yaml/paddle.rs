@@ -79,8 +79,9 @@ pub fn qualified_name(short: &str) -> Option<&'static str> {
 }
 
 /// `PD_MANUAL_OP_LIST` of `op_gen.py` (Paddle 0ab6998c): ops whose classes Paddle writes by hand
-/// in `manual_op.h` instead of generating them. Their GetOpInfo still follows the yaml, but
-/// Paddle's generated header declares no traits or interfaces for them.
+/// in `manual_op.h` instead of generating them. The front end skips a class whose phi name
+/// (the op or its `_` twin, before any per-kernel renaming) is listed, as op_gen.py does, so a
+/// yaml entry never shadows the hand-written op (op-defs declares those with `#[pir_op]`).
 ///
 /// ```
 /// assert!(pir_spec::yaml::paddle::PD_MANUAL_OPS.contains(&"expand"));
