@@ -100,9 +100,10 @@ pub fn array_to_tensor_infer_meta(
         return out_index.set(MetaBuilder::new().build());
     }
     let mut dims = x.dims.to_vec();
-    let limit = if use_stack { dims.len() } else { dims.len() - 1 };
+    // Stacking inserts a dim (axis ≤ rank); concatenating replaces one (axis < rank).
+    let fits = usize::try_from(axis).is_ok_and(|a| a < dims.len() + usize::from(use_stack));
     ensure_meta!(
-        axis >= 0 && (axis as usize) <= limit && (use_stack || !dims.is_empty()),
+        fits,
         "axis {axis} is out of range for array elements of dims {}",
         fmt_dims(&x.dims)
     );
