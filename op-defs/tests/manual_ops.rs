@@ -68,7 +68,9 @@ fn get_op_info_of_every_hand_written_op_is_paddles() {
     let mut mismatches = Vec::new();
     for r in &reference {
         let name = r["op_name"].as_str().unwrap();
-        let def = ctx.op_def(name).unwrap_or_else(|| panic!("{name} is not registered"));
+        let def = ctx
+            .op_def(name)
+            .unwrap_or_else(|| panic!("{name} is not registered"));
         let ours = info_json(def);
         for field in ["inputs", "attributes", "outputs", "runtime_info"] {
             if ours[field] != r[field] {
@@ -84,8 +86,15 @@ fn get_op_info_of_every_hand_written_op_is_paddles() {
     for m in &mismatches {
         println!("MISMATCH {m}");
     }
-    assert!(mismatches.is_empty(), "{} GetOpInfo mismatches", mismatches.len());
-    println!("GetOpInfo of {} hand-written ops equals Paddle 3.3.1's", reference.len());
+    assert!(
+        mismatches.is_empty(),
+        "{} GetOpInfo mismatches",
+        mismatches.len()
+    );
+    println!(
+        "GetOpInfo of {} hand-written ops equals Paddle 3.3.1's",
+        reference.len()
+    );
 }
 
 #[test]
@@ -94,9 +103,19 @@ fn hand_written_ops_are_in_pd_op_and_no_yaml_op_shadows_them() {
     pd_op::register(&ctx).unwrap();
     let yaml: BTreeSet<&str> = PdOpYamlDialect::op_defs().iter().map(|d| d.name).collect();
     for def in manual::OPS {
-        assert!(!yaml.contains(def.name), "ops-yaml/ also defines {}", def.name);
-        let got = ctx.op_def(def.name).unwrap_or_else(|| panic!("{}", def.name));
-        assert!(std::ptr::eq(got, *def), "{} resolves to another definition", def.name);
+        assert!(
+            !yaml.contains(def.name),
+            "ops-yaml/ also defines {}",
+            def.name
+        );
+        let got = ctx
+            .op_def(def.name)
+            .unwrap_or_else(|| panic!("{}", def.name));
+        assert!(
+            std::ptr::eq(got, *def),
+            "{} resolves to another definition",
+            def.name
+        );
         assert_eq!(def.dialect, "pd_op");
     }
     let all: Vec<&str> = PdOpDialect::op_defs().iter().map(|d| d.name).collect();
@@ -161,18 +180,26 @@ fn array_family_builds_infer_paddles_types() {
     // create_array's element dims are [0], as CreateArrayOp::InferMeta sets them.
     assert_eq!(
         f.prog.value_type(arr),
-        Some(f.ctx.dense_tensor_array_type(DataType::Float32, &[0], Default::default()))
+        Some(
+            f.ctx
+                .dense_tensor_array_type(DataType::Float32, &[0], Default::default())
+        )
     );
     let w = ArrayWrite_Op::build(&mut f.b(), arr, x, 0).unwrap();
     let warr = w.out(&f.prog);
     // array_write_'s result carries x's dims.
     assert_eq!(
         f.prog.value_type(warr),
-        Some(f.ctx.dense_tensor_array_type(DataType::Float32, &[2, 3], Default::default()))
+        Some(
+            f.ctx
+                .dense_tensor_array_type(DataType::Float32, &[2, 3], Default::default())
+        )
     );
     let len = ArrayLengthOp::build(&mut f.b(), warr).unwrap().out(&f.prog);
     assert_eq!(f.shown(len), "tensor<1xi64>");
-    let read = ArrayReadOp::build(&mut f.b(), warr, 0).unwrap().out(&f.prog);
+    let read = ArrayReadOp::build(&mut f.b(), warr, 0)
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(read), "tensor<-1x-1xf32>");
     let stacked = ArrayToTensorOp::build(
         &mut f.b(),
@@ -195,9 +222,13 @@ fn array_family_builds_infer_paddles_types() {
     )
     .unwrap();
     assert_eq!(f.shown(concat.out(&f.prog)), "tensor<2x-1xf32>");
-    let dense = SliceArrayDenseOp::build(&mut f.b(), warr, &[0]).unwrap().out(&f.prog);
+    let dense = SliceArrayDenseOp::build(&mut f.b(), warr, &[0])
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(dense), "tensor<2x3xf32>");
-    let sliced = SliceArrayOp::build(&mut f.b(), warr, &[0], &[1]).unwrap().out(&f.prog);
+    let sliced = SliceArrayOp::build(&mut f.b(), warr, &[0], &[1])
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(sliced), "pd_op.tensor_array<f32>");
     let pop = ArrayPopOp::build(&mut f.b(), warr, ArrayPopOpAttrs::new(0)).unwrap();
     assert_eq!(f.shown(pop.array_out(&f.prog)), "pd_op.tensor_array<f32>");
@@ -206,7 +237,9 @@ fn array_family_builds_infer_paddles_types() {
         .unwrap()
         .out(&f.prog);
     let copy = AssignArrayOp::build(&mut f.b(), like).unwrap().out(&f.prog);
-    let copy_ = AssignArray_Op::build(&mut f.b(), copy).unwrap().out(&f.prog);
+    let copy_ = AssignArray_Op::build(&mut f.b(), copy)
+        .unwrap()
+        .out(&f.prog);
     let sum_in = builtin::combine(&mut f.b(), &[copy_, like]).unwrap();
     let sum = AddNArrayOp::build(&mut f.b(), sum_in).unwrap().out(&f.prog);
     assert_eq!(f.shown(sum), "pd_op.tensor_array<f32>");
@@ -234,7 +267,9 @@ fn array_write_rejects_a_mismatched_element_type() {
     let arr = CreateArrayOp::build(&mut f.b(), CreateArrayOpAttrs::new(DataType::Float32))
         .unwrap()
         .out(&f.prog);
-    let err = ArrayWrite_Op::build(&mut f.b(), arr, x, 0).unwrap_err().to_string();
+    let err = ArrayWrite_Op::build(&mut f.b(), arr, x, 0)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("ArrayWriteInferMeta") && err.contains("int32") && err.contains("float32"),
         "{err}"
@@ -251,7 +286,10 @@ fn array_ops_reject_a_dense_tensor_where_an_array_goes() {
     ArrayLengthOp::build_with_types(&mut f.b(), &[Some(x)], none, &[Some(t)]).unwrap();
     let msg = f.verify_error();
     assert!(msg.contains("pd_op.array_length"), "{msg}");
-    assert!(msg.contains("`x`") && msg.contains("DenseTensorArrayType"), "{msg}");
+    assert!(
+        msg.contains("`x`") && msg.contains("DenseTensorArrayType"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -272,14 +310,19 @@ fn math_family_builds_and_verifies() {
     assert_eq!(f.shown(next), "tensor<1xi64>");
     let s = f.param("s", f.dense(DataType::Int64, &[4]));
     let t = f.param("t", f.dense(DataType::Int64, &[2]));
-    let sb = ShapeBroadcastOp::build(&mut f.b(), s, t).unwrap().out(&f.prog);
+    let sb = ShapeBroadcastOp::build(&mut f.b(), s, t)
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(sb), "tensor<4xi64>");
     pir_runtime::verify(&f.prog).unwrap();
     // increment needs a one-element counter.
     let err = IncrementOp::build(&mut f.b(), a, IncrementOpAttrs::default())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("IncrementInferMeta") && err.contains("one element"), "{err}");
+    assert!(
+        err.contains("IncrementInferMeta") && err.contains("one element"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -291,7 +334,10 @@ fn increment_rejects_a_wrong_attribute_kind() {
     let dict = f.ctx.dict_attr(&[("value", f.ctx.i32_attr(1))]);
     IncrementOp::build_with_types(&mut f.b(), &[Some(i)], dict, &[Some(t)]).unwrap();
     let msg = f.verify_error();
-    assert!(msg.contains("pd_op.increment") && msg.contains("value"), "{msg}");
+    assert!(
+        msg.contains("pd_op.increment") && msg.contains("value"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -300,11 +346,15 @@ fn shape_family_builds_as_paddle_builds() {
     let mut f = Fixture::new();
     let x = f.param("x", f.dense(DataType::Float32, &[3, 1]));
     // Paddle's expand.txt case 4: [-1, 4] keeps x's 3.
-    let e = ExpandOp::build(&mut f.b(), x, &[-1, 4]).unwrap().out(&f.prog);
+    let e = ExpandOp::build(&mut f.b(), x, &[-1, 4])
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(e), "tensor<3x4xf32>");
     // A shape computed at run time: its extents are unknown, not "keep x's" (-2, not -1).
     let shape = f.param("shape", f.dense(DataType::Int64, &[2]));
-    let e = ExpandOp::build_with_values(&mut f.b(), x, shape).unwrap().out(&f.prog);
+    let e = ExpandOp::build_with_values(&mut f.b(), x, shape)
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(e), "tensor<-1x-1xf32>");
     let p = f.param("p", f.dense(DataType::Float32, &[2, 4]));
     let q = f.param("q", f.dense(DataType::Float32, &[3, 4]));
@@ -317,7 +367,9 @@ fn shape_family_builds_as_paddle_builds() {
     pir_runtime::verify(&f.prog).unwrap();
     // expand cannot shrink a rank.
     let y = f.param("y", f.dense(DataType::Float32, &[2, 3, 4]));
-    let err = ExpandOp::build(&mut f.b(), y, &[3, 4]).unwrap_err().to_string();
+    let err = ExpandOp::build(&mut f.b(), y, &[3, 4])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("ExpandInferMeta"), "{err}");
 }
 
@@ -388,12 +440,16 @@ fn runtime_family_builds_and_verifies() {
     use pd_op::*;
     let mut f = Fixture::new();
     let x = f.param("x", f.dense(DataType::Float32, &[2, 3]));
-    let out = FetchOp::build(&mut f.b(), x, FetchOpAttrs::new("x", 0)).unwrap().out(&f.prog);
+    let out = FetchOp::build(&mut f.b(), x, FetchOpAttrs::new("x", 0))
+        .unwrap()
+        .out(&f.prog);
     assert_eq!(f.shown(out), "tensor<2x3xf32>");
     let arr = CreateArrayOp::build(&mut f.b(), CreateArrayOpAttrs::new(DataType::Float32))
         .unwrap()
         .out(&f.prog);
-    let arr = ArrayWrite_Op::build(&mut f.b(), arr, x, 0).unwrap().out(&f.prog);
+    let arr = ArrayWrite_Op::build(&mut f.b(), arr, x, 0)
+        .unwrap()
+        .out(&f.prog);
     let host = MemcpyD2hMultiIoOp::build(&mut f.b(), arr, MemcpyD2hMultiIoOpAttrs::new(0))
         .unwrap()
         .out(&f.prog);
@@ -406,5 +462,8 @@ fn runtime_family_builds_and_verifies() {
     // assert's condition must be bool.
     AssertOp::build(&mut f.b(), x, data, AssertOpAttrs::default()).unwrap();
     let msg = f.verify_error();
-    assert!(msg.contains("pd_op.assert") && msg.contains("`cond` must be a bool"), "{msg}");
+    assert!(
+        msg.contains("pd_op.assert") && msg.contains("`cond` must be a bool"),
+        "{msg}"
+    );
 }

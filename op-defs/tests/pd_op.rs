@@ -404,7 +404,11 @@ fn yaml_loads_at_run_time_like_the_compiled_dialect() {
     let generated = PdOpYamlDialect::op_defs();
     assert_eq!(set.len(), generated.len());
     for def in op_defs::manual::OPS {
-        assert!(set.get(def.name).is_none(), "ops-yaml/ makes a class {}", def.name);
+        assert!(
+            set.get(def.name).is_none(),
+            "ops-yaml/ makes a class {}",
+            def.name
+        );
     }
     for def in generated {
         let loaded = set

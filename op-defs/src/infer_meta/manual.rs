@@ -114,7 +114,12 @@ pub fn array_to_tensor_infer_meta(
         dims[axis] = -1;
     }
     out.set(MetaBuilder::new().dtype(x.dtype).dims(&dims).build())?;
-    out_index.set(MetaBuilder::new().dtype(DataType::Int32).dims(&[-1]).build())
+    out_index.set(
+        MetaBuilder::new()
+            .dtype(DataType::Int32)
+            .dims(&[-1])
+            .build(),
+    )
 }
 
 /// `TensorToArrayInferMeta(x, out_grad, axis, use_stack)`: `x`'s element type and layout.
@@ -138,7 +143,12 @@ pub fn slice_array_infer_meta(
     _ends: IntArrayArg,
     out: Output<'_>,
 ) -> R {
-    out.set(MetaBuilder::new().dtype(input.dtype).dims(&input.dims).build())
+    out.set(
+        MetaBuilder::new()
+            .dtype(input.dtype)
+            .dims(&input.dims)
+            .build(),
+    )
 }
 
 /// `SliceArrayDenseInferMeta(input, starts)`: a tensor of `input`'s element type and dims.
@@ -148,7 +158,12 @@ pub fn slice_array_dense_infer_meta(
     _starts: IntArrayArg,
     out: Output<'_>,
 ) -> R {
-    out.set(MetaBuilder::new().dtype(input.dtype).dims(&input.dims).build())
+    out.set(
+        MetaBuilder::new()
+            .dtype(input.dtype)
+            .dims(&input.dims)
+            .build(),
+    )
 }
 
 /// `ArrayPopInferMeta(array, index)`: `array_out` keeps the array's element type and layout;
@@ -196,7 +211,11 @@ pub fn shape_broadcast_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_
 /// `K` and `N` of `x × y` with the transposes applied.
 fn gemm_k_n(x: &TensorMeta, y: &TensorMeta, trans_x: bool, trans_y: bool) -> (i64, i64, i64) {
     let r = x.rank();
-    let k_from_x = if trans_x { x.dims[r - 2] } else { x.dims[r - 1] };
+    let k_from_x = if trans_x {
+        x.dims[r - 2]
+    } else {
+        x.dims[r - 1]
+    };
     let (k_from_y, n) = if trans_y {
         (y.dims[1], y.dims[0])
     } else {
@@ -221,8 +240,16 @@ pub fn fused_gemm_epilogue_infer_meta(
     reserve_space: Output<'_>,
 ) -> R {
     ensure_meta!(y.rank() == 2, "y must be 2-D, got {}", fmt_dims(&y.dims));
-    ensure_meta!(x.rank() >= 2, "x must have rank ≥ 2, got {}", fmt_dims(&x.dims));
-    ensure_meta!(bias.rank() == 1, "bias must be 1-D, got {}", fmt_dims(&bias.dims));
+    ensure_meta!(
+        x.rank() >= 2,
+        "x must have rank ≥ 2, got {}",
+        fmt_dims(&x.dims)
+    );
+    ensure_meta!(
+        bias.rank() == 1,
+        "bias must be 1-D, got {}",
+        fmt_dims(&bias.dims)
+    );
     let (k_from_x, k_from_y, n) = gemm_k_n(x, y, trans_x, trans_y);
     ensure_meta!(
         bias.dims[0] == n,
@@ -235,7 +262,11 @@ pub fn fused_gemm_epilogue_infer_meta(
     );
     let r = x.rank();
     let mut dims = x.dims[..r - 2].to_vec();
-    dims.push(if trans_x { x.dims[r - 1] } else { x.dims[r - 2] });
+    dims.push(if trans_x {
+        x.dims[r - 1]
+    } else {
+        x.dims[r - 2]
+    });
     dims.push(n);
     let meta = MetaBuilder::new().dtype(x.dtype).dims(&dims).build();
     if activation != "none" {
@@ -267,7 +298,11 @@ pub fn fused_gemm_epilogue_grad_infer_meta(
     bias_grad: Output<'_>,
 ) -> R {
     let (xd, dd) = (&x.dims, &out_grad.dims);
-    ensure_meta!(dd.len() >= 2, "out_grad must have rank ≥ 2, got {}", fmt_dims(dd));
+    ensure_meta!(
+        dd.len() >= 2,
+        "out_grad must have rank ≥ 2, got {}",
+        fmt_dims(dd)
+    );
     ensure_meta!(y.rank() == 2, "y must be 2-D, got {}", fmt_dims(&y.dims));
     ensure_meta!(xd.len() >= 2, "x must have rank ≥ 2, got {}", fmt_dims(xd));
     ensure_meta!(

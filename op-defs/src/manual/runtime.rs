@@ -73,7 +73,12 @@ pub struct AssertOp {
 /// `AssertOp::VerifySig`, beyond the signature: `cond` is a `bool` tensor.
 fn check_assert(op: OpRef<'_>) -> Result<(), String> {
     let ctx = op.ctx();
-    match op.operand_types().next().flatten().map(|t| ctx.type_data(t)) {
+    match op
+        .operand_types()
+        .next()
+        .flatten()
+        .map(|t| ctx.type_data(t))
+    {
         Some(TypeData::DenseTensor(t)) if t.dtype != DataType::Bool => Err(format!(
             "`cond` must be a bool tensor, found element type {}",
             t.dtype.name()

@@ -172,7 +172,9 @@ impl OptionList for OutputArgs {
             Some(match k {
                 "optional" => "an output is optional by its type: write `out: Option<DenseTensor>`",
                 "default" => "outputs have no default; attributes do: `#[attr(default = ...)]`",
-                "no_need_buffer" | "no_grad" | "grad" => "it applies to tensor inputs: `#[input(...)]`",
+                "no_need_buffer" | "no_grad" | "grad" => {
+                    "it applies to tensor inputs: `#[input(...)]`"
+                }
                 "mutable" => "`mutable` applies to attributes: `#[attr(mutable)]`",
                 _ => return None,
             })
