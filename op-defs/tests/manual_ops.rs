@@ -467,3 +467,34 @@ fn runtime_family_builds_and_verifies() {
         "{msg}"
     );
 }
+
+#[test]
+fn hand_written_ops_carry_their_legacy_names() {
+    use pd_op::*;
+    let legacy = |s: &pir_runtime::pir_spec::OpSchema| {
+        s.compat
+            .as_ref()
+            .and_then(|c| c.legacy_name.as_deref().map(str::to_string))
+    };
+    assert_eq!(legacy(FetchOp::schema()).as_deref(), Some("fetch_v2"));
+    assert_eq!(legacy(ExpandOp::schema()).as_deref(), Some("expand_v2"));
+    assert_eq!(
+        legacy(ArrayToTensorOp::schema()).as_deref(),
+        Some("tensor_array_to_tensor")
+    );
+    // Same name in both worlds: an entry with argument names, no legacy op name.
+    let inc = IncrementOp::schema()
+        .compat
+        .as_ref()
+        .expect("increment's entry");
+    assert_eq!(inc.legacy_name, None);
+    assert_eq!(inc.inputs[0], ("x".into(), "X".into()));
+    // expand's shape can come from the legacy `Shape` or `expand_shapes_tensor` inputs.
+    let shape = &ExpandOp::schema().compat.as_ref().unwrap().mutable[0];
+    assert_eq!(shape.name, "shape");
+    assert_eq!(shape.tensor_name.as_deref(), Some("Shape"));
+    assert_eq!(shape.tensors_name.as_deref(), Some("expand_shapes_tensor"));
+    let grad = FusedGemmEpilogueGradOp::schema().compat.as_ref().unwrap();
+    assert!(grad.inputs.contains(&("out_grad".into(), "DOut".into())));
+    assert!(CreateArrayOp::schema().compat.is_none());
+}

@@ -442,7 +442,15 @@ fn yaml_syntax_errors_and_wrong_shapes() {
 fn a_repeated_key_counts_once_the_last_one_as_in_pyyaml() {
     // Paddle's own static_ops.yaml repeats `interfaces` on `unique`; PyYAML keeps the last.
     let text = "- op : f\n  args : (Tensor x)\n  output : Tensor(out)\n  args : (Tensor y)\n  interfaces : paddle::dialect::ParseKernelKeyInterface\n  interfaces : paddle::dialect::InferSymbolicShapeInterface\n";
-    let set = load_op_set("pd_op", &[YamlSource { path: "ops.yaml", text }], None).unwrap();
+    let set = load_op_set(
+        "pd_op",
+        &[YamlSource {
+            path: "ops.yaml",
+            text,
+        }],
+        None,
+    )
+    .unwrap();
     let f = set.get("f").unwrap();
     assert_eq!(f.inputs[0].name, "y");
     assert!(f.has_interface("InferSymbolicShapeInterface"));

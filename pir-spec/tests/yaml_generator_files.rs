@@ -197,7 +197,10 @@ fn sparse_classes_take_their_kernels_tensor_kinds() {
     );
     // Qualified infer-meta functions are kept as written.
     let values = set.get("values_sp").unwrap().op_info_tuple();
-    assert_eq!(values.runtime_info.infer_meta_func, "sparse::ValuesInferMeta");
+    assert_eq!(
+        values.runtime_info.infer_meta_func,
+        "sparse::ValuesInferMeta"
+    );
 }
 
 #[test]

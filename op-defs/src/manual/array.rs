@@ -146,6 +146,7 @@ pub struct ArrayPopOp {
 /// `axis`, and each tensor's extent along it (`out_index`).
 #[pir_op(
     name = "pd_op.array_to_tensor",
+    compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "ArrayToTensorInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "array_to_tensor", data_type(x))
 )]

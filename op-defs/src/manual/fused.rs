@@ -26,6 +26,7 @@ use pir_macros::pir_op;
 /// gradient of the activation needs, and is null when `activation` is `"none"`.
 #[pir_op(
     name = "pd_op.fused_gemm_epilogue",
+    compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "FusedGemmEpilogueInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "fused_gemm_epilogue")
 )]
@@ -60,6 +61,7 @@ pub struct FusedGemmEpilogueOp {
 /// bias.
 #[pir_op(
     name = "pd_op.fused_gemm_epilogue_grad",
+    compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "FusedGemmEpilogueGradInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "fused_gemm_epilogue_grad")
 )]

@@ -42,6 +42,7 @@ pub struct AddN_Op {
 /// `increment(x, value)`: `x + value` for a one-element tensor.
 #[pir_op(
     name = "pd_op.increment",
+    compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "IncrementInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "increment")
 )]

@@ -26,6 +26,7 @@ use pir_runtime::{phi::DataType, OpRef};
 /// `fetch(x)`: hands `x` to the caller under `name`, in column `col`.
 #[pir_op(
     name = "pd_op.fetch",
+    compat = "../ops-yaml/op_compat.yaml",
     traits(SideEffect, ImmutableLayout, ForwardOnly),
     interfaces(InferSymbolicShape),
     infer_meta(
@@ -54,6 +55,7 @@ pub struct FetchOp {
 /// elements of each tensor of `data`. No results, no infer-meta.
 #[pir_op(
     name = "pd_op.assert",
+    compat = "../ops-yaml/op_compat.yaml",
     traits(SideEffect),
     kernel(func = "assert", data_type(cond)),
     verify = check_assert

@@ -25,6 +25,7 @@ pub(crate) struct OpArgs {
     pub verify: Option<PathArg>,
     pub custom_verify: Option<FlagArg>,
     pub unsuffixed_inplace: Option<FlagArg>,
+    pub compat: Option<StrArg>,
 }
 
 pub(crate) const OP_KEYS: Keys = Keys {
@@ -42,6 +43,7 @@ pub(crate) const OP_KEYS: Keys = Keys {
         "verify",
         "custom_verify",
         "unsuffixed_inplace",
+        "compat",
     ],
     hint: |k| {
         Some(match k {

@@ -426,7 +426,10 @@ pub(crate) fn parse_entry(
         let key = k.as_str().unwrap_or("");
         // A repeated key: the last one wins, as in PyYAML, which Paddle's generator reads
         // with (Paddle's own static_ops.yaml repeats `interfaces` on `unique`).
-        if head.map[i + 1..].iter().any(|(later, _)| later.as_str() == Some(key)) {
+        if head.map[i + 1..]
+            .iter()
+            .any(|(later, _)| later.as_str() == Some(key))
+        {
             continue;
         }
         if let Some((_, parse)) = KEYS.iter().find(|(name, _)| *name == key) {

@@ -11,12 +11,12 @@ use crate::schema::{
 use crate::yaml::args::{Arg, YamlType};
 use crate::yaml::compat::{CompatEntry, CompatIndex};
 use crate::yaml::entry::OpEntry;
+use crate::yaml::entry::SPARSE_SUFFIX;
 use crate::yaml::error::{Diag, SpecErrorKind};
 use crate::yaml::kernel::{DispatchKind, InferMeta, Kernel, KernelFunc};
-use crate::yaml::entry::SPARSE_SUFFIX;
 use crate::yaml::paddle::{
-    pascal_case, short_name, PD_MANUAL_OPS, CACHE_GRAD_OP_SHAPE_BLACK_LIST, CUSTOM_VJP, DECOMP_RULE_OPS,
-    DECOMP_VJP_OPS, VJP_INTERFACE_BLACK_LIST,
+    pascal_case, short_name, CACHE_GRAD_OP_SHAPE_BLACK_LIST, CUSTOM_VJP, DECOMP_RULE_OPS,
+    DECOMP_VJP_OPS, PD_MANUAL_OPS, VJP_INTERFACE_BLACK_LIST,
 };
 
 fn s(x: &str) -> Str {
@@ -98,7 +98,11 @@ fn class_names(c: &Class<'_>, sparse: bool) -> (String, String) {
     let (sp, sp_class) = if sparse { ("sp", "Sp") } else { ("", "") };
     if twin_suffix {
         // `<func>_` (dense) / `<func>_sp_` (sparse); class `<Func>_Op` / `<Func>Sp_Op`.
-        let op = if sparse { format!("{base}_sp_") } else { format!("{base}_") };
+        let op = if sparse {
+            format!("{base}_sp_")
+        } else {
+            format!("{base}_")
+        };
         return (op, format!("{stem}{sp_class}_Op"));
     }
     let op = match (sparse, base.ends_with('_')) {
@@ -612,7 +616,7 @@ fn entry_traits(e: &OpEntry, onednn: bool) -> Vec<String> {
     traits
 }
 
-fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {
+pub(crate) fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {
     let pairs = |v: &[(String, String)]| -> List<(Str, Str)> {
         list(v.iter().map(|(a, b)| (s(a), s(b))).collect())
     };
