@@ -1,5 +1,6 @@
 //! The builtin and `pd_op` dialects.
 pub mod infer_meta;
+pub mod manual;
 pub mod models;
 pub mod pd_op;
 

@@ -1,13 +1,16 @@
 //! The `pd_op` dialect: PaddlePaddle's operator dialect, generated at compile time from the
-//! project's own op list in `ops-yaml/` (`ops.yaml`, `backward.yaml`, `op_compat.yaml`).
+//! project's own op list in `ops-yaml/` (`ops.yaml`, `backward.yaml`, `op_compat.yaml`), plus
+//! the ops Paddle writes by hand ([`crate::manual`], re-exported here: `create_array`,
+//! `array_write_`, `fetch`, `expand`, ...).
 //!
 //! Every yaml entry becomes one op type per class Paddle generates: the op itself, its in-place
 //! twin (`relu_`, from `inplace`/`view`) and one class per extra kernel (`scale_sr`,
 //! `sgd_dense_param_sparse_grad_`). Each type is a 4-byte `Copy` handle implementing
 //! [`pir_runtime::Op`], with accessors named after its inputs and outputs, typed builders whose
 //! result types come from the infer-meta functions of [`crate::infer_meta`], and Paddle's
-//! GetOpInfo tuple (`get_op_info()`). [`PdOpDialect`] lists them all; [`register`] adds them
-//! to an [`IrContext`].
+//! GetOpInfo tuple (`get_op_info()`). [`PdOpYamlDialect`] lists the generated ones,
+//! [`PdOpDialect`] them and the hand-written ones; [`register`] adds them all to an
+//! [`IrContext`].
 //!
 //! ```
 //! use op_defs::pd_op::{self, ReluOp, Relu_Op};
@@ -23,13 +26,43 @@
 //! assert!(ReluOp::DEF.has_interface::<OpYamlInfo>());
 //! ```
 
-use pir_runtime::{IrContext, IrError};
+use std::sync::LazyLock;
+
+use pir_runtime::{Dialect, IrContext, IrError, OpDef};
+
+pub use crate::manual::*;
 
 pir_macros::define_ops_from_yaml! {
     dialect = "pd_op",
     ops = ["../ops-yaml/ops.yaml", "../ops-yaml/backward.yaml"],
     compat = "../ops-yaml/op_compat.yaml",
     infer_meta = crate::infer_meta::REGISTRY,
+    dialect_type = PdOpYamlDialect,
+}
+
+/// The `pd_op` dialect: the ops generated from `ops-yaml/` ([`PdOpYamlDialect`]) and the ones
+/// Paddle writes by hand ([`crate::manual::OPS`]).
+///
+/// ```
+/// use op_defs::pd_op::{PdOpDialect, PdOpYamlDialect};
+/// use pir_runtime::Dialect;
+/// let n = PdOpYamlDialect::op_defs().len() + op_defs::manual::OPS.len();
+/// assert_eq!(PdOpDialect::op_defs().len(), n);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PdOpDialect;
+
+impl Dialect for PdOpDialect {
+    const NAME: &'static str = "pd_op";
+
+    fn op_defs() -> &'static [&'static OpDef] {
+        // Both lists are static; joined once.
+        static ALL: LazyLock<Vec<&'static OpDef>> = LazyLock::new(|| {
+            let yaml = PdOpYamlDialect::op_defs().iter();
+            yaml.chain(crate::manual::OPS).copied().collect()
+        });
+        &ALL
+    }
 }
 
 /// Registers the `pd_op` dialect, i.e. every op generated from `ops-yaml/`, in `ctx`.

@@ -95,6 +95,8 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
 /// | `origin = "op"` | GetOpInfo's origin (yaml) op name; defaults to the op name. |
 /// | `verify = path::to::fn` | an extra verifier, `fn(OpRef<'_>) -> Result<(), E>` where `E` is a `pir_runtime::VerifyErrorKind` (or converts into one: a `String` becomes `VerifyErrorKind::Custom`), run after the signature check; the verifier adds the op and its location. |
 /// | `custom_verify` | no generated signature check (Paddle's `custom_verify: true`). |
+/// | `compat = "op_compat.yaml"` | the op's legacy names (for the translator), from the file's entry for the op (path relative to the crate's `CARGO_MANIFEST_DIR`; `${VAR}` expands). |
+/// | `unsuffixed_inplace` | allows in-place or view outputs on an op whose name does not end with `_` (Paddle's hand-written `array_pop`); the op gets its pairs but no `InplaceTrait`. |
 ///
 /// Parameter lists follow Paddle's defaults: `kernel.param` defaults to the inputs then the
 /// attributes (mutable ones included, in field order), `infer_meta.param` to `kernel.param`
@@ -113,6 +115,8 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
 /// #[input]  bias: Option<DenseTensor> // optional: the operand may be null
 /// #[input(no_need_buffer)] x: ...     // the kernel reads only the metadata
 /// #[input(no_grad)] index: ...        // the backward op computes no gradient for it
+/// #[input(grad)] x: ...               // GetOpInfo's with_grad_semantic without a `backward`
+///                                     //   (Paddle's hand-written classes state it by hand)
 ///
 /// #[attr] axis: i32                   // bool, i32, i64, usize (size_t), f32, f64, String
 /// #[attr(default = [1, 1])] strides: Vec<i32>   // Vec of bool/i32/i64/f32/f64/String/Scalar

@@ -167,7 +167,7 @@ fn resolve(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<PathBuf> {
     Ok(Path::new(&base).join(p))
 }
 
-fn read(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<(PathBuf, String)> {
+pub(crate) fn read(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<(PathBuf, String)> {
     let path = resolve(lit, env_used)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| syn::Error::new(lit.span(), format!("cannot read {}: {e}", path.display())))?;

@@ -12,6 +12,7 @@ mod common;
 
 pub mod backward;
 pub mod binary;
+pub mod manual;
 pub mod multiary;
 pub mod nullary;
 pub mod ternary;

@@ -76,6 +76,8 @@ pub(super) fn emit_attrs_struct(op: &OpGen<'_>) -> TokenStream {
     let (vis, decl) = (&op.g.vis, &lt.decl);
     quote! {
         #[doc = #doc]
+        // Named after the op's type, which follows Paddle's class names (`Increment_Op`).
+        #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, PartialEq)]
         #vis struct #attrs_ident #decl { #(#fields),* }
         #default_impl

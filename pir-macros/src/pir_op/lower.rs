@@ -18,6 +18,7 @@ use pir_spec::{
     Str,
 };
 
+use super::compat::lower_compat;
 use super::fields::OpStruct;
 use super::meta::Errors;
 use super::options::OpArgs;
@@ -167,19 +168,30 @@ fn lower_identity(args: &OpArgs, errors: &mut Errors) -> syn::Result<Identity> {
     })
 }
 
-/// Lowers `#[pir_op(args)] st` into the op to generate.
-pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<GenOp> {
+/// Lowers `#[pir_op(args)] st` into the op to generate, and tokens tracking the files it read.
+pub(crate) fn lower(args: OpArgs, st: OpStruct) -> syn::Result<(GenOp, TokenStream)> {
     let mut errors = Errors::default();
     let id = lower_identity(&args, &mut errors)?;
     let sig = lower_fields(&st, &mut errors);
     check_no_grad(&sig, &id, &mut errors);
-    let pairs = lower_pairs(&sig, &id, &mut errors);
+    let pairs = lower_pairs(&sig, &id, args.unsuffixed_inplace.is_some(), &mut errors);
     let runtime = lower_runtime(&args, &sig, &id.origin, pairs, &mut errors);
     let traits = lower_traits(&args, &id, &mut errors);
     let interfaces = lower_interfaces(&args, &id, runtime.infer_meta, &mut errors);
+    let compat = args
+        .compat
+        .as_ref()
+        .and_then(|c| errors.ok(lower_compat(&c.0, &id.dialect, &id.op_name)));
     errors.finish()?;
-    let schema = assemble_schema(&args, &st, &id, &sig, runtime.info, &traits, &interfaces);
-    Ok(gen_op(&args, &st, schema, traits, interfaces))
+    let mut schema = assemble_schema(&args, &st, &id, &sig, runtime.info, &traits, &interfaces);
+    let tracking = compat.map(|(spec, tracking)| {
+        schema.compat = Some(spec);
+        tracking
+    });
+    Ok((
+        gen_op(&args, &st, schema, traits, interfaces),
+        tracking.unwrap_or_default(),
+    ))
 }
 
 /// The op's schema: tensor inputs then mutable attributes as operands, the other attributes,
@@ -202,7 +214,7 @@ fn assemble_schema(
             kind: InputKind::Value(i.kind),
             optional: i.optional,
             no_need_buffer: i.no_need_buffer,
-            with_grad_semantic: with_grad && i.no_grad.is_none(),
+            with_grad_semantic: (with_grad && i.no_grad.is_none()) || i.grad.is_some(),
             doc: s(&i.doc),
         })
         .collect();

@@ -12,6 +12,7 @@
 //!    [`GenOp`](crate::codegen::GenOp);
 //! 3. **generate**: the shared code generator emits the op handle in place of the struct.
 
+mod compat;
 mod defaults;
 mod fields;
 mod lower;
@@ -57,8 +58,10 @@ fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         }
         (Err(e), _) | (_, Err(e)) => return Err(e),
     };
-    let op = lower::lower(args, st)?;
-    Ok(crate::codegen::generate_op(&op))
+    let (op, tracking) = lower::lower(args, st)?;
+    let mut out = crate::codegen::generate_op(&op);
+    out.extend(tracking);
+    Ok(out)
 }
 
 #[cfg(test)]

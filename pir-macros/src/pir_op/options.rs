@@ -24,6 +24,8 @@ pub(crate) struct OpArgs {
     pub forward: Option<StrArg>,
     pub verify: Option<PathArg>,
     pub custom_verify: Option<FlagArg>,
+    pub unsuffixed_inplace: Option<FlagArg>,
+    pub compat: Option<StrArg>,
 }
 
 pub(crate) const OP_KEYS: Keys = Keys {
@@ -40,6 +42,8 @@ pub(crate) const OP_KEYS: Keys = Keys {
         "forward",
         "verify",
         "custom_verify",
+        "unsuffixed_inplace",
+        "compat",
     ],
     hint: |k| {
         Some(match k {
@@ -108,12 +112,13 @@ impl OptionList for KernelArgs {
 pub(crate) struct InputArgs {
     pub no_need_buffer: Option<FlagArg>,
     pub no_grad: Option<FlagArg>,
+    pub grad: Option<FlagArg>,
 }
 
 impl OptionList for InputArgs {
     const KEYS: Keys = Keys {
         context: "`#[input(...)]`",
-        keys: &["no_need_buffer", "no_grad"],
+        keys: &["no_need_buffer", "no_grad", "grad"],
         hint: |k| {
             Some(match k {
                 "optional" => "an input is optional by its type: write `x: Option<DenseTensor>`",
@@ -145,7 +150,7 @@ impl OptionList for AttrArgs {
             Some(match k {
                 "optional" => "attributes cannot be optional; give a default instead: `#[attr(default = ...)]`",
                 "intermediate" => "`intermediate` applies to outputs: `#[output(intermediate)]`",
-                "no_need_buffer" | "no_grad" => "it applies to tensor inputs: `#[input(...)]`",
+                "no_need_buffer" | "no_grad" | "grad" => "it applies to tensor inputs: `#[input(...)]`",
                 _ => return None,
             })
         },
@@ -169,7 +174,9 @@ impl OptionList for OutputArgs {
             Some(match k {
                 "optional" => "an output is optional by its type: write `out: Option<DenseTensor>`",
                 "default" => "outputs have no default; attributes do: `#[attr(default = ...)]`",
-                "no_need_buffer" | "no_grad" => "it applies to tensor inputs: `#[input(...)]`",
+                "no_need_buffer" | "no_grad" | "grad" => {
+                    "it applies to tensor inputs: `#[input(...)]`"
+                }
                 "mutable" => "`mutable` applies to attributes: `#[attr(mutable)]`",
                 _ => return None,
             })

@@ -29,6 +29,8 @@ pub(super) struct Input {
     pub no_need_buffer: bool,
     /// Where `no_grad` is written, if it is.
     pub no_grad: Option<Span>,
+    /// Where `grad` is written, if it is.
+    pub grad: Option<Span>,
     pub doc: String,
 }
 
@@ -109,6 +111,7 @@ fn lower_input(f: &Field, o: &InputArgs, errors: &mut Errors) -> Option<Input> {
         optional: t.optional,
         no_need_buffer: o.no_need_buffer.is_some(),
         no_grad: o.no_grad.as_ref().map(|g| g.0),
+        grad: o.grad.as_ref().map(|g| g.0),
         doc: f.doc.clone(),
     })
 }
@@ -232,7 +235,8 @@ fn lower_output(f: &Field, o: &OutputArgs, errors: &mut Errors) -> Option<Output
     })
 }
 
-/// `no_grad` needs a backward op.
+/// `no_grad` needs a backward op; `grad` (gradient semantics stated by hand, as Paddle's
+/// hand-written classes do) needs none, and contradicts `no_grad`.
 pub(super) fn check_no_grad(sig: &Signature, id: &Identity, errors: &mut Errors) {
     for i in &sig.inputs {
         if let (Some(span), None) = (i.no_grad, &id.backward) {
@@ -240,6 +244,17 @@ pub(super) fn check_no_grad(sig: &Signature, id: &Identity, errors: &mut Errors)
                 span,
                 format!("`no_grad` says the backward op computes no gradient for `{}`, but this op declares no `backward = \"...\"`; remove `no_grad`", i.name),
             ));
+        }
+        match (i.grad, i.no_grad, &id.backward) {
+            (Some(span), Some(_), _) => errors.push(syn::Error::new(
+                span,
+                format!("`grad` and `no_grad` contradict each other on `{}`; keep one", i.name),
+            )),
+            (Some(span), None, Some(b)) => errors.push(syn::Error::new(
+                span,
+                format!("`grad` is implied: with `backward = \"{b}\"` every input has gradient semantics unless marked `no_grad`; remove `grad`"),
+            )),
+            _ => {}
         }
     }
 }
@@ -251,8 +266,14 @@ pub(super) struct Pairs {
     pub view: Vec<(Str, Str)>,
 }
 
-/// The in-place and view pairs the outputs name; an op with any must be named `..._`.
-pub(super) fn lower_pairs(sig: &Signature, id: &Identity, errors: &mut Errors) -> Pairs {
+/// The in-place and view pairs the outputs name; an op with any must be named `..._` unless
+/// `unsuffixed` (Paddle's hand-written `array_pop` computes `array_out` in place of `array`).
+pub(super) fn lower_pairs(
+    sig: &Signature,
+    id: &Identity,
+    unsuffixed: bool,
+    errors: &mut Errors,
+) -> Pairs {
     let mut pairs = Pairs::default();
     // (output, input, "inplace" or "view") of each accepted pair.
     let mut used: Vec<(String, String, &str)> = Vec::new();
@@ -279,7 +300,7 @@ pub(super) fn lower_pairs(sig: &Signature, id: &Identity, errors: &mut Errors) -
             out.push((s(&o.name), s(&input.name)));
         }
     }
-    if !used.is_empty() && !id.op_name.ends_with('_') {
+    if !used.is_empty() && !id.op_name.ends_with('_') && !unsuffixed {
         let (o, i, what) = used.first().cloned().unwrap_or_default();
         let how = if what == "view" {
             "as a view of"

@@ -108,6 +108,22 @@ impl CompatEntry {
         self.op == name || self.backward.iter().any(|(b, _)| b == name)
     }
 
+    /// The legacy names of op `name` (this entry's op or one of its backward ops) as the
+    /// op's schema carries them ([`CompatSpec`]): what Paddle's `OpNameNormalizer` knows of
+    /// every op, hand-written ones included.
+    ///
+    /// ```
+    /// use pir_spec::yaml::{load_op_set, YamlSource};
+    /// let compat = "- op : fetch (fetch_v2)\n  inputs : {x : X}\n  outputs : {out : Out}\n";
+    /// let set = load_op_set("pd_op", &[], Some(YamlSource { path: "c.yaml", text: compat })).unwrap();
+    /// let spec = set.compat_entries()[0].spec("fetch");
+    /// assert_eq!(spec.legacy_name.as_deref(), Some("fetch_v2"));
+    /// assert_eq!(spec.inputs[0], ("x".into(), "X".into()));
+    /// ```
+    pub fn spec(&self, name: &str) -> crate::CompatSpec {
+        super::lower::compat_spec(self, name)
+    }
+
     /// The legacy name of `name` (this entry's op or one of its backward ops) if one is written.
     ///
     /// ```

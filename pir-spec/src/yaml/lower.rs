@@ -616,7 +616,7 @@ fn entry_traits(e: &OpEntry, onednn: bool) -> Vec<String> {
     traits
 }
 
-fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {
+pub(crate) fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {
     let pairs = |v: &[(String, String)]| -> List<(Str, Str)> {
         list(v.iter().map(|(a, b)| (s(a), s(b))).collect())
     };
