@@ -3,6 +3,8 @@ pub mod infer_meta;
 pub mod manual;
 pub mod models;
 pub mod pd_op;
+#[cfg(feature = "yaml")]
+pub mod yaml_dialect;
 
 /// The Rust examples of `README.md`, compiled and run as doctests so the front page stays true.
 #[cfg(doctest)]

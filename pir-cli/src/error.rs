@@ -37,6 +37,17 @@ pub enum CliError {
     /// Yaml problems, one per line with file:line.
     #[error("{} problem(s) in the yaml:\n{}", .0.len(), .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
     Spec(pir_spec::yaml::SpecErrors),
+    /// The yaml folder given with `--yaml` (or `PIR_PADDLE_YAML`) cannot be loaded.
+    #[error("--yaml {}: {message}", dir.display())]
+    Yaml {
+        /// The folder.
+        dir: PathBuf,
+        /// What is wrong (every problem, located).
+        message: String,
+    },
+    /// Standard output cannot be written (closed pipe, full disk).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(std::io::Error),
     /// Something asked for does not exist.
     #[error("{0}")]
     NotFound(String),

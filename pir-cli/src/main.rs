@@ -2,19 +2,25 @@
 //!
 //! ```text
 //! pir demo [--model small-cnn|resnet50]        build, verify and print a program
-//! pir ops list [--dialect D] [--trait T] [--interface I] [--yaml DIR]
-//! pir ops show NAME [--yaml DIR]
-//! pir ops dump --json [--yaml DIR]
+//! pir ops list [--dialect D] [--trait T] [--interface I]
+//! pir ops show NAME
+//! pir ops dump --json
 //! pir yaml check FILE...
 //! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
 //! pir verify PROGRAM [--check-types] / pir print PROGRAM   (text, .json or .pdmodel, by content)
 //! ```
 //!
-//! Errors go to stderr and make the exit status non-zero.
+//! `--yaml DIR` (before or after the subcommand; default `$PIR_PADDLE_YAML`) adds to every
+//! command the `pd_op` classes of Paddle's generator yaml in DIR that pir does not compile in.
+//!
+//! Errors go to stderr and make the exit status non-zero (1), a closed or full standard output
+//! included.
 
 mod commands;
 mod error;
+mod output;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +31,11 @@ use error::CliError;
 #[derive(Parser)]
 #[command(name = "pir", version, about, long_about = None)]
 struct Cli {
+    /// A folder of Paddle's generator yaml (`paddle/phi/ops/yaml`: ops.yaml, backward.yaml,
+    /// op_compat.yaml, ...): its pd_op ops that pir does not compile in are defined at run time
+    /// for every command. Default: $PIR_PADDLE_YAML.
+    #[arg(long, global = true, value_name = "DIR")]
+    yaml: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -49,7 +60,17 @@ enum Command {
     Print(commands::program::ProgramArgs),
 }
 
+/// `--yaml DIR`, else a non-empty `PIR_PADDLE_YAML`.
+fn yaml_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
+    flag.or_else(|| {
+        std::env::var_os("PIR_PADDLE_YAML")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
 fn run(cli: Cli) -> Result<(), CliError> {
+    commands::catalog::set_yaml_dir(yaml_dir(cli.yaml));
     match cli.command {
         Command::Demo(a) => commands::demo::run(a),
         Command::Ops(c) => commands::ops::run(c),

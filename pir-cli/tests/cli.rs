@@ -3,8 +3,10 @@
 
 use std::process::{Command, Output};
 
+/// Runs pir with the compiled ops only (whatever the test environment's `PIR_PADDLE_YAML`).
 fn pir(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pir"))
+        .env_remove("PIR_PADDLE_YAML")
         .args(args)
         .output()
         .expect("run pir")
@@ -111,30 +113,156 @@ fn ops_list_show_and_dump() {
     );
 }
 
+/// A yaml folder with one op pir does not compile in (`my_swish`) and one it does (`relu`,
+/// with another infer-meta function, which must not win over the compiled one).
+fn yaml_folder(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pir-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ops.yaml"),
+        "- op : my_swish\n  args : (Tensor x, float beta = 1.0)\n  output : Tensor(out)\n  \
+         infer_meta :\n    func : UnchangedInferMeta\n    param : [x]\n  kernel :\n    func : swish\n\
+         - op : relu\n  args : (Tensor x)\n  output : Tensor(out)\n  infer_meta :\n    \
+         func : RealAndImagInferMeta\n  kernel :\n    func : relu\n",
+    )
+    .unwrap();
+    dir
+}
+
 #[test]
-fn ops_dump_reads_yaml_at_run_time() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../ops-yaml");
-    let o = pir(&["ops", "dump", "--json", "--yaml", dir]);
+fn yaml_ops_join_every_command_and_compiled_ops_win() {
+    let dir = yaml_folder("ops");
+    let d = dir.to_str().unwrap();
+    // The flag is accepted before and after the subcommand, and read from the environment.
+    for args in [
+        vec!["--yaml", d, "ops", "list"],
+        vec!["ops", "list", "--yaml", d],
+        vec!["ops", "--yaml", d, "list"],
+    ] {
+        let o = pir(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let names = stdout(&o);
+        assert!(names.lines().any(|l| l == "pd_op.my_swish"), "{args:?}");
+        assert!(names.lines().any(|l| l == "pd_op.conv2d"), "{args:?}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_pir"))
+        .env("PIR_PADDLE_YAML", d)
+        .args(["ops", "show", "my_swish"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let from_yaml: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let o = pir(&["ops", "dump", "--json"]);
-    let registered: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    // The run-time load of ops-yaml/ gives what the macro compiled into the binary.
-    let mut a: Vec<_> = from_yaml
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
-    let mut b: Vec<_> = registered
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
+    assert!(stdout(&o).contains("defined at "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("ops.yaml:1)"), "{}", stdout(&o));
+    // relu is compiled in: its infer-meta function stays UnchangedInferMeta.
+    let o = pir(&["ops", "show", "relu", "--yaml", d]);
+    assert!(
+        stdout(&o).contains("infer_meta  UnchangedInferMeta("),
+        "{}",
+        stdout(&o)
+    );
+    // Without the folder my_swish is unknown.
+    assert!(!pir(&["ops", "show", "my_swish"]).status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_yaml_folder_is_a_located_error() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-badyaml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("ops.yaml"), "- op : bad\n  args : (Tensor x\n").unwrap();
+    let o = pir(&["ops", "list", "--yaml", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("ops.yaml:"), "{}", stderr(&o));
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = pir(&["demo", "--yaml", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no Paddle generator yaml"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_op_missing_from_the_dialect_is_located_with_a_hint() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("p.txt");
+    std::fs::write(
+        &f,
+        "{\n    (%0) = \"pd_op.no_such_op\" () {} : () -> tensor<f32>\n}\n",
+    )
+    .unwrap();
+    let o = pir(&["verify", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("p.txt:2:"), "{e}");
+    assert!(e.contains("unknown op `pd_op.no_such_op`"), "{e}");
+    assert!(e.contains("point --yaml"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 18: a full or closed standard output is an error with a message and status 1, never a
+/// panic (status 101).
+#[test]
+fn a_full_or_closed_stdout_is_an_error_not_a_panic() {
+    use std::process::Stdio;
+    let ops_yaml = concat!(env!("CARGO_MANIFEST_DIR"), "/../ops-yaml/ops.yaml");
+    let prog = std::env::temp_dir().join(format!("pir-cli-full-{}.txt", std::process::id()));
+    std::fs::write(&prog, pir(&["demo"]).stdout).unwrap();
+    let p = prog.to_str().unwrap();
+    assert!(
+        pir(&["verify", p]).status.success(),
+        "{}",
+        stderr(&pir(&["verify", p]))
+    );
+    if std::path::Path::new("/dev/full").exists() {
+        for args in [
+            vec!["yaml", "check", ops_yaml],
+            vec!["print", p],
+            vec!["verify", p],
+            vec!["ops", "list"],
+            vec!["ops", "dump", "--json"],
+            vec!["ops", "show", "conv2d"],
+            vec!["demo"],
+        ] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let o = Command::new(env!("CARGO_BIN_EXE_pir"))
+                .env_remove("PIR_PADDLE_YAML")
+                .args(&args)
+                .stdout(full)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("cannot write to standard output"),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    // A closed pipe: the reader is gone before pir writes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pir"))
+        .env_remove("PIR_PADDLE_YAML")
+        .args(["demo", "--model", "resnet50"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write to standard output"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&prog).ok();
 }
 
 #[test]

@@ -247,3 +247,52 @@ fn verify_and_print_name_missing_files() {
         );
     }
 }
+
+/// With Paddle's yaml loaded at run time (`--yaml`), programs whose ops the binary does not
+/// compile in translate byte-identical to Paddle's translation: mobilenet_v2 needs `relu6`,
+/// dcgan_train `conv2d_transpose`. Without it they stop at that op with a located error and a
+/// hint to point `--yaml` at Paddle's yaml.
+#[test]
+fn legacy_models_translate_with_the_run_time_yaml_dialect() {
+    let (Some(yaml), Some(r)) = (
+        std::env::var_os("PIR_PADDLE_YAML"),
+        std::env::var_os("PIR_PADDLE_REF"),
+    ) else {
+        eprintln!("notice: PIR_PADDLE_YAML / PIR_PADDLE_REF not set; skipping");
+        return;
+    };
+    let dir = PathBuf::from(r).join("programs").join("legacy");
+    let yaml = PathBuf::from(yaml);
+    for (model, op) in [
+        ("mobilenet_v2", "relu6"),
+        ("dcgan_train", "conv2d_transpose"),
+    ] {
+        let m = dir.join(format!("{model}.pdmodel"));
+        let o = Command::new(env!("CARGO_BIN_EXE_pir"))
+            .env_remove("PIR_PADDLE_YAML")
+            .args([
+                "translate".as_ref(),
+                m.as_os_str(),
+                "--yaml".as_ref(),
+                yaml.as_os_str(),
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{model}: {}", stderr(&o));
+        let want =
+            std::fs::read_to_string(dir.join(format!("{model}_translated_pir.txt"))).unwrap();
+        assert!(
+            stdout(&o) == want,
+            "{model}: differs from Paddle's translation"
+        );
+        let o = Command::new(env!("CARGO_BIN_EXE_pir"))
+            .env_remove("PIR_PADDLE_YAML")
+            .args(["translate".as_ref(), m.as_os_str()])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{model}: {err}");
+        assert!(err.contains(&format!("(`{op}`)")), "{model}: {err}");
+        assert!(err.contains("point --yaml"), "{model}: {err}");
+    }
+}

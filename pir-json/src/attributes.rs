@@ -127,7 +127,7 @@ pub(crate) fn read_attr(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Attribute, 
         "1.a_dtype" => {
             let d = data()?;
             let expected = "a data type name such as \"float32\"";
-            let dt = DataType::from_name(d.str(expected)?).ok_or_else(|| d.unexpected(expected))?;
+            let dt = dtype_from_json(d.str(expected)?).ok_or_else(|| d.unexpected(expected))?;
             ctx.dtype_attr(dt)
         }
         "1.a_layout" => {
@@ -328,7 +328,7 @@ pub(crate) fn write_attr(ctx: &IrContext, a: Attribute) -> J {
             "1.a_intarray",
             J::Arr(v.iter().map(|&x| J::Int(x)).collect()),
         ),
-        AttrData::DataType(d) => tagged("1.a_dtype", J::str(d.name())),
+        AttrData::DataType(d) => tagged("1.a_dtype", J::str(dtype_json_name(*d))),
         AttrData::DataLayout(l) => tagged("1.a_layout", J::str(l.name())),
         AttrData::Place(p) => tagged(
             "1.a_place",
@@ -347,5 +347,25 @@ pub(crate) fn write_attr(ctx: &IrContext, a: Attribute) -> J {
                     .collect(),
             ),
         ),
+    }
+}
+
+/// Paddle's JSON spelling of an undefined data type (`phi::DataTypeToString(UNDEFINED)`), where
+/// the text form prints `Undefined` (ops/README.md, quirk 8).
+const UNDEFINED_JSON: &str = "Undefined(ALL_DTYPE)";
+
+/// A `1.a_dtype` name: the printed name, or Paddle's JSON spelling of `Undefined`.
+fn dtype_from_json(s: &str) -> Option<DataType> {
+    if s == UNDEFINED_JSON {
+        return Some(DataType::Undefined);
+    }
+    DataType::from_name(s)
+}
+
+/// The `1.a_dtype` name Paddle writes for `d`.
+fn dtype_json_name(d: DataType) -> &'static str {
+    match d {
+        DataType::Undefined => UNDEFINED_JSON,
+        d => d.name(),
     }
 }

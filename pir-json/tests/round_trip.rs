@@ -123,3 +123,25 @@ fn a_byte_order_mark_and_surrounding_whitespace_are_accepted() {
     let back = read_program(&ctx, &json).unwrap();
     assert_eq!(back.to_string(), prog.to_string());
 }
+
+/// Paddle writes an undefined data type attribute as `"Undefined(ALL_DTYPE)"` in JSON (and
+/// `Undefined` in text): ops/README.md quirk 8, e.g. `sum`'s dtype in
+/// `paddle-ref/ops/programs/sum.json`.
+#[test]
+fn an_undefined_dtype_is_spelled_as_paddle_writes_it() {
+    let ctx = pir_runtime::IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    let json = concat!(
+        r##"{"base_code":{"magic":"pir","trainable":true,"version":4},"program":{"regions":[{"#":"region_0","blocks":[{"#":"block_0","args":[],"ops":["##,
+        r##"{"#":"1.full","A":[{"AT":{"#":"1.a_intarray","D":[1]},"N":"shape"},{"AT":{"#":"0.a_f64","D":1.0},"N":"value"},"##,
+        r##"{"AT":{"#":"1.a_dtype","D":"Undefined(ALL_DTYPE)"},"N":"dtype"},{"AT":{"#":"1.a_place","D":[1,0,""]},"N":"place"}],"I":[],"##,
+        r##""O":[{"%":1,"TT":{"#":"0.t_dtensor","D":[{"#":"0.t_f32"},[1],"NCHW",[],0]}}],"##,
+        r##""OA":[{"AT":{"#":"0.a_array","D":[{"#":"0.a_bool","D":true}]},"N":"stop_gradient"}]}]}]}]}}"##,
+    );
+    let prog = pir_json::read_program(&ctx, json).unwrap();
+    assert!(prog.to_string().contains("dtype:Undefined,"), "{prog}");
+    assert_eq!(pir_json::write_program(&prog), json);
+    let bad = json.replace("Undefined(ALL_DTYPE)", "Undefined(SOME)");
+    let e = pir_json::read_program(&ctx, &bad).unwrap_err().to_string();
+    assert!(e.contains("a data type name"), "{e}");
+}

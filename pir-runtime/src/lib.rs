@@ -42,6 +42,8 @@ mod recycle;
 pub mod traits;
 pub mod types;
 pub mod verify;
+#[cfg(feature = "yaml")]
+pub mod yaml_dialect;
 
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;

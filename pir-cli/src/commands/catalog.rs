@@ -1,12 +1,13 @@
-//! The ops a command looks at: the ones registered in this binary's context, or the ones of a
-//! directory of Paddle-schema yaml read at run time through `pir_spec::yaml` (exactly what the
-//! macro would generate from it).
+//! The ops a command looks at: the ones this binary compiles in (builtin and the project's
+//! `pd_op`), plus, when a folder of Paddle's generator yaml is given (`--yaml DIR` or
+//! `PIR_PADDLE_YAML`), every `pd_op` class of that folder the binary lacks, defined at run time
+//! ([`op_defs::yaml_dialect`]).
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
+use pir_runtime::yaml_dialect::YamlDialect;
 use pir_runtime::IrContext;
-use pir_spec::yaml::folder::YamlFolder;
 use pir_spec::OpSchema;
 
 use crate::error::CliError;
@@ -25,14 +26,44 @@ pub struct OpEntry {
     pub interfaces: Vec<String>,
 }
 
-/// The context with every dialect this binary knows: builtin and the project's `pd_op`.
+/// The yaml folder of this run (set once by `main`), and its dialect, loaded on first use.
+static YAML_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+static YAML_DIALECT: OnceLock<Result<YamlDialect, String>> = OnceLock::new();
+
+/// Sets the yaml folder every command of this run reads ops from (`None`: compiled ops only).
+pub fn set_yaml_dir(dir: Option<PathBuf>) {
+    // Set once, before any command runs; a second call keeps the first folder.
+    let _ = YAML_DIR.set(dir);
+}
+
+/// The yaml folder of this run, if any.
+pub fn yaml_dir() -> Option<&'static Path> {
+    YAML_DIR.get().and_then(|d| d.as_deref())
+}
+
+/// The dialect of the yaml folder, loaded once per run.
+fn yaml_dialect(dir: &Path) -> Result<&'static YamlDialect, CliError> {
+    YAML_DIALECT
+        .get_or_init(|| op_defs::yaml_dialect::load(dir).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| CliError::Yaml {
+            dir: dir.to_path_buf(),
+            message: e.clone(),
+        })
+}
+
+/// The context with every dialect of this run: builtin, the project's `pd_op`, and the yaml
+/// folder's classes the binary lacks.
 pub fn context() -> Result<Arc<IrContext>, CliError> {
     let ctx = IrContext::new();
     op_defs::pd_op::register(&ctx)?;
+    if let Some(dir) = yaml_dir() {
+        op_defs::yaml_dialect::register(&ctx, yaml_dialect(dir)?)?;
+    }
     Ok(ctx)
 }
 
-/// The registered ops, sorted by name.
+/// The registered ops of [`context`], sorted by name.
 pub fn registered() -> Result<Vec<OpEntry>, CliError> {
     let ctx = context()?;
     Ok(ctx
@@ -55,28 +86,33 @@ pub fn registered() -> Result<Vec<OpEntry>, CliError> {
         .collect())
 }
 
-/// The ops of the generator yaml in `dir` ([`pir_spec::yaml::folder`]),
-/// in file order.
-pub fn from_yaml_dir(dir: &Path, dialect: &str) -> Result<Vec<OpEntry>, CliError> {
-    let folder = YamlFolder::read(dir).map_err(|e| CliError::NotFound(e.to_string()))?;
-    let set = folder.load(dialect).map_err(CliError::Spec)?;
-    Ok(set
-        .ops
-        .into_iter()
-        .map(|s| OpEntry {
-            name: s.name.to_string(),
-            dialect: s.dialect.to_string(),
-            traits: s.traits.iter().map(|t| t.to_string()).collect(),
-            interfaces: s.interfaces.iter().map(|t| t.to_string()).collect(),
-            schema: Some(s),
-        })
-        .collect())
+/// The hint added to an "unknown op" error.
+pub fn unknown_op_hint() -> String {
+    match yaml_dir() {
+        Some(dir) => format!(
+            "hint: the op is neither compiled into pir nor defined by the yaml in {}; point \
+             --yaml (or PIR_PADDLE_YAML) at Paddle's generator yaml (paddle/phi/ops/yaml)",
+            dir.display()
+        ),
+        None => "hint: this pir has the ops of its own op list only; point --yaml DIR (or \
+                 PIR_PADDLE_YAML) at Paddle's generator yaml (paddle/phi/ops/yaml) to load \
+                 every pd_op op"
+            .to_string(),
+    }
 }
 
-/// Registered ops, or the ops of `yaml_dir` when given.
-pub fn load(yaml_dir: Option<&Path>, dialect: &str) -> Result<Vec<OpEntry>, CliError> {
-    match yaml_dir {
-        Some(d) => from_yaml_dir(d, dialect),
-        None => registered(),
+/// A problem with the content of input `path`; `unknown_op` adds [`unknown_op_hint`].
+pub fn input_error(
+    path: &Path,
+    e: impl std::error::Error + Send + Sync + 'static,
+    unknown_op: bool,
+) -> CliError {
+    if unknown_op {
+        CliError::Input {
+            path: path.to_path_buf(),
+            source: format!("{e}\n{}", unknown_op_hint()).into(),
+        }
+    } else {
+        CliError::input(path, e)
     }
 }

@@ -32,7 +32,7 @@ pub fn run(args: DemoArgs) -> Result<(), CliError> {
     };
     let built = t.elapsed();
     pir_runtime::verify(&prog)?;
-    print!("{prog}");
+    crate::output::stdout(&prog.to_string())?;
     eprintln!(
         "{:?}: {} ops built with the typed builders in {:.2} ms, verified",
         args.model,

@@ -1,7 +1,6 @@
 //! `pir ops list | show | dump`.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use clap::Subcommand;
 use pir_spec::{DefaultValue, InputKind, OpSchema};
@@ -23,27 +22,18 @@ pub enum OpsCommand {
         /// Only ops with this interface (e.g. `InferMetaInterface`; `InferMeta` works too).
         #[arg(long)]
         interface: Option<String>,
-        /// Read the ops from ops.yaml / backward.yaml / op_compat.yaml in DIR instead.
-        #[arg(long, value_name = "DIR")]
-        yaml: Option<PathBuf>,
     },
     /// Show one op: signature, inputs, attributes, outputs, runtime info, traits, interfaces,
     /// backward op and where it is defined.
     Show {
         /// The op (`pd_op.conv2d`, or `conv2d`).
         name: String,
-        /// Read the ops from ops.yaml / backward.yaml / op_compat.yaml in DIR instead.
-        #[arg(long, value_name = "DIR")]
-        yaml: Option<PathBuf>,
     },
     /// Dump every op with a GetOpInfo tuple, as op_info_dev.json shapes its entries.
     Dump {
         /// Print JSON (the only format for now; required so that scripts say what they expect).
         #[arg(long, required = true)]
         json: bool,
-        /// Read the ops from ops.yaml / backward.yaml / op_compat.yaml in DIR instead.
-        #[arg(long, value_name = "DIR")]
-        yaml: Option<PathBuf>,
     },
 }
 
@@ -54,14 +44,14 @@ pub fn run(cmd: OpsCommand) -> Result<(), CliError> {
             dialect,
             trait_,
             interface,
-            yaml,
         } => {
-            let ops = catalog::load(yaml.as_deref(), "pd_op")?;
+            let ops = catalog::registered()?;
             let wants = |list: &[String], want: &Option<String>, suffix: &str| match want {
                 None => true,
                 Some(w) => list.iter().any(|n| n == w || *n == format!("{w}{suffix}")),
             };
             let mut n = 0;
+            let mut out = String::new();
             for op in &ops {
                 if dialect.as_ref().is_some_and(|d| *d != op.dialect) {
                     continue;
@@ -71,29 +61,29 @@ pub fn run(cmd: OpsCommand) -> Result<(), CliError> {
                 {
                     continue;
                 }
-                println!("{}", op.name);
+                out.push_str(&op.name);
+                out.push('\n');
                 n += 1;
             }
+            crate::output::stdout(&out)?;
             if n == 0 {
                 eprintln!("no op matches");
             }
             Ok(())
         }
-        OpsCommand::Show { name, yaml } => {
-            let ops = catalog::load(yaml.as_deref(), "pd_op")?;
+        OpsCommand::Show { name } => {
+            let ops = catalog::registered()?;
             let op = find(&ops, &name)?;
-            print!("{}", show(op));
-            Ok(())
+            crate::output::stdout(&show(op))
         }
-        OpsCommand::Dump { json: _, yaml } => {
-            let ops = catalog::load(yaml.as_deref(), "pd_op")?;
+        OpsCommand::Dump { json: _ } => {
+            let ops = catalog::registered()?;
             let entries: Vec<serde_json::Value> = ops.iter().filter_map(dump_entry).collect();
             let skipped = ops.len() - entries.len();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&entries)
-                    .map_err(|e| CliError::Usage(e.to_string()))?
-            );
+            let mut text = serde_json::to_string_pretty(&entries)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            text.push('\n');
+            crate::output::stdout(&text)?;
             if skipped > 0 {
                 eprintln!(
                     "note: {skipped} op(s) without a GetOpInfo tuple (builtin ops) are not listed"

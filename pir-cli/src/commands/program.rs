@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use pir_runtime::parser::ParseErrorKind;
 use pir_runtime::printer::OpIds;
 use pir_runtime::Program;
 use pir_translator::TranslateOptions;
@@ -71,8 +72,10 @@ pub fn read_program(path: &Path) -> Result<Loaded, CliError> {
         Format::Text => return read_text(path, &bytes),
         Format::Json => {
             let ctx = super::catalog::context()?;
-            pir_json::read_program(&ctx, utf8(path, &bytes)?)
-                .map_err(|e| CliError::input(path, e))?
+            pir_json::read_program(&ctx, utf8(path, &bytes)?).map_err(|e| {
+                let unknown = matches!(e, pir_json::JsonError::UnknownOp { .. });
+                super::catalog::input_error(path, e, unknown)
+            })?
         }
         Format::Pdmodel => {
             super::translate::translate_bytes(path, &bytes, TranslateOptions::default()).map_err(
@@ -103,11 +106,17 @@ fn utf8<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, CliError> {
 fn read_text(path: &Path, bytes: &[u8]) -> Result<Loaded, CliError> {
     let text = utf8(path, bytes)?;
     let ctx = super::catalog::context()?;
-    let parsed = pir_runtime::parser::parse_module(&ctx, text).map_err(|e| CliError::Located {
-        path: path.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        message: e.message(),
+    let parsed = pir_runtime::parser::parse_module(&ctx, text).map_err(|e| {
+        let mut message = e.message();
+        if matches!(e.kind, ParseErrorKind::UnknownOp { .. }) {
+            message = format!("{message}\n{}", super::catalog::unknown_op_hint());
+        }
+        CliError::Located {
+            path: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message,
+        }
     })?;
     Ok(Loaded {
         program: parsed.program,
@@ -123,12 +132,11 @@ pub fn verify(args: VerifyArgs) -> Result<(), CliError> {
     if args.check_types {
         super::translate::check_types(&args.file, &program)?;
     }
-    println!(
-        "{}: verified ({} ops)",
+    crate::output::stdout(&format!(
+        "{}: verified ({} ops)\n",
         args.file.display(),
         program.block_len(program.block())
-    );
-    Ok(())
+    ))
 }
 
 /// Runs `pir print`: reads the program and prints it in Paddle's text format (a text
@@ -138,8 +146,7 @@ pub fn print(args: ProgramArgs) -> Result<(), CliError> {
     let mut out = String::new();
     pir_runtime::printer::print_program_with_ids(&mut out, &loaded.program, &loaded.op_ids)
         .map_err(|_| CliError::Usage("formatting the program failed".into()))?;
-    print!("{out}");
-    Ok(())
+    crate::output::stdout(&out)
 }
 
 #[cfg(test)]

@@ -1,11 +1,10 @@
 //! `pir translate`: legacy ProgramDesc (`.pdmodel`) to PIR.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use pir_runtime::Program;
-use pir_translator::{LegacyProgram, TranslateOptions, Translator};
+use pir_translator::{LegacyProgram, TranslateError, TranslateOptions, Translator};
 
 use crate::error::CliError;
 
@@ -47,9 +46,15 @@ pub fn translate_bytes(
 ) -> Result<Program, CliError> {
     let legacy = LegacyProgram::decode(bytes).map_err(|e| file_error(path, e))?;
     let translator = Translator::new(super::catalog::context()?);
-    let translation = translator
-        .translate_with(&legacy, options)
-        .map_err(|e| file_error(path, e))?;
+    let translation = translator.translate_with(&legacy, options).map_err(|e| {
+        let unknown = matches!(
+            e,
+            TranslateError::UnknownOp { .. }
+                | TranslateError::MissingOps { .. }
+                | TranslateError::UnknownOps(_)
+        );
+        super::catalog::input_error(path, e, unknown)
+    })?;
     Ok(translation.program)
 }
 
@@ -62,10 +67,7 @@ pub fn run(args: TranslateArgs) -> Result<(), CliError> {
     let text = program.to_string();
     match &args.output {
         Some(out) => std::fs::write(out, &text).map_err(|e| CliError::io(out, e))?,
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| CliError::io("<stdout>", e))?,
+        None => crate::output::stdout(&text)?,
     }
     if args.check_types {
         check_types(&args.model, &program)?;

@@ -71,8 +71,8 @@ fn check(files: Vec<PathBuf>, compat: Option<PathBuf>, dialect: &str) -> Result<
         .zip(compat_label.as_ref())
         .map(|((_, t), l)| YamlSource { path: l, text: t });
     let set = load_op_set(dialect, &sources, compat_src).map_err(CliError::Spec)?;
-    println!(
-        "ok: {} op class(es) from {} file(s){}",
+    crate::output::stdout(&format!(
+        "ok: {} op class(es) from {} file(s){}\n",
         set.ops.len(),
         sources.len(),
         if compat_src.is_some() {
@@ -80,6 +80,5 @@ fn check(files: Vec<PathBuf>, compat: Option<PathBuf>, dialect: &str) -> Result<
         } else {
             ""
         }
-    );
-    Ok(())
+    ))
 }
