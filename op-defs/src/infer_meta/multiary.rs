@@ -3140,3 +3140,45 @@ pub fn pyramid_hash_infer_meta(
     out.set(MetaBuilder::new().dims(&[-1, num_emb]).lod(x).build())?;
     x_temp_out.set(TensorMeta::new(DataType::Float32, &x.dims))
 }
+
+/// `MergedAdamInferMeta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+/// master_param, beta1, beta2, epsilon, multi_precision, use_global_beta_pow)`: Paddle's body
+/// is empty, so every output stays unset (`paddle-ref/ops/README.md`, quirk 3).
+#[infer_meta]
+pub fn merged_adam_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _moment1: &[TensorMeta],
+    _moment2: &[TensorMeta],
+    _beta1_pow: &[TensorMeta],
+    _beta2_pow: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+) -> R {
+    Ok(())
+}
+
+/// `MergedMomentumInferMeta(param, grad, velocity, learning_rate, master_param, mu,
+/// use_nesterov, regularization_method, regularization_coeff, multi_precision, rescale_grad)`:
+/// Paddle's body is empty, so every output stays unset (`paddle-ref/ops/README.md`, quirk 3).
+#[infer_meta]
+pub fn merged_momentum_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _velocity: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _mu: f64,
+    _use_nesterov: bool,
+    _regularization_method: &[std::borrow::Cow<'_, str>],
+    _regularization_coeff: &[f64],
+    _multi_precision: bool,
+    _rescale_grad: f64,
+) -> R {
+    Ok(())
+}

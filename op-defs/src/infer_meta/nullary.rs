@@ -174,3 +174,38 @@ pub fn triu_indices_infer_meta(
 pub fn read_file_infer_meta(_filename: &str, out: Output<'_>) -> R {
     out.set(TensorMeta::new(DataType::UInt8, &[-1]))
 }
+
+/// `ArangeInferMeta(start, end, step, dtype)`: `[n]` of `dtype`, with
+/// `n = ceil(|end - start| / |step|)` when the three scalars are known and `-1` when one comes
+/// from a computed tensor; `step` must not be 0 and must point from `start` towards `end`
+/// (Paddle's `funcs::GetSize`).
+///
+/// `paddle-ref/ops/programs/arange.txt`: `arange(0, 5)` gives `tensor<5xi64>`, `arange(3, 3)`
+/// gives `tensor<0xi64>`, `data` operands give `tensor<-1xi64>`.
+#[infer_meta]
+pub fn arange_infer_meta(
+    start: Option<Scalar>,
+    end: Option<Scalar>,
+    step: Option<Scalar>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let n = match (start, end, step) {
+        (Some(start), Some(end), Some(step)) => {
+            let (a, b, s) = (start.to_f64(), end.to_f64(), step.to_f64());
+            ensure_meta!(s != 0.0, "the step of arange must not be 0");
+            ensure_meta!(
+                (a <= b && s > 0.0) || (a >= b && s < 0.0),
+                "the step {s} of arange must point from start {a} towards end {b}"
+            );
+            let n = ((b - a) / s).abs().ceil();
+            ensure_meta!(
+                n.is_finite() && n < i64::MAX as f64,
+                "arange from {a} to {b} by {s} has too many elements"
+            );
+            n as i64
+        }
+        _ => -1,
+    };
+    out.set(TensorMeta::new(dtype, &[n]))
+}
