@@ -1230,3 +1230,49 @@ pub fn rnn_grad_infer_meta(
     pre_state_grad.set(pre_state.iter().map(share_meta).collect())?;
     weight_grad_list.set(weight_list.iter().map(share_meta).collect())
 }
+
+/// `FusedRopeGradInferMeta(sin, cos, position_ids, out_q_grad, out_k_grad, out_v_grad,
+/// use_neox_rotary_style, time_major, rotary_emb_base)`: `out_q_grad` is 4-D; each present
+/// incoming gradient gives its input gradient its dims and dtype.
+#[infer_meta]
+pub fn fused_rope_grad_infer_meta(
+    _sin: Option<&TensorMeta>,
+    _cos: Option<&TensorMeta>,
+    _position_ids: Option<&TensorMeta>,
+    out_q_grad: &TensorMeta,
+    out_k_grad: Option<&TensorMeta>,
+    out_v_grad: Option<&TensorMeta>,
+    _use_neox_rotary_style: bool,
+    _time_major: bool,
+    _rotary_emb_base: f64,
+    q_grad: Output<'_>,
+    k_grad: Output<'_>,
+    v_grad: Output<'_>,
+) -> R {
+    need_rank(
+        out_q_grad,
+        4,
+        "out_q_grad ([batch_size, seq_len, num_heads, head_dim])",
+    )?;
+    q_grad.set_if_present(dims_dtype_of(out_q_grad));
+    if let Some(k) = out_k_grad {
+        k_grad.set_if_present(dims_dtype_of(k));
+    }
+    if let Some(v) = out_v_grad {
+        v_grad.set_if_present(dims_dtype_of(v));
+    }
+    Ok(())
+}
+
+/// `MultiplexGradInferMeta(index, out_grad)`: every input gradient gets `out_grad`'s dims
+/// (Paddle sets no dtype). The number of gradients is the number of forward `inputs`, which
+/// `multiplex_grad`'s `infer_meta.param` does not pass: the function cannot size the list, so
+/// it leaves `inputs_grad` unset (a backward op may) rather than guess a count.
+#[infer_meta]
+pub fn multiplex_grad_infer_meta(
+    _index: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _inputs_grad: OutputList<'_>,
+) -> R {
+    Ok(())
+}

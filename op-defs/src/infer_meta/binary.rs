@@ -2283,3 +2283,98 @@ pub fn matrix_nms_infer_meta(
     roisnum.set_if_present(TensorMeta::new(DataType::Int32, &[n]));
     Ok(())
 }
+
+/// `BeamSearchDecodeInferMeta(ids, scores, beam_size, end_id)`: Paddle's body is empty (the
+/// sentences' shapes are known only when the kernel runs); both outputs stay unset.
+#[infer_meta]
+pub fn beam_search_decode_infer_meta(
+    _ids: &TensorMeta,
+    _scores: &TensorMeta,
+    _beam_size: i64,
+    _end_id: i64,
+) -> R {
+    Ok(())
+}
+
+/// `RowConvInferMeta(x, filter)`: `filter` is 2-D; `out` has `x`'s dims, dtype and LoD.
+#[infer_meta]
+pub fn row_conv_infer_meta(x: &TensorMeta, filter: &TensorMeta, out: Output<'_>) -> R {
+    need_rank(filter, 2, "filter")?;
+    out.set(dims_dtype_lod_of(x))
+}
+
+/// The shape rule of `WeightDequantizeInferMeta`: `x` is a 2-D quantized weight `[k', n]`
+/// (`k' = k` for int8, `k / 2` for int4); per-channel `scale` is `[k]`, group-wise `scale` is
+/// `[ceil(n / group_size), k]`; `out` is `[n, k]`.
+fn weight_dequantize_dims(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    group_size: i64,
+) -> Res<[i64; 2]> {
+    need_rank(x, 2, "x")?;
+    ensure_meta!(
+        matches!(group_size, -1 | 64 | 128),
+        "group_size must be -1, 64 or 128, got {group_size}"
+    );
+    let k = match algo {
+        "weight_only_int8" => x.dims[0],
+        "weight_only_int4" => mul(x.dims[0], 2),
+        _ => {
+            return Err(err(format!(
+                "algo {algo:?} is not supported: only weight_only_int8 and weight_only_int4"
+            )))
+        }
+    };
+    if group_size == -1 {
+        need_rank(scale, 1, "scale (per-channel)")?;
+        ensure_meta!(
+            scale.dims[0] == k,
+            "scale {} must hold one value per channel ({k})",
+            fmt_dims(&scale.dims)
+        );
+    } else {
+        need_rank(scale, 2, "scale (group-wise)")?;
+        let groups = add(x.dims[1], group_size - 1) / group_size;
+        ensure_meta!(
+            scale.dims[0] == groups,
+            "scale dim 0 ({}) must be (x[1] + group_size - 1) / group_size = {groups}",
+            scale.dims[0]
+        );
+        ensure_meta!(
+            scale.dims[1] == k,
+            "scale dim 1 ({}) must be the real channel size {k}",
+            scale.dims[1]
+        );
+    }
+    Ok([x.dims[1], k])
+}
+
+/// `WeightDequantizeInferMeta(x, scale, algo, out_dtype, group_size)` (Paddle 3.x): `out` is
+/// `[n, k]` of `out_dtype` (see `weight_dequantize_dims`).
+#[infer_meta]
+pub fn weight_dequantize_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    out_dtype: DataType,
+    group_size: i64,
+    out: Output<'_>,
+) -> R {
+    let d = weight_dequantize_dims(x, scale, algo, group_size)?;
+    out.set(TensorMeta::new(out_dtype, &d))
+}
+
+/// `WeightDequantizeInferMeta(x, scale, algo, group_size)` (the signature without
+/// `out_dtype`): `out` is `[n, k]` of `scale`'s dtype.
+#[infer_meta(name = "WeightDequantizeInferMeta")]
+pub fn weight_dequantize_no_dtype_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    group_size: i64,
+    out: Output<'_>,
+) -> R {
+    let d = weight_dequantize_dims(x, scale, algo, group_size)?;
+    out.set(TensorMeta::new(scale.dtype, &d))
+}

@@ -3182,3 +3182,23 @@ pub fn merged_momentum_infer_meta(
 ) -> R {
     Ok(())
 }
+
+/// `DgcInferMeta(u, v, grad, param, current_step, nranks)`: Paddle's body is empty; every
+/// output stays unset.
+#[infer_meta]
+pub fn dgc_infer_meta(
+    _u: &TensorMeta,
+    _v: &TensorMeta,
+    _grad: &TensorMeta,
+    _param: Option<&TensorMeta>,
+    _current_step: &TensorMeta,
+    _nranks: &TensorMeta,
+) -> R {
+    Ok(())
+}
+
+/// `UnchangedVectorInferMeta(x)`: `out[i]` shares `x[i]`'s metadata.
+#[infer_meta]
+pub fn unchanged_vector_infer_meta(x: &[TensorMeta], out: OutputList<'_>) -> R {
+    out.set(x.iter().map(share_meta).collect())
+}

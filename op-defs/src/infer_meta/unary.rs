@@ -3626,9 +3626,10 @@ pub fn strided_slice_infer_meta(
 
 /// `UniqueRawInferMeta(x, return_index, return_inverse, return_counts, axis, dtype,
 /// is_sorted)`: `out` is `[-1]` (or `x` with `axis` unknown); `index` (the inverse) is
-/// `[numel(x)]` or `[x[axis]]` when requested; `indices` and `counts` are `[-1]` of `dtype`.
+/// `[numel(x)]` or `[x[axis]]` (of `dtype`) when requested; `indices` and `counts` are `[-1]`
+/// of `dtype`.
 ///
-/// Paddle 3.3.1 sets the dtype of `indices` and `counts` only: `out` and `index` keep the
+/// Paddle 3.3.1 never sets `out`'s dtype, nor the inverse's without `axis`: they keep the
 /// fresh tensor's float32 (`paddle-ref/ops/programs/unique.txt`: `tensor<-1xf32>` for an int64
 /// `x`, the inverse of `-1x3` is `tensor<-3xf32>`).
 #[infer_meta]
@@ -3647,13 +3648,16 @@ pub fn unique_raw_infer_meta(
 ) -> R {
     if !is_sorted {
         ensure_meta!(
-            x.rank() == 1,
-            "x {} must be 1-D when is_sorted is false",
+            x.rank() <= 1,
+            "x {} must be 0-D or 1-D when is_sorted is false",
             fmt_dims(&x.dims)
         );
         out.set(dims_only(&[-1]))?;
         index.set_if_present(dims_only(&x.dims));
         return Ok(());
+    }
+    if x.rank() == 0 {
+        ensure_meta!(axis.is_empty(), "axis must be None for a 0-D x");
     }
     if let Some(&a0) = axis.first() {
         let a = if a0 < 0 { a0 + x.rank() as i64 } else { a0 };
@@ -3665,8 +3669,9 @@ pub fn unique_raw_infer_meta(
         let mut d = x.dims.to_vec();
         d[a as usize] = -1;
         out.set(dims_only(&d))?;
+        // Along an axis, the inverse takes `dtype` too.
         if return_inverse {
-            index.set_if_present(dims_only(&[x.dims[a as usize]]));
+            index.set_if_present(TensorMeta::new(dtype, &[x.dims[a as usize]]));
         }
     } else {
         out.set(dims_only(&[-1]))?;
@@ -3681,4 +3686,66 @@ pub fn unique_raw_infer_meta(
         counts.set_if_present(TensorMeta::new(dtype, &[-1]));
     }
     Ok(())
+}
+
+/// `HashInferMeta(x, num_hash, mod_by)`: `x` is 2-D; `out` is `[x[0], num_hash, 1]` (Paddle's
+/// `funcs::HashOutputSize`: every dim but the last, then `num_hash` and 1), `x`'s dtype and LoD.
+#[infer_meta]
+pub fn hash_infer_meta(x: &TensorMeta, num_hash: i64, _mod_by: i64, out: Output<'_>) -> R {
+    need_rank(x, 2, "x")?;
+    let d = [x.dims[0], num_hash, 1];
+    out.set(with_dtype_lod_of(x, &d))
+}
+
+/// `LrnInferMeta(x, n)`: `x` is 4-D, `n` positive and odd; `out` and `mid_out` have `x`'s
+/// dims, dtype, layout and LoD.
+#[infer_meta]
+pub fn lrn_infer_meta(x: &TensorMeta, n: i64, out: Output<'_>, mid_out: Output<'_>) -> R {
+    need_rank(x, 4, "x")?;
+    ensure_meta!(n > 0, "n should be positive, but received n = {n}");
+    ensure_meta!(n % 2 == 1, "n should be an odd value, but received n = {n}");
+    out.set(share_meta(x))?;
+    mid_out.set(share_meta(x))
+}
+
+/// `PartialSendInferMeta(x, peer, num, id)`: checks only (the op has no output): `peer ≥ 0`,
+/// `num ≥ 1`, `0 ≤ id < num`.
+#[infer_meta]
+pub fn partial_send_infer_meta(_x: &TensorMeta, peer: i64, num: i64, id: i64) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for partial_send op must be non-negative"
+    );
+    ensure_meta!(num >= 1, "the num ({num}) for partial_send op must be >= 1");
+    ensure_meta!(
+        (0..num).contains(&id),
+        "the id ({id}) for partial_send op must be >= 0 and < num ({num})"
+    );
+    Ok(())
+}
+
+/// `SendV2InferMeta(peer, ring_id)`: checks only: both non-negative.
+#[infer_meta(name = "SendV2InferMeta")]
+pub fn send_v2_infer_meta(peer: i64, ring_id: i64) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for send_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        ring_id >= 0,
+        "the ring_id ({ring_id}) for send_v2 op must be non-negative"
+    );
+    Ok(())
+}
+
+/// `SequenceSoftmaxInferMeta(x)`: `x`'s dims and LoD; Paddle sets no dtype (float32 stays).
+#[infer_meta]
+pub fn sequence_softmax_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())
+}
+
+/// `StraightThroughEstimatorInferMeta(out_grad)`: `x_grad` has `out_grad`'s dims and dtype.
+#[infer_meta]
+pub fn straight_through_estimator_infer_meta(out_grad: &TensorMeta, x_grad: Output<'_>) -> R {
+    x_grad.set(dims_dtype_of(out_grad))
 }

@@ -479,3 +479,159 @@ fn lookup_table_lod_reset_matrix_nms_follow_binary_cc() {
     is(&o[1], &[-1, 1], Int32);
     is(&o[2], &[2], Int32);
 }
+
+/// `unary.cc`: `HashInferMeta`, `LrnInferMeta`, `SequenceSoftmaxInferMeta`,
+/// `StraightThroughEstimatorInferMeta`, `PartialSendInferMeta`, `SendV2InferMeta`.
+#[test]
+fn small_unary_ports_follow_unary_cc() {
+    let o = ok(
+        "HashInferMeta",
+        &[t(Int64, &[-1, 1]), int(3), i64a(1000)],
+        1,
+    );
+    is(&o[0], &[-1, 3, 1], Int64);
+    let e = err("HashInferMeta", &[t(Int64, &[4]), int(3), i64a(1000)], 1);
+    assert!(e.starts_with("x must be 2-D"), "{e}");
+    let o = ok("LrnInferMeta", &[f32t(&[2, 8, 5, 5]), int(5)], 2);
+    is(&o[0], &[2, 8, 5, 5], Float32);
+    is(&o[1], &[2, 8, 5, 5], Float32);
+    let e = err("LrnInferMeta", &[f32t(&[2, 8, 5, 5]), int(4)], 2);
+    assert_eq!(e, "n should be an odd value, but received n = 4");
+    // No dtype: Paddle leaves the fresh float32.
+    let o = ok("SequenceSoftmaxInferMeta", &[f64t(&[7, 1])], 1);
+    is(&o[0], &[7, 1], Float32);
+    let o = ok("StraightThroughEstimatorInferMeta", &[f64t(&[3, 4])], 1);
+    is(&o[0], &[3, 4], DataType::Float64);
+    ok(
+        "PartialSendInferMeta",
+        &[f32t(&[4]), int(1), int(2), int(1)],
+        0,
+    );
+    let e = err(
+        "PartialSendInferMeta",
+        &[f32t(&[4]), int(1), int(2), int(2)],
+        0,
+    );
+    assert!(e.contains("must be >= 0 and < num (2)"), "{e}");
+    ok("SendV2InferMeta", &[int(1), int(0)], 0);
+    let e = err("SendV2InferMeta", &[int(-1), int(0)], 0);
+    assert!(e.starts_with("the peer (-1)"), "{e}");
+}
+
+/// `binary.cc`: `RowConvInferMeta`, `WeightDequantizeInferMeta` (both signatures),
+/// `BeamSearchDecodeInferMeta` (empty body).
+#[test]
+fn small_binary_ports_follow_binary_cc() {
+    let o = ok("RowConvInferMeta", &[f32t(&[-1, 16]), f32t(&[3, 16])], 1);
+    is(&o[0], &[-1, 16], Float32);
+    let e = err("RowConvInferMeta", &[f32t(&[-1, 16]), f32t(&[3])], 1);
+    assert!(e.starts_with("filter must be 2-D"), "{e}");
+    // int8 [k, n] = [64, 32], per channel scale [64] -> [32, 64].
+    let o = ok(
+        "WeightDequantizeInferMeta",
+        &[
+            t(DataType::Int8, &[64, 32]),
+            t(Float16, &[64]),
+            s("weight_only_int8"),
+            dt(BFloat16),
+            int(-1),
+        ],
+        1,
+    );
+    is(&o[0], &[32, 64], BFloat16);
+    let o = ok(
+        "WeightDequantizeInferMeta",
+        &[
+            t(DataType::Int8, &[32, 256]),
+            t(Float16, &[2, 64]),
+            s("weight_only_int4"),
+            int(128),
+        ],
+        1,
+    );
+    is(&o[0], &[256, 64], Float16);
+    let e = err(
+        "WeightDequantizeInferMeta",
+        &[
+            t(DataType::Int8, &[64, 32]),
+            t(Float16, &[32]),
+            s("weight_only_int8"),
+            dt(Float16),
+            int(-1),
+        ],
+        1,
+    );
+    assert!(e.contains("one value per channel (64)"), "{e}");
+    let o = ok(
+        "BeamSearchDecodeInferMeta",
+        &[t(Int64, &[4, 1]), f32t(&[4, 1]), int(2), int(0)],
+        2,
+    );
+    assert_eq!(o, vec![MetaOut::None, MetaOut::None]);
+}
+
+/// `fusion.cc` `FusedMultiTransformerInferMeta`, `backward.cc` `FusedRopeGradInferMeta`,
+/// `multiary.cc` `UnchangedVectorInferMeta` and `DgcInferMeta`.
+#[test]
+fn fused_transformer_rope_grad_unchanged_vector() {
+    let layer = |d: &[i64]| A::Ts(vec![TensorMeta::new(Float16, d)]);
+    let mut args = vec![
+        t(Float16, &[2, 5, 64]),
+        layer(&[64]),
+        A::NoTs,
+        layer(&[3, 4, 16, 64]),
+        A::NoTs,
+        layer(&[2, 2, 4, 10, 16]),
+        A::NoTs,
+    ];
+    args.extend([A::None, A::None, A::None, A::None, A::None]);
+    args.extend([layer(&[64, 64]), A::NoTs, layer(&[64]), A::NoTs]);
+    args.extend([layer(&[64, 256]), A::NoTs, layer(&[256, 64]), A::NoTs]);
+    args.extend([b(true), fl(1e-5), fl(1.0), fl(0.5), int(0), b(false)]);
+    args.extend([s("downgrade_in_infer"), s("gelu"), b(true), int(-1)]);
+    args.extend([s("layernorm"), b(true), int(-1)]);
+    let o = ok("FusedMultiTransformerInferMeta", &args, 2);
+    assert_eq!(o[0], MetaOut::None);
+    is(&o[1], &[2, 5, 64], Float32);
+    args[5] = layer(&[2, 3, 4, 10, 16]);
+    let e = err("FusedMultiTransformerInferMeta", &args, 2);
+    assert!(e.contains("must be the batch size 2"), "{e}");
+
+    let rope = |k: A| {
+        vec![
+            A::None,
+            A::None,
+            A::None,
+            t(BFloat16, &[2, 8, 4, 16]),
+            k,
+            A::None,
+            b(true),
+            b(false),
+            fl(10000.0),
+        ]
+    };
+    let o = ok(
+        "FusedRopeGradInferMeta",
+        &rope(t(BFloat16, &[2, 8, 2, 16])),
+        3,
+    );
+    is(&o[0], &[2, 8, 4, 16], BFloat16);
+    is(&o[1], &[2, 8, 2, 16], BFloat16);
+    assert_eq!(o[2], MetaOut::None);
+
+    let o = ok("UnchangedVectorInferMeta", &[ts(&[&[2], &[3, 4]])], 1);
+    assert_eq!(dims_of(tv(&o[0])), [vec![2], vec![3, 4]]);
+    let o = ok(
+        "DgcInferMeta",
+        &[
+            f32t(&[4]),
+            f32t(&[4]),
+            f32t(&[4]),
+            A::None,
+            f32t(&[1]),
+            f32t(&[1]),
+        ],
+        6,
+    );
+    assert!(o.iter().all(|m| *m == MetaOut::None));
+}
