@@ -3202,3 +3202,228 @@ pub fn dgc_infer_meta(
 pub fn unchanged_vector_infer_meta(x: &[TensorMeta], out: OutputList<'_>) -> R {
     out.set(x.iter().map(share_meta).collect())
 }
+
+/// `MergedAdamInferMeta(param, grad, learning_rate, moment1, moment2, moment2_max, beta1_pow,
+/// beta2_pow, master_param, beta1, beta2, epsilon, multi_precision, use_global_beta_pow,
+/// amsgrad)` (the signature with `amsgrad`, Paddle 3.1 on): the body is empty too.
+#[infer_meta(name = "MergedAdamInferMeta")]
+pub fn merged_adam_amsgrad_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _moment1: &[TensorMeta],
+    _moment2: &[TensorMeta],
+    _moment2_max: Option<&[TensorMeta]>,
+    _beta1_pow: &[TensorMeta],
+    _beta2_pow: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+    _amsgrad: bool,
+) -> R {
+    Ok(())
+}
+
+/// `LarsMomentumInferMeta(param, velocity, learning_rate, grad, master_param,
+/// lars_weight_decay, mu, lars_coeff, epsilon, multi_precision, rescale_grad)`: as many grads,
+/// velocities and weight decays as params, each learning rate one element, each grad and
+/// velocity of its param's dims; `param_out[i]` is `param[i]`'s dims and dtype, `velocity_out`
+/// and `master_param_out` (when `master_param` is given) are in the master precision.
+#[infer_meta]
+pub fn lars_momentum_infer_meta(
+    param: &[TensorMeta],
+    velocity: &[TensorMeta],
+    learning_rate: &[TensorMeta],
+    grad: &[TensorMeta],
+    master_param: Option<&[TensorMeta]>,
+    lars_weight_decay: &[f64],
+    _mu: f64,
+    _lars_coeff: f64,
+    _epsilon: f64,
+    _multi_precision: bool,
+    _rescale_grad: f64,
+    param_out: OutputList<'_>,
+    velocity_out: OutputList<'_>,
+    master_param_out: OutputList<'_>,
+) -> R {
+    let n = param.len();
+    for (len, what) in [
+        (grad.len(), "grad"),
+        (velocity.len(), "velocity"),
+        (lars_weight_decay.len(), "lars_weight_decay"),
+    ] {
+        ensure_meta!(
+            len == n,
+            "{what} holds {len} values but param holds {n}: they must match"
+        );
+    }
+    for (i, lr) in learning_rate.iter().enumerate() {
+        need_one_element(lr, &format!("learning_rate[{i}]"))?;
+    }
+    for (i, p) in param.iter().enumerate() {
+        need_same_dims(p, &grad[i], &format!("param[{i}]"), &format!("grad[{i}]"))?;
+        need_same_dims(
+            p,
+            &velocity[i],
+            &format!("param[{i}]"),
+            &format!("velocity[{i}]"),
+        )?;
+    }
+    param_out.set(param.iter().map(dims_dtype_of).collect())?;
+    let master = |p: &TensorMeta| TensorMeta::new(mp_dtype(p.dtype), &p.dims);
+    velocity_out.set(param.iter().map(master).collect())?;
+    if master_param.is_some() {
+        master_param_out.set_if_present(param.iter().map(master).collect());
+    }
+    Ok(())
+}
+
+/// `NceInferMeta(input, label, weight, bias, sample_weight, custom_dist_probs,
+/// custom_dist_alias, custom_dist_alias_probs, num_total_classes, custom_neg_classes,
+/// num_neg_samples, sampler, seed, is_sparse, remote_prefetch, is_test)`: float32 `cost`
+/// `[N, 1]`; out of test mode, `sample_logits` and `sample_labels` are
+/// `[N, num_neg_samples + num_true]` (`num_true` = `label[1]` of a 2-D label, else 1; dims
+/// only).
+#[infer_meta]
+pub fn nce_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _sample_weight: Option<&TensorMeta>,
+    _custom_dist_probs: Option<&TensorMeta>,
+    _custom_dist_alias: Option<&TensorMeta>,
+    _custom_dist_alias_probs: Option<&TensorMeta>,
+    num_total_classes: i64,
+    custom_neg_classes: &[i64],
+    num_neg_samples: i64,
+    _sampler: i64,
+    _seed: i64,
+    _is_sparse: bool,
+    _remote_prefetch: bool,
+    is_test: bool,
+    cost: Output<'_>,
+    sample_logits: Output<'_>,
+    sample_labels: Output<'_>,
+) -> R {
+    let n = dim_at(&input.dims, 0, "input")?;
+    let l0 = dim_at(&label.dims, 0, "label")?;
+    ensure_meta!(
+        !(n > 0 && l0 > 0 && n != l0),
+        "input {} and label {} must share their first dimension",
+        fmt_dims(&input.dims),
+        fmt_dims(&label.dims)
+    );
+    let num_true = if label.rank() == 2 { label.dims[1] } else { 1 };
+    let classes = dim_at(&weight.dims, 0, "weight")?;
+    if let Some(b) = bias {
+        let b0 = dim_at(&b.dims, 0, "bias")?;
+        ensure_meta!(
+            classes == b0,
+            "weight {} and bias {} must share their first dimension",
+            fmt_dims(&weight.dims),
+            fmt_dims(&b.dims)
+        );
+    }
+    ensure_meta!(
+        num_total_classes == classes,
+        "num_total_classes ({num_total_classes}) must equal weight's first dimension {}",
+        fmt_dims(&weight.dims)
+    );
+    if !custom_neg_classes.is_empty() {
+        ensure_meta!(
+            custom_neg_classes.len() as i64 == num_neg_samples,
+            "custom_neg_classes holds {} classes but num_neg_samples is {num_neg_samples}",
+            custom_neg_classes.len()
+        );
+    }
+    cost.set(TensorMeta::new(DataType::Float32, &[n, 1]))?;
+    if !is_test {
+        let k = if num_true == -1 {
+            -1
+        } else {
+            add(num_neg_samples, num_true)
+        };
+        sample_logits.set_if_present(super::common::dims_only(&[n, k]));
+        sample_labels.set_if_present(super::common::dims_only(&[n, k]));
+    }
+    Ok(())
+}
+
+/// `QuantizeLinearInferMeta(x, scale, zero_point, in_accum, in_state, quant_axis, bit_length,
+/// round_type, is_test, only_observer)`: `quant_axis` is 0, 1 or -1, `bit_length` in 1..=16,
+/// `round_type` 0 or 1; `y` gets `x`'s dims and LoD, `out_scale` `scale`'s dims (`quant_axis`
+/// -1) or `[x[quant_axis]]`, `out_accum` / `out_state` the dims of `in_accum` / `in_state`
+/// (dims only, as Paddle sets them).
+#[infer_meta]
+pub fn quantize_linear_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    _zero_point: &TensorMeta,
+    in_accum: Option<&TensorMeta>,
+    in_state: Option<&TensorMeta>,
+    quant_axis: i64,
+    bit_length: i64,
+    round_type: i64,
+    _is_test: bool,
+    _only_observer: bool,
+    y: Output<'_>,
+    out_state: Output<'_>,
+    out_accum: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    ensure_meta!(
+        matches!(quant_axis, -1..=1),
+        "quant_axis should be 0, 1 or -1, but received {quant_axis}"
+    );
+    ensure_meta!(
+        (1..=16).contains(&bit_length),
+        "bit_length should be between 1 and 16, but received {bit_length}"
+    );
+    ensure_meta!(
+        matches!(round_type, 0 | 1),
+        "round_type should be 0 or 1, but received {round_type}"
+    );
+    y.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+    if out_scale.is_present() {
+        let d = if quant_axis < 0 {
+            let s = scale.ok_or_else(|| err("scale is absent but out_scale needs its dims"))?;
+            s.dims.to_vec()
+        } else {
+            vec![dim_at(&x.dims, quant_axis as usize, "x")?]
+        };
+        out_scale.set(super::common::dims_only(&d))?;
+    }
+    if let Some(a) = in_accum {
+        out_accum.set_if_present(super::common::dims_only(&a.dims));
+    }
+    if let Some(s) = in_state {
+        out_state.set_if_present(super::common::dims_only(&s.dims));
+    }
+    Ok(())
+}
+
+/// `SparseMomentumInferMeta(param, grad, velocity, index, learning_rate)`: `learning_rate`
+/// holds one element, `velocity` has `param`'s dims; the outputs get `param`'s dims only
+/// (Paddle sets no dtype).
+#[infer_meta]
+pub fn sparse_momentum_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    velocity: &TensorMeta,
+    _index: &TensorMeta,
+    learning_rate: &TensorMeta,
+    param_out: Output<'_>,
+    velocity_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
+    need_same_dims(param, velocity, "param", "velocity")?;
+    param_out.set(super::common::dims_only(&param.dims))?;
+    velocity_out.set(super::common::dims_only(&param.dims))?;
+    master_param_out.set_if_present(super::common::dims_only(&param.dims));
+    Ok(())
+}

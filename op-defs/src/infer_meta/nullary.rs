@@ -209,3 +209,41 @@ pub fn arange_infer_meta(
     };
     out.set(TensorMeta::new(dtype, &[n]))
 }
+
+/// `RecvV2InferMeta(ring_id, dynamic_shape, peer, out_shape, dtype)`: `peer` and `ring_id`
+/// non-negative, `out_shape` not empty; without `dynamic_shape` every extent is at least 1
+/// and `out` takes `out_shape`; `out` takes `dtype` always (dims stay unset with
+/// `dynamic_shape`, Paddle's rank-0 default).
+#[infer_meta(name = "RecvV2InferMeta")]
+pub fn recv_v2_infer_meta(
+    ring_id: i64,
+    dynamic_shape: bool,
+    peer: i64,
+    out_shape: &[i64],
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for recv_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        ring_id >= 0,
+        "the ring_id ({ring_id}) for recv_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        !out_shape.is_empty(),
+        "the size of out_shape must be greater than 0"
+    );
+    if dynamic_shape {
+        return out.set(TensorMeta::new(dtype, &[]));
+    }
+    for (i, &d) in out_shape.iter().enumerate() {
+        ensure_meta!(
+            d >= 1,
+            "out_shape must be set explicitly, but its {i}th element is {d}, less than 1 (or \
+             set dynamic_shape for both send_v2 and recv_v2)"
+        );
+    }
+    out.set(TensorMeta::new(dtype, out_shape))
+}

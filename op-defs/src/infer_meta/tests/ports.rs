@@ -635,3 +635,222 @@ fn fused_transformer_rope_grad_unchanged_vector() {
     );
     assert!(o.iter().all(|m| *m == MetaOut::None));
 }
+
+/// `multiary.cc`: `LarsMomentumInferMeta`, `NceInferMeta`, `QuantizeLinearInferMeta`,
+/// `SparseMomentumInferMeta`, `MergedAdamInferMeta` with `amsgrad`.
+#[test]
+fn optimizer_and_sampling_ports_follow_multiary_cc() {
+    let p = || {
+        A::Ts(vec![
+            TensorMeta::new(Float16, &[4, 3]),
+            TensorMeta::new(Float16, &[5]),
+        ])
+    };
+    let lars = |decay: &[f64], master: A| {
+        vec![
+            p(),
+            p(),
+            ts(&[&[1], &[1]]),
+            p(),
+            master,
+            fls(decay),
+            fl(0.9),
+            fl(0.001),
+            fl(0.0),
+            b(true),
+            fl(1.0),
+        ]
+    };
+    let o = ok("LarsMomentumInferMeta", &lars(&[5e-4, 5e-4], p()), 3);
+    assert_eq!(dims_of(tv(&o[0])), [vec![4, 3], vec![5]]);
+    assert!(tv(&o[0]).iter().all(|m| m.dtype == Float16));
+    assert!(tv(&o[1]).iter().all(|m| m.dtype == Float32));
+    assert!(tv(&o[2]).iter().all(|m| m.dtype == Float32));
+    let o = ok("LarsMomentumInferMeta", &lars(&[5e-4, 5e-4], A::NoTs), 3);
+    assert_eq!(o[2], MetaOut::None);
+    let e = err("LarsMomentumInferMeta", &lars(&[5e-4], A::NoTs), 3);
+    assert!(e.starts_with("lars_weight_decay holds 1 values"), "{e}");
+
+    let nce = |label: &[i64], is_test: bool| {
+        vec![
+            f64t(&[-1, 8]),
+            t(Int64, label),
+            f64t(&[20, 8]),
+            f64t(&[20, 1]),
+            A::None,
+            A::None,
+            A::None,
+            A::None,
+            int(20),
+            ints(&[]),
+            int(10),
+            int(0),
+            int(0),
+            b(false),
+            b(false),
+            b(is_test),
+        ]
+    };
+    let o = ok("NceInferMeta", &nce(&[-1, 2], false), 3);
+    is(&o[0], &[-1, 1], Float32);
+    is(&o[1], &[-1, 12], Float32);
+    is(&o[2], &[-1, 12], Float32);
+    let o = ok("NceInferMeta", &nce(&[-1, 2], true), 3);
+    assert_eq!((&o[1], &o[2]), (&MetaOut::None, &MetaOut::None));
+    let mut bad = nce(&[-1, 1], false);
+    bad[8] = int(21);
+    let e = err("NceInferMeta", &bad, 3);
+    assert!(e.starts_with("num_total_classes (21)"), "{e}");
+
+    let q = |axis: i64| {
+        vec![
+            f32t(&[6, 4]),
+            f32t(&[4]),
+            t(Int32, &[4]),
+            f32t(&[1]),
+            f32t(&[1]),
+            int(axis),
+            int(8),
+            int(0),
+            b(true),
+            b(false),
+        ]
+    };
+    let o = ok("QuantizeLinearInferMeta", &q(1), 4);
+    is(&o[0], &[6, 4], Float32);
+    is(&o[1], &[1], Float32);
+    is(&o[2], &[1], Float32);
+    is(&o[3], &[4], Float32);
+    let o = ok("QuantizeLinearInferMeta", &q(-1), 4);
+    is(&o[3], &[4], Float32);
+    let e = err("QuantizeLinearInferMeta", &q(2), 4);
+    assert_eq!(e, "quant_axis should be 0, 1 or -1, but received 2");
+
+    let o = ok(
+        "SparseMomentumInferMeta",
+        &[
+            f64t(&[10, 3]),
+            f64t(&[2, 3]),
+            f64t(&[10, 3]),
+            t(Int32, &[2]),
+            f32t(&[1]),
+        ],
+        3,
+    );
+    is(&o[0], &[10, 3], Float32);
+    is(&o[1], &[10, 3], Float32);
+    is(&o[2], &[10, 3], Float32);
+    let e = err(
+        "SparseMomentumInferMeta",
+        &[
+            f64t(&[10, 3]),
+            f64t(&[2, 3]),
+            f64t(&[10, 4]),
+            t(Int32, &[2]),
+            f32t(&[1]),
+        ],
+        3,
+    );
+    assert!(e.contains("param [10, 3] and velocity [10, 4]"), "{e}");
+
+    let v = || ts(&[&[4, 3], &[5]]);
+    let one = || ts(&[&[1], &[1]]);
+    let args = [
+        v(),
+        v(),
+        one(),
+        v(),
+        v(),
+        A::NoTs,
+        one(),
+        one(),
+        A::NoTs,
+        scf(0.9),
+        scf(0.999),
+        scf(1e-8),
+        b(false),
+        b(false),
+        b(false),
+    ];
+    let o = ok("MergedAdamInferMeta", &args, 7);
+    assert!(o.iter().all(|m| *m == MetaOut::None));
+}
+
+/// `ternary.cc`: `CSoftmaxWithMultiLabelCrossEntropyInferMeta`, `FasterTokenizerInferMeta`,
+/// `MovingAverageAbsMaxScaleInferMeta`; `nullary.cc`: `RecvV2InferMeta`.
+#[test]
+fn ternary_and_nullary_ports_follow_paddle() {
+    let c = |label: &[i64], sum: bool| {
+        vec![
+            f32t(&[-1, 1000]),
+            t(Int64, label),
+            f32t(label),
+            i64a(-100),
+            b(sum),
+            int(0),
+            int(2),
+        ]
+    };
+    let o = ok(
+        "CSoftmaxWithMultiLabelCrossEntropyInferMeta",
+        &c(&[-1, 3], true),
+        2,
+    );
+    is(&o[0], &[-1, 1000], Float32);
+    is(&o[1], &[-1, 1], Float32);
+    let o = ok(
+        "CSoftmaxWithMultiLabelCrossEntropyInferMeta",
+        &c(&[8, 3], false),
+        2,
+    );
+    is(&o[1], &[8, 3], Float32);
+    let mut bad = c(&[8, 3], false);
+    bad[2] = f32t(&[8, 2]);
+    let e = err("CSoftmaxWithMultiLabelCrossEntropyInferMeta", &bad, 2);
+    assert!(e.contains("must have the same shape"), "{e}");
+
+    let o = ok(
+        "FasterTokenizerInferMeta",
+        &[
+            t(Int32, &[100]),
+            t(Int32, &[2]),
+            A::None,
+            b(false),
+            b(false),
+            int(0),
+            b(false),
+        ],
+        2,
+    );
+    is(&o[0], &[-1, -1], Int64);
+    is(&o[1], &[-1, -1], Int64);
+
+    let o = ok(
+        "MovingAverageAbsMaxScaleInferMeta",
+        &[f64t(&[4, 5]), f32t(&[1]), f32t(&[1])],
+        4,
+    );
+    is(&o[0], &[4, 5], Float32);
+    is(&o[1], &[1], Float32);
+    is(&o[2], &[1], Float32);
+    is(&o[3], &[1], Float32);
+
+    let o = ok(
+        "RecvV2InferMeta",
+        &[int(0), b(false), int(1), ints(&[2, 3]), dt(Float16)],
+        1,
+    );
+    is(&o[0], &[2, 3], Float16);
+    let e = err(
+        "RecvV2InferMeta",
+        &[int(0), b(false), int(1), ints(&[2, -1]), dt(Float16)],
+        1,
+    );
+    assert!(e.contains("its 1th element is -1"), "{e}");
+    let o = ok(
+        "RecvV2InferMeta",
+        &[int(0), b(true), int(1), ints(&[-1]), dt(Int64)],
+        1,
+    );
+    is(&o[0], &[], Int64);
+}
