@@ -44,11 +44,14 @@ pub fn general_binary_grad_infer_meta(
 
 /// `GeneralTernaryGradInferMeta(x, y, z)`: each gradient shares its input's metadata (absent
 /// optional inputs leave their gradients unset). Also `LayerNormGradInferMeta(x, scale, bias)`,
-/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)` and `FlashAttnGradInferMeta(q, k, v)`.
+/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)`, `FlashAttnGradInferMeta(q, k, v)` and
+/// `FlashAttnV3GradInferMeta(q, k, v)` (declared like `FlashAttnGradInferMeta` in Paddle's
+/// `backward.h`; its body is not in the reference store, so v2's `share_meta` rule is taken).
 #[infer_meta(also = [
     "LayerNormGradInferMeta",
     "RmsNormGradInferMeta",
-    "FlashAttnGradInferMeta"
+    "FlashAttnGradInferMeta",
+    "FlashAttnV3GradInferMeta"
 ])]
 pub fn general_ternary_grad_infer_meta(
     x: Option<&TensorMeta>,
@@ -1274,5 +1277,23 @@ pub fn multiplex_grad_infer_meta(
     _out_grad: &TensorMeta,
     _inputs_grad: OutputList<'_>,
 ) -> R {
+    Ok(())
+}
+
+/// `FusedDropoutAddGradInferMeta(seed_offset, out_grad)`: both gradients share `out_grad`'s
+/// metadata.
+#[infer_meta]
+pub fn fused_dropout_add_grad_infer_meta(
+    _seed_offset: &TensorMeta,
+    out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    y_grad: Output<'_>,
+) -> R {
+    if x_grad.is_present() {
+        x_grad.share(out_grad)?;
+    }
+    if y_grad.is_present() {
+        y_grad.share(out_grad)?;
+    }
     Ok(())
 }

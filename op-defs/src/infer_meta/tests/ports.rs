@@ -854,3 +854,372 @@ fn ternary_and_nullary_ports_follow_paddle() {
     );
     is(&o[0], &[], Int64);
 }
+
+/// `fusion.cc`: `FusedGateAttentionInferMeta` (merged and separate projections) and its grad.
+#[test]
+fn fused_gate_attention_follows_fusion_cc() {
+    let ga = |merge: bool| {
+        let mut a = vec![f16(&[2, 5, 7, 32])];
+        if merge {
+            a.extend([A::None, A::None, A::None, A::None, f16(&[3, 4, 8, 32])]);
+        } else {
+            a.extend([
+                f16(&[2, 5, 9, 32]),
+                f16(&[32, 4, 8]),
+                f16(&[32, 4, 8]),
+                f16(&[32, 4, 8]),
+                A::None,
+            ]);
+        }
+        a.extend([A::None, f16(&[2, 5, 1, 1, 7])]);
+        a.extend([f16(&[32, 4, 8]), f16(&[4, 8]), f16(&[4, 8, 32]), f16(&[32])]);
+        a.extend([b(true), b(merge), b(false)]);
+        a
+    };
+    let o = ok("FusedGateAttentionInferMeta", &ga(true), 9);
+    is(&o[3], &[3, 2, 5, 4, 7, 8], Float16);
+    is(&o[4], &[2, 5, 4, 7, 7], Float16);
+    assert_eq!(o[5], MetaOut::None);
+    is(&o[6], &[2, 5, 7, 4, 8], Float16);
+    is(&o[7], &[2, 5, 7, 4, 8], Float16);
+    is(&o[8], &[2, 5, 7, 32], Float16);
+    let o = ok("FusedGateAttentionInferMeta", &ga(false), 9);
+    is(&o[0], &[2, 5, 4, 7, 8], Float16);
+    is(&o[1], &[2, 5, 4, 9, 8], Float16);
+    is(&o[4], &[2, 5, 4, 7, 9], Float16);
+    let e = err(
+        "FusedGateAttentionInferMeta",
+        &{
+            let mut a = ga(true);
+            a[5] = A::None;
+            a
+        },
+        9,
+    );
+    assert_eq!(e, "merge_qkv needs qkv_weight");
+
+    // The grad: 21 tensors, 3 flags; gradients follow their tensors.
+    let mut g = ga(true);
+    let flags: Vec<A> = g.drain(12..).collect();
+    g.extend((0..8).map(|_| A::None));
+    g[12 + 6] = f16(&[2, 5, 7, 4, 8]); // fmha_out
+    g.push(f16(&[2, 5, 7, 32])); // out_grad
+    g.extend(flags);
+    let o = ok("FusedGateAttentionGradInferMeta", &g, 11);
+    is(&o[0], &[2, 5, 7, 32], Float16);
+    assert_eq!(o[1], MetaOut::None);
+    is(&o[5], &[3, 4, 8, 32], Float16);
+    is(&o[7], &[32, 4, 8], Float16);
+    is(&o[10], &[32], Float16);
+}
+
+fn f16(d: &[i64]) -> A {
+    t(Float16, d)
+}
+
+/// `fusion.cc`: `ResnetUnitGradInferMeta`, `ResnetBasicBlockGradInferMeta`.
+#[test]
+fn resnet_grads_follow_fusion_cc() {
+    let mut a = vec![
+        f16(&[8, 32, 32, 64]),
+        f16(&[64, 64, 3, 3]),
+        f16(&[8, 32, 32, 64]),
+        f32t(&[1, 1, 1, 64]),
+        t(DataType::Float64, &[1, 1, 1, 64]),
+        f32t(&[1, 1, 1, 64]),
+        f32t(&[1, 1, 1, 64]),
+    ];
+    a.extend((0..7).map(|_| A::None));
+    a.extend([
+        f16(&[8, 32, 32, 64]),
+        t(Int32, &[256, 2, 1]),
+        f16(&[8, 32, 32, 64]),
+    ]);
+    a.extend([
+        int(1),
+        int(1),
+        int(1),
+        int(1),
+        int(1),
+        fl(0.9),
+        fl(1e-5),
+        s("NHWC"),
+    ]);
+    a.extend([b(false), b(false), b(false), b(false), b(false), s("relu")]);
+    let o = ok("ResnetUnitGradInferMeta", &a, 8);
+    is(&o[0], &[8, 32, 32, 64], Float16);
+    is(&o[1], &[64, 64, 3, 3], Float16);
+    is(&o[2], &[1, 1, 1, 64], Float32);
+    is(&o[3], &[1, 1, 1, 64], DataType::Float64);
+    assert!(o[4..].iter().all(|m| *m == MetaOut::None));
+
+    let mut a = vec![
+        f16(&[2, 16, 8, 8]),
+        f16(&[32, 16, 3, 3]),
+        f16(&[2, 32, 8, 8]),
+        f32t(&[32]),
+        f32t(&[32]),
+        f32t(&[32]),
+        f32t(&[32]),
+        f16(&[32, 32, 3, 3]),
+        f16(&[2, 32, 8, 8]),
+        f16(&[2, 32, 8, 8]),
+        f32t(&[32]),
+        f32t(&[32]),
+        f32t(&[32]),
+        f32t(&[32]),
+    ];
+    a.extend((0..6).map(|_| A::None));
+    a.extend((0..6).map(|_| f32t(&[6])));
+    a.extend([f16(&[2, 32, 8, 8]), f16(&[2, 32, 8, 8])]);
+    a.extend((0..10).map(|_| int(1)));
+    a.extend([
+        fl(0.9),
+        fl(1e-5),
+        s("NCHW"),
+        b(false),
+        b(false),
+        b(false),
+        b(false),
+    ]);
+    a.extend([s("relu"), b(true)]);
+    let o = ok("ResnetBasicBlockGradInferMeta", &a, 10);
+    is(&o[0], &[2, 16, 8, 8], Float16);
+    is(&o[1], &[32, 16, 3, 3], Float16);
+    is(&o[2], &[32], Float32);
+    is(&o[4], &[32, 32, 3, 3], Float16);
+    assert!(o[7..].iter().all(|m| *m == MetaOut::None));
+}
+
+/// `fusion.cc`: `FusedAttentionInferMeta` (both weight layouts, with a cache),
+/// `FusedAttentionGradInferMeta`, `FusedFeedForwardInferMeta` and its grad,
+/// `FusedBiasDropoutResidualLnGradInferMeta`, `FusedDotProductAttentionGradInferMeta`;
+/// `backward.cc`: `FusedDropoutAddGradInferMeta`.
+#[test]
+fn fused_attention_and_feed_forward_follow_fusion_cc() {
+    let attn = |w: A, transpose: bool, cache: A, is_test: bool| {
+        let mut a = vec![
+            f16(&[2, 6, 64]),
+            A::None,
+            A::None,
+            w,
+            f16(&[3, 4, 16]),
+            cache,
+        ];
+        a.extend([
+            f16(&[2, 4, 6, 6]),
+            f16(&[64, 64]),
+            A::None,
+            A::None,
+            A::None,
+        ]);
+        a.extend([int(4), b(transpose), b(true), fl(1e-5), fl(0.1), b(is_test)]);
+        a.extend([
+            b(false),
+            int(0),
+            s("upscale_in_train"),
+            fl(0.1),
+            b(false),
+            int(0),
+        ]);
+        a.extend([s("upscale_in_train"), fl(1e-5), b(true), int(-1)]);
+        a
+    };
+    let o = ok(
+        "FusedAttentionInferMeta",
+        &attn(f16(&[3, 4, 16, 64]), false, A::None, false),
+        20,
+    );
+    is(&o[0], &[12], Float32);
+    is(&o[2], &[2, 6, 64], Float32);
+    is(&o[3], &[2, 6, 3, 4, 16], Float32);
+    is(&o[5], &[3, 2, 4, 6, 16], Float32);
+    is(&o[6], &[2, 4, 6, 6], Float32);
+    is(&o[11], &[2, 4, 6, 6], Float32);
+    is(&o[12], &[2, 6, 4, 16], Float32);
+    assert_eq!(o[15], MetaOut::None);
+    is(&o[19], &[2, 6, 64], Float16);
+    let o = ok(
+        "FusedAttentionInferMeta",
+        &attn(f16(&[64, 192]), true, f16(&[2, 2, 4, 10, 16]), true),
+        20,
+    );
+    is(&o[3], &[2, 6, 192], Float32);
+    is(&o[6], &[2, 4, 6, 16], Float32);
+    is(&o[18], &[2, 2, 4, 16, 16], Float32);
+    assert_eq!(o[9], MetaOut::None);
+    let e = err(
+        "FusedAttentionInferMeta",
+        &attn(f16(&[3, 4, 16, 32]), false, A::None, false),
+        20,
+    );
+    assert!(e.contains("num_head * dim_head == dim_embed"), "{e}");
+
+    let mut g = vec![
+        f16(&[2, 6, 64]),
+        f16(&[2, 6, 64]),
+        f16(&[3, 4, 16, 64]),
+        A::None,
+        A::None,
+    ];
+    g.extend([
+        A::None,
+        A::None,
+        f16(&[64, 64]),
+        f16(&[64]),
+        f32t(&[64]),
+        f32t(&[64]),
+    ]);
+    g.extend([
+        A::None,
+        A::None,
+        f16(&[2, 6, 64]),
+        A::None,
+        A::None,
+        A::None,
+        A::None,
+        A::None,
+    ]);
+    g.extend([
+        f16(&[2, 6, 3, 4, 16]),
+        f16(&[3, 2, 4, 6, 16]),
+        f16(&[2, 4, 6, 6]),
+    ]);
+    g.extend([
+        f16(&[2, 4, 6, 16]),
+        f16(&[2, 4, 6, 6]),
+        t(UInt8, &[2, 4, 6, 6]),
+    ]);
+    g.extend([
+        f16(&[2, 4, 6, 6]),
+        f16(&[2, 6, 4, 16]),
+        f16(&[2, 6, 64]),
+        t(UInt8, &[2, 6, 64]),
+    ]);
+    g.extend(attn(A::None, false, A::None, false).split_off(11));
+    let o = ok("FusedAttentionGradInferMeta", &g, 21);
+    is(&o[3], &[64], Float32);
+    is(&o[4], &[64], Float32);
+    is(&o[8], &[2, 6, 64], Float32);
+    is(&o[9], &[3, 4, 16, 64], Float32);
+    is(&o[11], &[2, 6, 64], Float32);
+    assert_eq!(
+        (&o[0], &o[2], &o[6]),
+        (&MetaOut::None, &MetaOut::None, &MetaOut::None)
+    );
+    g[34] = b(true);
+    let e = err("FusedAttentionGradInferMeta", &g, 21);
+    assert_eq!(e, "the grad op is only callable when is_test is false");
+
+    let mut ff = vec![
+        f16(&[4, 10, 32]),
+        A::None,
+        A::None,
+        f16(&[32, 128]),
+        A::None,
+    ];
+    ff.extend([
+        f16(&[128, 32]),
+        A::None,
+        A::None,
+        A::None,
+        A::None,
+        A::None,
+        b(false),
+    ]);
+    ff.extend([
+        fl(1e-5),
+        fl(1e-5),
+        s("gelu"),
+        fl(0.1),
+        fl(0.1),
+        s("upscale_in_train"),
+    ]);
+    ff.extend([
+        s("upscale_in_train"),
+        b(false),
+        b(false),
+        b(false),
+        int(0),
+        int(0),
+    ]);
+    ff.extend([b(true), int(-1)]);
+    let o = ok("FusedFeedForwardInferMeta", &ff, 11);
+    is(&o[0], &[4, 10, 32], Float16);
+    is(&o[1], &[4, 10, 128], Float32);
+    is(&o[2], &[4, 10, 32], Float32);
+    is(&o[5], &[40], Float32);
+    assert_eq!(o[3], MetaOut::None);
+    is(&o[7], &[4, 10, 128], Float32);
+
+    let mut fg = vec![
+        f16(&[4, 10, 32]),
+        f16(&[4, 10, 32]),
+        f16(&[32, 128]),
+        f16(&[128]),
+    ];
+    fg.extend([
+        f16(&[128, 32]),
+        t(UInt8, &[4, 10, 128]),
+        t(UInt8, &[4, 10, 32]),
+    ]);
+    fg.extend([f16(&[4, 10, 128]), f16(&[4, 10, 128]), A::None]);
+    fg.extend((0..9).map(|_| A::None));
+    fg.push(f16(&[32]));
+    fg.extend(ff.split_off(11));
+    let o = ok("FusedFeedForwardGradInferMeta", &fg, 9);
+    is(&o[0], &[4, 10, 32], Float32);
+    is(&o[1], &[32, 128], Float32);
+    is(&o[2], &[128], Float32);
+    is(&o[4], &[32], Float32);
+    assert_eq!(o[5], MetaOut::None);
+
+    let mut bd = vec![
+        f16(&[2, 8, 16]),
+        f16(&[2, 8, 16]),
+        f16(&[16]),
+        f32t(&[16]),
+        f32t(&[16]),
+    ];
+    bd.extend([
+        f32t(&[16]),
+        f32t(&[16]),
+        f16(&[2, 8, 16]),
+        t(UInt8, &[2, 8, 16]),
+    ]);
+    bd.extend([f16(&[2, 8, 16]), fl(0.5), b(false), b(true), int(0)]);
+    bd.extend([s("downgrade_in_infer"), fl(1e-5)]);
+    let o = ok("FusedBiasDropoutResidualLnGradInferMeta", &bd, 5);
+    is(&o[0], &[2, 8, 16], Float16);
+    is(&o[3], &[16], Float16);
+
+    let o = ok(
+        "FusedDotProductAttentionGradInferMeta",
+        &[
+            f16(&[2, 8, 4, 16]),
+            f16(&[2, 9, 4, 16]),
+            f16(&[2, 9, 4, 16]),
+            A::None,
+        ],
+        4,
+    );
+    is(&o[1], &[2, 9, 4, 16], Float16);
+    assert_eq!(o[3], MetaOut::None);
+    let o = ok(
+        "FusedDropoutAddGradInferMeta",
+        &[t(Int64, &[2]), f16(&[3, 5])],
+        2,
+    );
+    is(&o[0], &[3, 5], Float16);
+    is(&o[1], &[3, 5], Float16);
+    let o = ok(
+        "FlashAttnV3GradInferMeta",
+        &[
+            f16(&[2, 8, 4, 16]),
+            f16(&[2, 9, 2, 16]),
+            f16(&[2, 9, 2, 16]),
+        ],
+        3,
+    );
+    is(&o[1], &[2, 9, 2, 16], Float16);
+}
