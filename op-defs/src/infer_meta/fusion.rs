@@ -921,3 +921,105 @@ pub fn fused_feed_forward_grad_infer_meta(
     opt(linear2_bias_grad, linear2_bias);
     Ok(())
 }
+
+/// `FusedSeqpoolCvmGradInferMeta(x, cvm, out_grad, pooltype, pad_value, use_cvm,
+/// cvm_offset)`: `cvm` is 2-D; each `out_grad[i]` has `x[i]`'s rank and last dim (less
+/// `cvm_offset` without `use_cvm`); `x_grad[i]` takes `x[i]`'s dims, dtype and LoD; `cvm_grad`
+/// stays unset, as Paddle leaves it.
+#[infer_meta]
+pub fn fused_seqpool_cvm_grad_infer_meta(
+    x: &[TensorMeta],
+    cvm: &TensorMeta,
+    out_grad: &[TensorMeta],
+    _pooltype: &str,
+    _pad_value: f64,
+    use_cvm: bool,
+    cvm_offset: i64,
+    x_grad: OutputList<'_>,
+    _cvm_grad: Output<'_>,
+) -> R {
+    need_rank(cvm, 2, "cvm")?;
+    ensure_meta!(
+        out_grad.len() <= x.len(),
+        "out_grad holds {} tensors but x only {}",
+        out_grad.len(),
+        x.len()
+    );
+    for (i, (og, xi)) in out_grad.iter().zip(x).enumerate() {
+        ensure_meta!(
+            og.rank() == xi.rank() && og.rank() > 0,
+            "out_grad[{i}] {} must have the rank of x[{i}] {}",
+            fmt_dims(&og.dims),
+            fmt_dims(&xi.dims)
+        );
+        let last = og.rank() - 1;
+        let want = if use_cvm {
+            xi.dims[last]
+        } else {
+            xi.dims[last].wrapping_sub(cvm_offset)
+        };
+        ensure_meta!(
+            og.dims[last] == want,
+            "out_grad[{i}] {} does not match x[{i}] {} (use_cvm {use_cvm}, cvm_offset {cvm_offset})",
+            fmt_dims(&og.dims),
+            fmt_dims(&xi.dims)
+        );
+    }
+    x_grad.set(x.iter().map(super::common::dims_dtype_lod_of).collect())
+}
+
+/// Whether `functor_list` (two names) lets `x` be absent: one of them is
+/// `elementwise_add_grad` (Paddle's `funcs::InputXCanBeAbsent`).
+fn input_x_can_be_absent(
+    functor_list: &[std::borrow::Cow<'_, str>],
+) -> Result<bool, InferMetaError> {
+    ensure_meta!(
+        functor_list.len() == 2,
+        "invalid functor list size {}, which should be equal to 2",
+        functor_list.len()
+    );
+    Ok(functor_list.iter().any(|f| f == "elementwise_add_grad"))
+}
+
+/// `FusedElemwiseActivationGradInferMeta(x, y, out, intermediate_out, out_grad, functor_list,
+/// axis, scale, save_intermediate_out)`: `x_grad` takes `x`'s dims, dtype and LoD, or, when
+/// `x` is absent (allowed only with `elementwise_add_grad` in `functor_list`), `out_grad`'s;
+/// `y_grad` takes `y`'s.
+#[infer_meta]
+pub fn fused_elemwise_activation_grad_infer_meta(
+    x: Option<&TensorMeta>,
+    y: &TensorMeta,
+    _out: &TensorMeta,
+    intermediate_out: Option<&TensorMeta>,
+    out_grad: &TensorMeta,
+    functor_list: &[std::borrow::Cow<'_, str>],
+    _axis: i64,
+    _scale: f64,
+    save_intermediate_out: bool,
+    x_grad: Output<'_>,
+    y_grad: Output<'_>,
+) -> R {
+    let x_optional = input_x_can_be_absent(functor_list)?;
+    if save_intermediate_out {
+        ensure_meta!(
+            intermediate_out.is_some(),
+            "intermediate_out must be given with save_intermediate_out"
+        );
+    } else {
+        ensure_meta!(x.is_some() || x_optional, "x must be given");
+    }
+    if x_grad.is_present() {
+        match x {
+            Some(x) => x_grad.set(super::common::dims_dtype_lod_of(x))?,
+            None => {
+                ensure_meta!(
+                    x_optional,
+                    "only when the binary functor is elementwise_add can x be absent"
+                );
+                x_grad.set(super::common::dims_dtype_lod_of(out_grad))?;
+            }
+        }
+    }
+    y_grad.set_if_present(super::common::dims_dtype_lod_of(y));
+    Ok(())
+}

@@ -3427,3 +3427,190 @@ pub fn sparse_momentum_infer_meta(
     master_param_out.set_if_present(super::common::dims_only(&param.dims));
     Ok(())
 }
+
+/// `FusedAdamInferMeta(params, grads, learning_rate, moments1, moments2, moments2_max,
+/// beta1_pows, beta2_pows, master_params, skip_update, beta1, beta2, epsilon, chunk_size,
+/// weight_decay, use_adamw, multi_precision, use_global_beta_pow, amsgrad)`: each output list
+/// takes, element by element, the dims and dtype of its input list (`moments2_max_out` with
+/// `amsgrad`, `master_params_out` when `master_params` is given).
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn fused_adam_infer_meta(
+    params: &[TensorMeta],
+    _grads: &[TensorMeta],
+    _learning_rate: &TensorMeta,
+    moments1: &[TensorMeta],
+    moments2: &[TensorMeta],
+    moments2_max: Option<&[TensorMeta]>,
+    beta1_pows: &[TensorMeta],
+    beta2_pows: &[TensorMeta],
+    master_params: Option<&[TensorMeta]>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _chunk_size: i64,
+    _weight_decay: f64,
+    _use_adamw: bool,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+    amsgrad: bool,
+    params_out: OutputList<'_>,
+    moments1_out: OutputList<'_>,
+    moments2_out: OutputList<'_>,
+    moments2_max_out: OutputList<'_>,
+    beta1_pows_out: OutputList<'_>,
+    beta2_pows_out: OutputList<'_>,
+    master_params_out: OutputList<'_>,
+) -> R {
+    let n = params.len();
+    // Paddle indexes every list by the params' positions.
+    let take = |list: &[TensorMeta], what: &str| -> Res<Vec<TensorMeta>> {
+        ensure_meta!(
+            list.len() >= n,
+            "{what} holds {} tensors but params holds {n}",
+            list.len()
+        );
+        Ok(list[..n].iter().map(dims_dtype_of).collect())
+    };
+    params_out.set(take(params, "params")?)?;
+    moments1_out.set(take(moments1, "moments1")?)?;
+    moments2_out.set(take(moments2, "moments2")?)?;
+    if amsgrad {
+        let m = moments2_max.ok_or_else(|| err("amsgrad needs moments2_max"))?;
+        moments2_max_out.set_if_present(take(m, "moments2_max")?);
+    }
+    beta1_pows_out.set(take(beta1_pows, "beta1_pows")?)?;
+    beta2_pows_out.set(take(beta2_pows, "beta2_pows")?)?;
+    if let Some(m) = master_params {
+        master_params_out.set_if_present(take(m, "master_params")?);
+    }
+    Ok(())
+}
+
+/// Checks `t`'s dtype against a `compute_dtype` of `bf16` / `fp16` / `fp32` (Paddle's
+/// `FBADtypeCheck`; other values check nothing).
+fn need_compute_dtype(t: &TensorMeta, name: &str, compute_dtype: &str) -> R {
+    let want = match compute_dtype {
+        "bf16" => DataType::BFloat16,
+        "fp16" => DataType::Float16,
+        "fp32" => DataType::Float32,
+        _ => return Ok(()),
+    };
+    ensure_meta!(
+        t.dtype == want,
+        "{name} is {:?} but must match compute_dtype {compute_dtype}",
+        t.dtype
+    );
+    Ok(())
+}
+
+/// `MaskedMultiheadAttentionInferMeta(x, cache_kv, bias, src_mask, cum_offsets,
+/// sequence_lengths, rotary_tensor, beam_cache_offset, qkv_out_scale, out_shift, out_smooth,
+/// seq_len, rotary_emb_dims, use_neox_rotary_style, compute_dtype, out_scale,
+/// quant_round_type, quant_max_bound, quant_min_bound)`: `cache_kv` is
+/// `[2, batch, kv_heads, max_seq, head_dim]` and `x` `[batch, (heads + 2 kv_heads) head_dim]`
+/// with `heads` a multiple of `kv_heads`; `out` is `[batch, heads × head_dim]`, int8 with
+/// `out_scale > 0`, else `x`'s dtype (or `compute_dtype`'s for an int32 `x`);
+/// `cache_kv_out` and `beam_cache_offset_out` echo their inputs' dims and dtypes.
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn masked_multihead_attention_infer_meta(
+    x: &TensorMeta,
+    cache_kv: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _src_mask: Option<&TensorMeta>,
+    _cum_offsets: Option<&TensorMeta>,
+    _sequence_lengths: Option<&TensorMeta>,
+    rotary_tensor: Option<&TensorMeta>,
+    beam_cache_offset: Option<&TensorMeta>,
+    _qkv_out_scale: Option<&TensorMeta>,
+    _out_shift: Option<&TensorMeta>,
+    _out_smooth: Option<&TensorMeta>,
+    _seq_len: i64,
+    _rotary_emb_dims: i64,
+    _use_neox_rotary_style: bool,
+    compute_dtype: &str,
+    out_scale: f64,
+    _quant_round_type: i64,
+    _quant_max_bound: f64,
+    _quant_min_bound: f64,
+    out: Output<'_>,
+    cache_kv_out: Output<'_>,
+    beam_cache_offset_out: Output<'_>,
+) -> R {
+    need_rank(cache_kv, 5, "cache_kv")?;
+    need_rank_ge(x, 1, "x")?;
+    let c = &cache_kv.dims;
+    let (kv_heads, head_dim) = (c[2], c[4]);
+    let last = x.dims[x.rank() - 1];
+    let heads = div(last, head_dim, "the head size (cache_kv dim 4)")?
+        .wrapping_sub(kv_heads.wrapping_mul(2));
+    ensure_meta!(
+        kv_heads != 0 && heads % kv_heads == 0,
+        "the num_head of query ({heads}) must be divisible by the num_head of key ({kv_heads})"
+    );
+    ensure_meta!(
+        c[0] == 2,
+        "the first dim of cache_kv {} must be 2",
+        fmt_dims(c)
+    );
+    if let Some(r) = rotary_tensor {
+        ensure_meta!(
+            r.dtype == DataType::Float32,
+            "rotary_tensor must be float32, got {:?}",
+            r.dtype
+        );
+    }
+    let dtype = if x.dtype == DataType::Int32 {
+        ensure_meta!(
+            compute_dtype != "default",
+            "with an int32 x, compute_dtype must be set"
+        );
+        if let Some(b) = bias {
+            need_compute_dtype(b, "bias", compute_dtype)?;
+        }
+        if out_scale > 0.0 {
+            DataType::Int8
+        } else {
+            match compute_dtype {
+                "bf16" => DataType::BFloat16,
+                "fp16" => DataType::Float16,
+                "fp32" => DataType::Float32,
+                other => {
+                    return Err(err(format!(
+                        "with an int32 x, compute_dtype must be bf16, fp16 or fp32, got {other:?}"
+                    )))
+                }
+            }
+        }
+    } else {
+        match (bias, compute_dtype) {
+            (Some(b), "default") => ensure_meta!(
+                x.dtype == b.dtype,
+                "x ({:?}) and bias ({:?}) must have the same dtype",
+                x.dtype,
+                b.dtype
+            ),
+            (Some(b), cd) => {
+                need_compute_dtype(b, "bias", cd)?;
+                need_compute_dtype(x, "x", cd)?;
+            }
+            (None, cd) => need_compute_dtype(x, "x", cd)?,
+        }
+        if out_scale > 0.0 {
+            DataType::Int8
+        } else {
+            x.dtype
+        }
+    };
+    out.set(TensorMeta::new(
+        dtype,
+        &[x.dims[0], heads.wrapping_mul(head_dim)],
+    ))?;
+    cache_kv_out.set(dims_dtype_of(cache_kv))?;
+    if let Some(b) = beam_cache_offset {
+        beam_cache_offset_out.set_if_present(dims_dtype_of(b));
+    }
+    Ok(())
+}

@@ -1223,3 +1223,160 @@ fn fused_attention_and_feed_forward_follow_fusion_cc() {
     );
     is(&o[1], &[2, 9, 2, 16], Float16);
 }
+
+fn strs(v: &[&str]) -> A {
+    A::At(AttrValue::Strs(
+        v.iter().map(|s| s.to_string().into()).collect(),
+    ))
+}
+
+/// `fusion.cc`: `FusedSeqpoolCvmGradInferMeta`, `FusedElemwiseActivationGradInferMeta`.
+#[test]
+fn seqpool_cvm_and_elemwise_activation_grads_follow_fusion_cc() {
+    let sp = |og: &[i64], use_cvm: bool| {
+        vec![
+            ts(&[&[-1, 11], &[-1, 11]]),
+            f32t(&[-1, 2]),
+            ts(&[og, og]),
+            s("SUM"),
+            fl(0.0),
+            b(use_cvm),
+            int(2),
+        ]
+    };
+    let o = ok("FusedSeqpoolCvmGradInferMeta", &sp(&[-1, 11], true), 2);
+    assert_eq!(dims_of(tv(&o[0])), [vec![-1, 11], vec![-1, 11]]);
+    assert_eq!(o[1], MetaOut::None);
+    ok("FusedSeqpoolCvmGradInferMeta", &sp(&[-1, 9], false), 2);
+    let e = err("FusedSeqpoolCvmGradInferMeta", &sp(&[-1, 9], true), 2);
+    assert!(
+        e.starts_with("out_grad[0] [-1, 9] does not match x[0] [-1, 11]"),
+        "{e}"
+    );
+
+    let ea = |x: A, functors: &[&str]| {
+        vec![
+            x,
+            f16(&[8]),
+            f16(&[4, 8]),
+            A::None,
+            f16(&[4, 8]),
+            strs(functors),
+            int(-1),
+            fl(0.0),
+            b(false),
+        ]
+    };
+    let o = ok(
+        "FusedElemwiseActivationGradInferMeta",
+        &ea(f16(&[4, 8]), &["relu_grad", "elementwise_mul_grad"]),
+        2,
+    );
+    is(&o[0], &[4, 8], Float16);
+    is(&o[1], &[8], Float16);
+    let o = ok(
+        "FusedElemwiseActivationGradInferMeta",
+        &ea(A::None, &["elementwise_add_grad", "relu_grad"]),
+        2,
+    );
+    is(&o[0], &[4, 8], Float16);
+    let e = err(
+        "FusedElemwiseActivationGradInferMeta",
+        &ea(A::None, &["relu_grad", "elementwise_mul_grad"]),
+        2,
+    );
+    assert_eq!(e, "x must be given");
+    let e = err(
+        "FusedElemwiseActivationGradInferMeta",
+        &ea(f16(&[4, 8]), &["relu_grad"]),
+        2,
+    );
+    assert!(e.starts_with("invalid functor list size 1"), "{e}");
+}
+
+/// `multiary.cc`: `FusedAdamInferMeta`, `MaskedMultiheadAttentionInferMeta`.
+#[test]
+fn fused_adam_and_masked_mha_follow_multiary_cc() {
+    let two =
+        |d: &[&[i64]], dt: DataType| A::Ts(d.iter().map(|d| TensorMeta::new(dt, d)).collect());
+    let adam = |amsgrad: bool, master: A| {
+        vec![
+            two(&[&[4, 3], &[5]], Float16),
+            two(&[&[4, 3], &[5]], Float16),
+            f32t(&[1]),
+            two(&[&[4, 3], &[5]], Float32),
+            two(&[&[4, 3], &[5]], Float32),
+            if amsgrad {
+                two(&[&[4, 3], &[5]], Float32)
+            } else {
+                A::NoTs
+            },
+            two(&[&[1], &[1]], Float32),
+            two(&[&[1], &[1]], Float32),
+            master,
+            A::None,
+            scf(0.9),
+            scf(0.999),
+            scf(1e-8),
+            int(65536),
+            fl(0.0),
+            b(false),
+            b(true),
+            b(false),
+            b(amsgrad),
+        ]
+    };
+    let o = ok(
+        "FusedAdamInferMeta",
+        &adam(true, two(&[&[4, 3], &[5]], Float32)),
+        7,
+    );
+    assert_eq!(dims_of(tv(&o[0])), [vec![4, 3], vec![5]]);
+    assert!(tv(&o[0]).iter().all(|m| m.dtype == Float16));
+    assert!(tv(&o[3]).iter().all(|m| m.dtype == Float32));
+    assert_eq!(dims_of(tv(&o[4])), [vec![1], vec![1]]);
+    assert!(tv(&o[6]).iter().all(|m| m.dtype == Float32));
+    let o = ok("FusedAdamInferMeta", &adam(false, A::NoTs), 7);
+    assert_eq!((&o[3], &o[6]), (&MetaOut::None, &MetaOut::None));
+
+    let mha = |x: A, bias: A, cd: &str, scale: f32| {
+        let mut a = vec![x, f16(&[2, 2, 4, 64, 16]), bias];
+        a.extend((0..8).map(|_| A::None));
+        a.extend([int(1), int(0), b(false), s(cd), fl(scale), int(1)]);
+        a.extend([fl(127.0), fl(-127.0)]);
+        a
+    };
+    // x [2, (8 + 2 * 4) * 16] -> 8 query heads.
+    let o = ok(
+        "MaskedMultiheadAttentionInferMeta",
+        &mha(f16(&[2, 256]), A::None, "default", -1.0),
+        3,
+    );
+    is(&o[0], &[2, 128], Float16);
+    is(&o[1], &[2, 2, 4, 64, 16], Float16);
+    assert_eq!(o[2], MetaOut::None);
+    let o = ok(
+        "MaskedMultiheadAttentionInferMeta",
+        &mha(t(Int32, &[2, 256]), A::None, "bf16", -1.0),
+        3,
+    );
+    is(&o[0], &[2, 128], BFloat16);
+    let o = ok(
+        "MaskedMultiheadAttentionInferMeta",
+        &mha(f16(&[2, 256]), A::None, "fp16", 1.0),
+        3,
+    );
+    is(&o[0], &[2, 128], DataType::Int8);
+    let e = err(
+        "MaskedMultiheadAttentionInferMeta",
+        &mha(f16(&[2, 256]), f32t(&[256]), "default", -1.0),
+        3,
+    );
+    assert!(e.contains("must have the same dtype"), "{e}");
+    let e = err(
+        "MaskedMultiheadAttentionInferMeta",
+        &mha(f16(&[2, 240]), A::None, "default", -1.0),
+        3,
+    );
+    assert!(e.contains("must be divisible"), "{e}");
+}
