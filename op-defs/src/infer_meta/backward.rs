@@ -1297,3 +1297,68 @@ pub fn fused_dropout_add_grad_infer_meta(
     }
     Ok(())
 }
+
+/// `NceGradInferMeta(input, bias, weight)`: each gradient takes the dims and dtype of its
+/// tensor (`bias_grad` only when `bias` is given).
+#[infer_meta]
+pub fn nce_grad_infer_meta(
+    input: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    weight: &TensorMeta,
+    input_grad: Output<'_>,
+    bias_grad: Output<'_>,
+    weight_grad: Output<'_>,
+) -> R {
+    input_grad.set_if_present(dims_dtype_of(input));
+    weight_grad.set_if_present(dims_dtype_of(weight));
+    if let Some(b) = bias {
+        bias_grad.set_if_present(dims_dtype_of(b));
+    }
+    Ok(())
+}
+
+/// `RowConvGradInferMeta(out_grad, filter)`: `x_grad` gets `out_grad`'s dims, `filter_grad`
+/// `filter`'s (dims only, as Paddle sets them).
+#[infer_meta]
+pub fn row_conv_grad_infer_meta(
+    out_grad: &TensorMeta,
+    filter: &TensorMeta,
+    x_grad: Output<'_>,
+    filter_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_only(&out_grad.dims));
+    filter_grad.set_if_present(dims_only(&filter.dims));
+    Ok(())
+}
+
+/// `LodResetGradInferMeta(x, out_grad, target_lod, append)`: `x_grad` takes `x`'s dims,
+/// dtype and LoD.
+#[infer_meta]
+pub fn lod_reset_grad_infer_meta(
+    x: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _target_lod: &[i64],
+    _append: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_lod_of(x));
+    Ok(())
+}
+
+/// `CSoftmaxWithMultiLabelCrossEntropyGradInferMeta(softmax, label, smooth_weight, loss_grad,
+/// ignore_index, sum_multi_label_loss, rank, nranks)`: `logits_grad` gets `softmax`'s dims
+/// (only, as Paddle sets them).
+#[infer_meta]
+pub fn c_softmax_with_multi_label_cross_entropy_grad_infer_meta(
+    softmax: &TensorMeta,
+    _label: &TensorMeta,
+    _smooth_weight: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    _ignore_index: i64,
+    _sum_multi_label_loss: bool,
+    _rank: i64,
+    _nranks: i64,
+    logits_grad: Output<'_>,
+) -> R {
+    logits_grad.set(dims_only(&softmax.dims))
+}

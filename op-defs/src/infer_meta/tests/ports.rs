@@ -1380,3 +1380,44 @@ fn fused_adam_and_masked_mha_follow_multiary_cc() {
     );
     assert!(e.contains("must be divisible"), "{e}");
 }
+
+/// `backward.cc`: `NceGradInferMeta`, `RowConvGradInferMeta`, `LodResetGradInferMeta`,
+/// `CSoftmaxWithMultiLabelCrossEntropyGradInferMeta`.
+#[test]
+fn static_backward_grads_follow_backward_cc() {
+    let o = ok(
+        "NceGradInferMeta",
+        &[f64t(&[4, 8]), A::None, f64t(&[20, 8])],
+        3,
+    );
+    is(&o[0], &[4, 8], DataType::Float64);
+    assert_eq!(o[1], MetaOut::None);
+    is(&o[2], &[20, 8], DataType::Float64);
+    let o = ok(
+        "RowConvGradInferMeta",
+        &[f64t(&[-1, 16]), f64t(&[3, 16])],
+        2,
+    );
+    is(&o[0], &[-1, 16], Float32);
+    is(&o[1], &[3, 16], Float32);
+    let o = ok(
+        "LodResetGradInferMeta",
+        &[f64t(&[6, 2]), f64t(&[6, 2]), ints(&[]), b(true)],
+        1,
+    );
+    is(&o[0], &[6, 2], DataType::Float64);
+    let o = ok(
+        "CSoftmaxWithMultiLabelCrossEntropyGradInferMeta",
+        &[
+            f16(&[8, 1000]),
+            t(Int64, &[8, 3]),
+            f16(&[8, 3]),
+            f16(&[8, 1]),
+        ]
+        .into_iter()
+        .chain([i64a(-100), b(true), int(0), int(2)])
+        .collect::<Vec<_>>(),
+        1,
+    );
+    is(&o[0], &[8, 1000], Float32);
+}
