@@ -1362,3 +1362,133 @@ pub fn c_softmax_with_multi_label_cross_entropy_grad_infer_meta(
 ) -> R {
     logits_grad.set(dims_only(&softmax.dims))
 }
+
+// The gradients below are declared in Paddle 3.3's `backward.h`, but their bodies are not in
+// the reference store; each takes the rule every gradient of this file follows: the gradient
+// of a tensor has that tensor's dims and dtype.
+
+/// `CalAuxLossGradInferMeta(gate_prob, seqlen_float, ce, l_aux_loss_grad, num_experts,
+/// use_group, moe_k)`: `gate_prob_grad` is shaped like `gate_prob`.
+#[infer_meta]
+pub fn cal_aux_loss_grad_infer_meta(
+    gate_prob: &TensorMeta,
+    _seqlen_float: &TensorMeta,
+    _ce: &TensorMeta,
+    _l_aux_loss_grad: &TensorMeta,
+    _num_experts: i64,
+    _use_group: bool,
+    _moe_k: i64,
+    gate_prob_grad: Output<'_>,
+) -> R {
+    gate_prob_grad.set(dims_dtype_of(gate_prob))
+}
+
+/// `FusedRMSNormGradInferMeta(x, scale, invvar, y_grad, epsilon)`: `x_grad` like `x`,
+/// `scale_grad` like `scale`.
+#[infer_meta(name = "FusedRMSNormGradInferMeta")]
+pub fn fused_rms_norm_grad_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    _invvar: &TensorMeta,
+    _y_grad: &TensorMeta,
+    _epsilon: f64,
+    x_grad: Output<'_>,
+    scale_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    scale_grad.set_if_present(dims_dtype_of(scale));
+    Ok(())
+}
+
+/// `IndexElementwiseGetGradInferMeta(x, index, out_grad, input_dims, input_strides,
+/// index_dims, index_stride, slice_offset, accumulate)`: `x_grad` like `x`.
+#[infer_meta]
+pub fn index_elementwise_get_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_stride: &[i64],
+    _slice_offset: i64,
+    _accumulate: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
+}
+
+/// `IndexElementwiseGetGradInferMeta(..., accumulate, is_combined)` (the newer signature):
+/// `x_grad` like `x`.
+#[infer_meta(name = "IndexElementwiseGetGradInferMeta")]
+pub fn index_elementwise_get_grad_combined_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_stride: &[i64],
+    _slice_offset: i64,
+    _accumulate: bool,
+    _is_combined: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
+}
+
+/// `IndexElementwisePutGradInferMeta(x, index, out_grad, input_dims, input_strides,
+/// index_dims, index_strides, slice_offset)`: `x_grad` like `x`.
+#[infer_meta]
+pub fn index_elementwise_put_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_strides: &[i64],
+    _slice_offset: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    Ok(())
+}
+
+/// `IndexElementwisePutWithTensorGradInferMeta(x, index, value, out_grad, input_dims,
+/// input_strides, index_dims, index_strides, slice_offset)`: `x_grad` like `x`, `value_grad`
+/// like `value`.
+#[infer_meta]
+pub fn index_elementwise_put_with_tensor_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    value: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_strides: &[i64],
+    _slice_offset: i64,
+    x_grad: Output<'_>,
+    value_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    value_grad.set_if_present(dims_dtype_of(value));
+    Ok(())
+}
+
+/// `MoeCombineGradInferMeta(x, combine_weights, scatter_index, y_grad)`: `x_grad` like `x`,
+/// `combine_weights_grad` like `combine_weights`.
+#[infer_meta]
+pub fn moe_combine_grad_infer_meta(
+    x: &TensorMeta,
+    combine_weights: &TensorMeta,
+    _scatter_index: &TensorMeta,
+    _y_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    combine_weights_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    combine_weights_grad.set_if_present(dims_dtype_of(combine_weights));
+    Ok(())
+}

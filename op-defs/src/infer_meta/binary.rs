@@ -2378,3 +2378,20 @@ pub fn weight_dequantize_no_dtype_infer_meta(
     let d = weight_dequantize_dims(x, scale, algo, group_size)?;
     out.set(TensorMeta::new(scale.dtype, &d))
 }
+
+/// `SequenceExpandInferMeta(x, y, ref_level)`: `x` has at least 2 dimensions; at build time
+/// `out` is `x` with dim 0 unknown (`-1`: the expansion follows `y`'s LoD), `x`'s dtype.
+/// (Paddle's body is not in the reference store; the rule is the legacy `sequence_expand`
+/// op's compile-time branch.)
+#[infer_meta]
+pub fn sequence_expand_infer_meta(
+    x: &TensorMeta,
+    _y: &TensorMeta,
+    _ref_level: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank_ge(x, 2, "x")?;
+    let mut d = x.dims.to_vec();
+    d[0] = -1;
+    out.set(with_dtype_of(x, &d))
+}

@@ -1023,3 +1023,20 @@ pub fn fused_elemwise_activation_grad_infer_meta(
     y_grad.set_if_present(super::common::dims_dtype_lod_of(y));
     Ok(())
 }
+
+/// `MoeInferMeta(x, gate, bmm0, bias0, bmm1, bias1, act_type)`: `out` has `x`'s dims, dtype,
+/// layout and LoD. (Paddle's body is not in the reference store; the rule is that of its
+/// sibling `FusedMoeInferMeta`: the mixture of experts keeps the token tensor's shape.)
+#[infer_meta]
+pub fn moe_infer_meta(
+    x: &TensorMeta,
+    _gate: &TensorMeta,
+    _bmm0: &TensorMeta,
+    _bias0: &TensorMeta,
+    _bmm1: &TensorMeta,
+    _bias1: &TensorMeta,
+    _act_type: &str,
+    out: Output<'_>,
+) -> R {
+    out.set(super::common::share_meta(x))
+}

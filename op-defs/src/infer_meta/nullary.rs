@@ -247,3 +247,53 @@ pub fn recv_v2_infer_meta(
     }
     out.set(TensorMeta::new(dtype, out_shape))
 }
+
+/// `CommInitAllInferMeta(devices, ring_id)`: the op has no output and nothing to check.
+/// (Paddle's body is not in the reference store; the legacy `c_comm_init_all` op infers
+/// nothing either.)
+#[infer_meta]
+pub fn comm_init_all_infer_meta(_devices: &[i64], _ring_id: i64) -> R {
+    Ok(())
+}
+
+/// `SeedInferMeta(seed)`: an int32 `[1]`. (Paddle's body is not in the reference store; the
+/// rule is the legacy `seed` op's: one int32 value.)
+#[infer_meta]
+pub fn seed_infer_meta(_seed: i64, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Int32, &[1]))
+}
+
+/// `PartialRecvInferMeta(peer, dtype, out_shape, num, id)`: `peer ≥ 0`, `num ≥ 1`,
+/// `0 ≤ id < num`, `out_shape` non-empty with every extent at least 1; `out` takes `out_shape`
+/// and `dtype`. (Paddle's body is not in the reference store; the checks are those of
+/// `PartialSendInferMeta` and `RecvV2InferMeta`, the legacy `partial_recv` op's.)
+#[infer_meta]
+pub fn partial_recv_infer_meta(
+    peer: i64,
+    dtype: DataType,
+    out_shape: &[i64],
+    num: i64,
+    id: i64,
+    out: Output<'_>,
+) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for partial_recv op must be non-negative"
+    );
+    ensure_meta!(num >= 1, "the num ({num}) for partial_recv op must be >= 1");
+    ensure_meta!(
+        (0..num).contains(&id),
+        "the id ({id}) for partial_recv op must be >= 0 and < num ({num})"
+    );
+    ensure_meta!(
+        !out_shape.is_empty(),
+        "the size of out_shape must be greater than 0"
+    );
+    for (i, &d) in out_shape.iter().enumerate() {
+        ensure_meta!(
+            d >= 1,
+            "out_shape must be set explicitly, but its {i}th element is {d}, less than 1"
+        );
+    }
+    out.set(TensorMeta::new(dtype, out_shape))
+}

@@ -1421,3 +1421,108 @@ fn static_backward_grads_follow_backward_cc() {
     );
     is(&o[0], &[8, 1000], Float32);
 }
+
+/// Functions whose Paddle body is not in the reference store (their docs say so): the rules
+/// are the legacy ops' (`Seed`, `PartialRecv`, `SequenceExpand`, `CommInitAll`), the sibling
+/// function's (`Moe` as `FusedMoe`) or the gradient rule (a gradient is shaped like its
+/// tensor).
+#[test]
+fn derived_rules_for_functions_without_a_stored_body() {
+    let o = ok("SeedInferMeta", &[int(7)], 1);
+    is(&o[0], &[1], Int32);
+    let o = ok(
+        "PartialRecvInferMeta",
+        &[int(1), dt(Float16), ints(&[4, 8]), int(2), int(0)],
+        1,
+    );
+    is(&o[0], &[4, 8], Float16);
+    let e = err(
+        "PartialRecvInferMeta",
+        &[int(1), dt(Float16), ints(&[4, 8]), int(2), int(2)],
+        1,
+    );
+    assert!(e.contains("must be >= 0 and < num (2)"), "{e}");
+    ok("CommInitAllInferMeta", &[ints(&[0, 1]), int(0)], 0);
+    let o = ok(
+        "SequenceExpandInferMeta",
+        &[f32t(&[4, 8]), f32t(&[10, 1]), int(-1)],
+        1,
+    );
+    is(&o[0], &[-1, 8], Float32);
+    let e = err(
+        "SequenceExpandInferMeta",
+        &[f32t(&[4]), f32t(&[10, 1]), int(-1)],
+        1,
+    );
+    assert!(e.starts_with("x must have at least 2 dimensions"), "{e}");
+    let o = ok(
+        "MoeInferMeta",
+        &[
+            f16(&[6, 32]),
+            f32t(&[32, 4]),
+            f16(&[4, 32, 64]),
+            f16(&[4, 1, 64]),
+        ]
+        .into_iter()
+        .chain([f16(&[4, 64, 32]), f16(&[4, 1, 32]), s("gelu")])
+        .collect::<Vec<_>>(),
+        1,
+    );
+    is(&o[0], &[6, 32], Float16);
+
+    let o = ok(
+        "CalAuxLossGradInferMeta",
+        &[
+            f32t(&[6, 4]),
+            f32t(&[]),
+            f32t(&[4]),
+            f32t(&[]),
+            i64a(4),
+            b(false),
+            i64a(2),
+        ],
+        1,
+    );
+    is(&o[0], &[6, 4], Float32);
+    let o = ok(
+        "FusedRMSNormGradInferMeta",
+        &[BFloat16, Float32, Float32, BFloat16]
+            .iter()
+            .zip([&[6, 32][..], &[32], &[6], &[6, 32]])
+            .map(|(d, s)| t(*d, s))
+            .chain([fl(1e-6)])
+            .collect::<Vec<_>>(),
+        2,
+    );
+    is(&o[0], &[6, 32], BFloat16);
+    is(&o[1], &[32], Float32);
+    let strides = || [ints(&[4, 5]), ints(&[5, 1]), ints(&[2]), ints(&[8])];
+    let mut get = vec![f32t(&[4, 5]), ts(&[&[2]]), f32t(&[2, 5])];
+    get.extend(strides());
+    get.extend([i64a(0), b(true)]);
+    let o = ok("IndexElementwiseGetGradInferMeta", &get, 1);
+    is(&o[0], &[4, 5], Float32);
+    get.push(b(false));
+    let o = ok("IndexElementwiseGetGradInferMeta", &get, 1);
+    is(&o[0], &[4, 5], Float32);
+    let mut put = vec![f64t(&[4, 5]), ts(&[&[2]]), f64t(&[4, 5])];
+    put.extend(strides());
+    put.push(i64a(0));
+    let o = ok("IndexElementwisePutGradInferMeta", &put, 1);
+    is(&o[0], &[4, 5], DataType::Float64);
+    put.insert(2, f64t(&[2, 5]));
+    let o = ok("IndexElementwisePutWithTensorGradInferMeta", &put, 2);
+    is(&o[1], &[2, 5], DataType::Float64);
+    let o = ok(
+        "MoeCombineGradInferMeta",
+        &[
+            f16(&[12, 32]),
+            f32t(&[6, 2]),
+            t(Int32, &[6, 2]),
+            f16(&[6, 32]),
+        ],
+        2,
+    );
+    is(&o[0], &[12, 32], Float16);
+    is(&o[1], &[6, 2], Float32);
+}
