@@ -5,7 +5,7 @@
 //! those functions with Paddle 3.3.1's semantics, following the compile-time branch
 //! (`MetaConfig.is_runtime == false`): unknown extents stay `-1`. They are grouped as Paddle
 //! groups them (`unary.cc`, `binary.cc`, `ternary.cc`, `multiary.cc`, `nullary.cc`,
-//! `backward.cc`, `fusion.cc`) and registered by Paddle's exact names in [`REGISTRY`], which `build.rs`
+//! `backward.cc`, `fusion.cc`, `sparse/*.cc`) and registered by Paddle's exact names in [`REGISTRY`], which `build.rs`
 //! generates from every function written with `#[infer_meta]`.
 
 mod common;
@@ -15,6 +15,7 @@ pub mod binary;
 pub mod fusion;
 pub mod multiary;
 pub mod nullary;
+pub mod sparse;
 pub mod ternary;
 pub mod unary;
 

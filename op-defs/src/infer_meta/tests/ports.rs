@@ -1526,3 +1526,81 @@ fn derived_rules_for_functions_without_a_stored_body() {
     is(&o[0], &[12, 32], Float16);
     is(&o[1], &[6, 2], Float32);
 }
+
+/// `sparse/unary.cc` and `sparse/binary.cc` (the sparse ops' functions, by their qualified
+/// names).
+#[test]
+fn sparse_functions_follow_paddle_sparse_infermeta() {
+    let o = ok("sparse::IndicesInferMeta", &[f32t(&[1, 8, 8, 8, 4])], 1);
+    is(&o[0], &[4, -1], Int32);
+    let o = ok("sparse::ValuesInferMeta", &[f16(&[1, 8, 8, 8, 4])], 1);
+    is(&o[0], &[-1, 4], Float16);
+    let o = ok(
+        "sparse::CastInferMeta",
+        &[f32t(&[4, 5]), dt(Int32), dt(DataType::Float64)],
+        1,
+    );
+    is(&o[0], &[4, 5], DataType::Float64);
+
+    // A 3-D sparse conv: x [1, 8, 8, 8, 4], kernel [3, 3, 3, 4, 16].
+    let conv = |subm: bool, pad: i64, stride: i64| {
+        vec![
+            f32t(&[1, 8, 8, 8, 4]),
+            f32t(&[3, 3, 3, 4, 16]),
+            ints(&[pad; 3]),
+            ints(&[1; 3]),
+            ints(&[stride; 3]),
+            int(1),
+            b(subm),
+            s(""),
+        ]
+    };
+    let o = ok("sparse::Conv3dInferMeta", &conv(false, 0, 1), 3);
+    is(&o[0], &[1, 6, 6, 6, 16], Float32);
+    is(&o[1], &[1], Int32);
+    is(&o[2], &[1], Int32);
+    let o = ok("sparse::Conv3dInferMeta", &conv(false, 1, 2), 3);
+    is(&o[0], &[1, 4, 4, 4, 16], Float32);
+    // Submanifold: padding k / 2 and stride 1 keep the extents.
+    let o = ok("sparse::Conv3dImplicitGemmInferMeta", &conv(true, 0, 2), 1);
+    is(&o[0], &[1, 8, 8, 8, 16], Float32);
+    let mut bad = conv(false, 0, 1);
+    bad[1] = f32t(&[3, 3, 4, 16]);
+    let e = err("sparse::Conv3dInferMeta", &bad, 3);
+    assert!(
+        e.starts_with("the shape of kernel [3, 3, 4, 16] should have 5 dims"),
+        "{e}"
+    );
+
+    let o = ok(
+        "sparse::Pool3dInferMeta",
+        &[
+            f32t(&[1, 8, 8, 8, 4]),
+            ints(&[3, 3, 3]),
+            ints(&[1; 3]),
+            ints(&[1; 3]),
+            ints(&[2; 3]),
+        ],
+        3,
+    );
+    is(&o[0], &[1, 4, 4, 4, 4], Float32);
+    let o = ok(
+        "sparse::SparseCooTensorInferMeta",
+        &[f16(&[5]), t(Int64, &[2, 5]), ints(&[3, 4])],
+        1,
+    );
+    is(&o[0], &[3, 4], Float16);
+    let o = ok(
+        "sparse::FusedAttentionInferMeta",
+        &[
+            f16(&[1, 2, 4, 8]),
+            f16(&[1, 2, 4, 8]),
+            f16(&[1, 2, 4, 8]),
+            f16(&[2, 4, 4]),
+            A::None,
+            A::None,
+        ],
+        2,
+    );
+    assert_eq!(o, vec![MetaOut::None, MetaOut::None]);
+}
