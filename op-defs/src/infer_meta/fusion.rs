@@ -1040,3 +1040,120 @@ pub fn moe_infer_meta(
 ) -> R {
     out.set(super::common::share_meta(x))
 }
+
+/// `FusedMultiTransformerInt8InferMeta(x, ln_scale, ln_bias, qkv_w, qkv_bias, cache_kv,
+/// time_step, src_mask, out_linear_w, out_linear_bias, ffn_ln_scale, ffn_ln_bias, ffn1_weight,
+/// ffn1_bias, ffn2_weight, ffn2_bias, qkv_out_scale, out_linear_out_scale, ffn1_out_scale,
+/// ffn2_out_scale, pre_layer_norm, epsilon, dropout_rate, is_test, dropout_implementation,
+/// act_method, trans_qkvw, ring_id, num_head, dim_head, dim_ffn, qkv_in_scale,
+/// out_linear_in_scale, ffn1_in_scale, ffn2_in_scale, quant_round_type, quant_max_bound,
+/// quant_min_bound)`: `x` is `[batch, seq, embed]`, `qkv_w[0]` `[3, heads, head_dim, embed]`
+/// (`[embed, 3, heads, head_dim]` without `trans_qkvw`) with `heads × head_dim = embed` when
+/// `ring_id` is -1; a cache is `[2, batch, heads, cache_seq > 0, head_dim]`. `out` takes `x`'s
+/// dims and dtype; `cache_kv_out` stays unset.
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn fused_multi_transformer_int8_infer_meta(
+    x: &TensorMeta,
+    _ln_scale: &[TensorMeta],
+    _ln_bias: &[TensorMeta],
+    qkv_w: &[TensorMeta],
+    _qkv_bias: Option<&[TensorMeta]>,
+    cache_kv: Option<&[TensorMeta]>,
+    _time_step: Option<&TensorMeta>,
+    _src_mask: Option<&TensorMeta>,
+    _out_linear_w: &[TensorMeta],
+    _out_linear_bias: Option<&[TensorMeta]>,
+    _ffn_ln_scale: &[TensorMeta],
+    _ffn_ln_bias: &[TensorMeta],
+    _ffn1_weight: &[TensorMeta],
+    _ffn1_bias: Option<&[TensorMeta]>,
+    _ffn2_weight: &[TensorMeta],
+    _ffn2_bias: Option<&[TensorMeta]>,
+    _qkv_out_scale: Option<&[TensorMeta]>,
+    _out_linear_out_scale: Option<&[TensorMeta]>,
+    _ffn1_out_scale: Option<&[TensorMeta]>,
+    _ffn2_out_scale: Option<&[TensorMeta]>,
+    _pre_layer_norm: bool,
+    _epsilon: f64,
+    _dropout_rate: f64,
+    _is_test: bool,
+    _dropout_implementation: &str,
+    _act_method: &str,
+    trans_qkvw: bool,
+    ring_id: i64,
+    _num_head: i64,
+    _dim_head: i64,
+    _dim_ffn: i64,
+    _qkv_in_scale: &[f64],
+    _out_linear_in_scale: &[f64],
+    _ffn1_in_scale: &[f64],
+    _ffn2_in_scale: &[f64],
+    _quant_round_type: i64,
+    _quant_max_bound: f64,
+    _quant_min_bound: f64,
+    _cache_kv_out: OutputList<'_>,
+    out: Output<'_>,
+) -> R {
+    need_rank(x, 3, "x ([batch_size, seq_len, dim_embed])")?;
+    let y = qkv_w
+        .first()
+        .ok_or_else(|| InferMetaError::new("qkv_w is empty: one weight per layer"))?;
+    need_rank(y, 4, "qkv_w[0]")?;
+    let yd = &y.dims;
+    let embed = if trans_qkvw { yd[3] } else { yd[0] };
+    ensure_meta!(
+        x.dims[2] == embed,
+        "x {} and qkv_w[0] {} must share dim_embed",
+        fmt_dims(&x.dims),
+        fmt_dims(yd)
+    );
+    if ring_id == -1 {
+        let (a, b, e) = if trans_qkvw {
+            (yd[1], yd[2], yd[3])
+        } else {
+            (yd[2], yd[3], yd[0])
+        };
+        ensure_meta!(
+            a.wrapping_mul(b) == e,
+            "qkv_w[0] {} must satisfy num_head * dim_head == dim_embed",
+            fmt_dims(yd)
+        );
+    }
+    if let Some(c) = cache_kv.and_then(|c| c.first()) {
+        need_rank(c, 5, "cache_kv[0]")?;
+        let cd = &c.dims;
+        let (heads, head_dim) = if trans_qkvw {
+            (yd[1], yd[2])
+        } else {
+            (yd[2], yd[3])
+        };
+        ensure_meta!(
+            cd[0] == 2,
+            "the first dim of cache_kv[0] {} must be 2",
+            fmt_dims(cd)
+        );
+        ensure_meta!(
+            cd[1] == x.dims[0],
+            "the second dim of cache_kv[0] {} must be the batch size {}",
+            fmt_dims(cd),
+            x.dims[0]
+        );
+        ensure_meta!(
+            cd[2] == heads,
+            "the third dim of cache_kv[0] {} must be the number of heads {heads}",
+            fmt_dims(cd)
+        );
+        ensure_meta!(
+            cd[3] > 0,
+            "the fourth dim of cache_kv[0] {} must be greater than 0",
+            fmt_dims(cd)
+        );
+        ensure_meta!(
+            cd[4] == head_dim,
+            "the fifth dim of cache_kv[0] {} must be the head size {head_dim}",
+            fmt_dims(cd)
+        );
+    }
+    out.set(TensorMeta::new(x.dtype, &x.dims))
+}

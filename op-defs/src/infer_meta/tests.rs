@@ -1489,7 +1489,8 @@ fn kind_of(a: &A) -> &'static str {
 /// Learns the argument kinds a function reads from its "argument i: expected K" errors.
 fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
     let mut args: Vec<A> = Vec::new();
-    for _ in 0..80 {
+    // Two steps per parameter at most (add it, then fix its kind); the widest has ~50.
+    for _ in 0..160 {
         let e = match call(name, &args, 12) {
             Ok(_) => break,
             Err(e) => e.0,

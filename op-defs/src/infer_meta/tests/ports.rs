@@ -1604,3 +1604,44 @@ fn sparse_functions_follow_paddle_sparse_infermeta() {
     );
     assert_eq!(o, vec![MetaOut::None, MetaOut::None]);
 }
+
+/// `fusion.cc` `FusedMultiTransformerInt8InferMeta`.
+#[test]
+fn fused_multi_transformer_int8_follows_fusion_cc() {
+    let layer = |d: &[i64]| A::Ts(vec![TensorMeta::new(DataType::Int8, d)]);
+    let args = |cache: A, ring: i64| {
+        let mut a = vec![
+            f16(&[2, 5, 64]),
+            ts(&[&[64]]),
+            ts(&[&[64]]),
+            layer(&[3, 4, 16, 64]),
+        ];
+        a.extend([A::NoTs, cache, A::None, A::None, layer(&[64, 64]), A::NoTs]);
+        a.extend([
+            ts(&[&[64]]),
+            ts(&[&[64]]),
+            layer(&[64, 256]),
+            A::NoTs,
+            layer(&[256, 64]),
+        ]);
+        a.extend([A::NoTs, A::NoTs, A::NoTs, A::NoTs, A::NoTs]);
+        a.extend([
+            b(true),
+            fl(1e-5),
+            fl(0.0),
+            b(true),
+            s("upscale_in_train"),
+            s("gelu"),
+        ]);
+        a.extend([b(true), int(ring), int(4), int(16), int(256)]);
+        a.extend([fls(&[1.0]), fls(&[1.0]), fls(&[1.0]), fls(&[1.0]), int(1)]);
+        a.extend([fl(127.0), fl(-127.0)]);
+        a
+    };
+    let o = ok("FusedMultiTransformerInt8InferMeta", &args(A::NoTs, -1), 2);
+    assert_eq!(o[0], MetaOut::None);
+    is(&o[1], &[2, 5, 64], Float16);
+    let cache = A::Ts(vec![TensorMeta::new(Float16, &[2, 2, 4, 0, 16])]);
+    let e = err("FusedMultiTransformerInt8InferMeta", &args(cache, -1), 2);
+    assert!(e.contains("must be greater than 0"), "{e}");
+}
