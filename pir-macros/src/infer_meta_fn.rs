@@ -202,6 +202,7 @@ fn classify(ty: &Type) -> Option<(&'static str, Decode)> {
             "f64" if is_named(elem, "f64") => ("Floats", "floats"),
             "bool" if is_named(elem, "bool") => ("Bools", "bools"),
             _ if is_named(elem, "Scalar") => ("Scalars", "scalars"),
+            "Cow" => ("Strs", "strs"),
             _ => return None,
         };
         return Some((kind, M(method)));
@@ -236,7 +237,7 @@ fn classify(ty: &Type) -> Option<(&'static str, Decode)> {
 
 const SUPPORTED: &str = "an infer-meta parameter is a tensor (`&TensorMeta`, \
     `Option<&TensorMeta>`, `&[TensorMeta]`, `Option<&[TensorMeta]>`), an attribute (`bool`, \
-    `i32`, `i64`, `f32`, `f64`, `&str`, `&[i64]`, `&[f64]`, `&[bool]`, `IntArray<'_>`, \
+    `i32`, `i64`, `f32`, `f64`, `&str`, `&[i64]`, `&[f64]`, `&[bool]`, `&[Cow<'_, str>]`, `IntArray<'_>`, \
     `IntArrayArg`, `Option<Scalar>`, `&[Scalar]`, `DataType`, `DataLayout`, `Place`) or an \
     output (`Output<'_>`, `OutputList<'_>`), in Paddle's order: inputs and attributes, then \
     outputs";

@@ -179,6 +179,7 @@ pub fn pir_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// | `const std::string&` | `&str` | `str`, `DataLayout` (by name) |
 /// | `const std::vector<int64_t>&` | `&[i64]` | `int[]`, `int64_t[]`, an `IntArray` of known values |
 /// | `const std::vector<float>&`, `<bool>` | `&[f64]`, `&[bool]` | `float[]`/`double[]`, `bool[]` |
+/// | `const std::vector<std::string>&` | `&[Cow<'_, str>]` | `str[]` |
 /// | `const IntArray&` | `IntArray<'_>` (Paddle's decoding: `-1`s from a tensor), `IntArrayArg` (raw) | `IntArray`, `int[]`, `int64_t[]` |
 /// | `const Scalar&` | `Option<Scalar>` (`None` from a tensor) | `Scalar` or any number or bool |
 /// | `const std::vector<Scalar>&` | `&[Scalar]` | `Scalar[]` |

@@ -696,6 +696,21 @@ impl<'a> InferMetaCtx<'a> {
         }
     }
 
+    /// String-list attribute `i` (`std::vector<std::string>`).
+    ///
+    /// ```
+    /// use pir_runtime::meta::{AttrValue, InferMetaCtx, MetaArg};
+    /// let l = AttrValue::Strs(vec!["l2_decay".into()]);
+    /// let args = [MetaArg::Attr(&l)];
+    /// assert_eq!(InferMetaCtx::new(&args, &mut []).strs(0).unwrap()[0], "l2_decay");
+    /// ```
+    pub fn strs(&self, i: usize) -> Result<&'a [Cow<'a, str>], InferMetaError> {
+        match self.attr(i)? {
+            AttrValue::Strs(v) => Ok(v),
+            other => Err(attr_mismatch(i, "a str list", other)),
+        }
+    }
+
     /// Scalar-list attribute `i`.
     pub fn scalars(&self, i: usize) -> Result<&'a [Scalar], InferMetaError> {
         match self.attr(i)? {

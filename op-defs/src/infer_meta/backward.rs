@@ -44,11 +44,14 @@ pub fn general_binary_grad_infer_meta(
 
 /// `GeneralTernaryGradInferMeta(x, y, z)`: each gradient shares its input's metadata (absent
 /// optional inputs leave their gradients unset). Also `LayerNormGradInferMeta(x, scale, bias)`,
-/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)` and `FlashAttnGradInferMeta(q, k, v)`.
+/// `RmsNormGradInferMeta(x, norm_weight, norm_bias)`, `FlashAttnGradInferMeta(q, k, v)` and
+/// `FlashAttnV3GradInferMeta(q, k, v)` (declared like `FlashAttnGradInferMeta` in Paddle's
+/// `backward.h`; its body is not in the reference store, so v2's `share_meta` rule is taken).
 #[infer_meta(also = [
     "LayerNormGradInferMeta",
     "RmsNormGradInferMeta",
-    "FlashAttnGradInferMeta"
+    "FlashAttnGradInferMeta",
+    "FlashAttnV3GradInferMeta"
 ])]
 pub fn general_ternary_grad_infer_meta(
     x: Option<&TensorMeta>,
@@ -1229,4 +1232,263 @@ pub fn rnn_grad_infer_meta(
     x_grad.set(share_meta(x))?;
     pre_state_grad.set(pre_state.iter().map(share_meta).collect())?;
     weight_grad_list.set(weight_list.iter().map(share_meta).collect())
+}
+
+/// `FusedRopeGradInferMeta(sin, cos, position_ids, out_q_grad, out_k_grad, out_v_grad,
+/// use_neox_rotary_style, time_major, rotary_emb_base)`: `out_q_grad` is 4-D; each present
+/// incoming gradient gives its input gradient its dims and dtype.
+#[infer_meta]
+pub fn fused_rope_grad_infer_meta(
+    _sin: Option<&TensorMeta>,
+    _cos: Option<&TensorMeta>,
+    _position_ids: Option<&TensorMeta>,
+    out_q_grad: &TensorMeta,
+    out_k_grad: Option<&TensorMeta>,
+    out_v_grad: Option<&TensorMeta>,
+    _use_neox_rotary_style: bool,
+    _time_major: bool,
+    _rotary_emb_base: f64,
+    q_grad: Output<'_>,
+    k_grad: Output<'_>,
+    v_grad: Output<'_>,
+) -> R {
+    need_rank(
+        out_q_grad,
+        4,
+        "out_q_grad ([batch_size, seq_len, num_heads, head_dim])",
+    )?;
+    q_grad.set_if_present(dims_dtype_of(out_q_grad));
+    if let Some(k) = out_k_grad {
+        k_grad.set_if_present(dims_dtype_of(k));
+    }
+    if let Some(v) = out_v_grad {
+        v_grad.set_if_present(dims_dtype_of(v));
+    }
+    Ok(())
+}
+
+/// `MultiplexGradInferMeta(index, out_grad)`: every input gradient gets `out_grad`'s dims
+/// (Paddle sets no dtype). The number of gradients is the number of forward `inputs`, which
+/// `multiplex_grad`'s `infer_meta.param` does not pass: the function cannot size the list, so
+/// it leaves `inputs_grad` unset (a backward op may) rather than guess a count.
+#[infer_meta]
+pub fn multiplex_grad_infer_meta(
+    _index: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _inputs_grad: OutputList<'_>,
+) -> R {
+    Ok(())
+}
+
+/// `FusedDropoutAddGradInferMeta(seed_offset, out_grad)`: both gradients share `out_grad`'s
+/// metadata.
+#[infer_meta]
+pub fn fused_dropout_add_grad_infer_meta(
+    _seed_offset: &TensorMeta,
+    out_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    y_grad: Output<'_>,
+) -> R {
+    if x_grad.is_present() {
+        x_grad.share(out_grad)?;
+    }
+    if y_grad.is_present() {
+        y_grad.share(out_grad)?;
+    }
+    Ok(())
+}
+
+/// `NceGradInferMeta(input, bias, weight)`: each gradient takes the dims and dtype of its
+/// tensor (`bias_grad` only when `bias` is given).
+#[infer_meta]
+pub fn nce_grad_infer_meta(
+    input: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    weight: &TensorMeta,
+    input_grad: Output<'_>,
+    bias_grad: Output<'_>,
+    weight_grad: Output<'_>,
+) -> R {
+    input_grad.set_if_present(dims_dtype_of(input));
+    weight_grad.set_if_present(dims_dtype_of(weight));
+    if let Some(b) = bias {
+        bias_grad.set_if_present(dims_dtype_of(b));
+    }
+    Ok(())
+}
+
+/// `RowConvGradInferMeta(out_grad, filter)`: `x_grad` gets `out_grad`'s dims, `filter_grad`
+/// `filter`'s (dims only, as Paddle sets them).
+#[infer_meta]
+pub fn row_conv_grad_infer_meta(
+    out_grad: &TensorMeta,
+    filter: &TensorMeta,
+    x_grad: Output<'_>,
+    filter_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_only(&out_grad.dims));
+    filter_grad.set_if_present(dims_only(&filter.dims));
+    Ok(())
+}
+
+/// `LodResetGradInferMeta(x, out_grad, target_lod, append)`: `x_grad` takes `x`'s dims,
+/// dtype and LoD.
+#[infer_meta]
+pub fn lod_reset_grad_infer_meta(
+    x: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _target_lod: &[i64],
+    _append: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_lod_of(x));
+    Ok(())
+}
+
+/// `CSoftmaxWithMultiLabelCrossEntropyGradInferMeta(softmax, label, smooth_weight, loss_grad,
+/// ignore_index, sum_multi_label_loss, rank, nranks)`: `logits_grad` gets `softmax`'s dims
+/// (only, as Paddle sets them).
+#[infer_meta]
+pub fn c_softmax_with_multi_label_cross_entropy_grad_infer_meta(
+    softmax: &TensorMeta,
+    _label: &TensorMeta,
+    _smooth_weight: &TensorMeta,
+    _loss_grad: &TensorMeta,
+    _ignore_index: i64,
+    _sum_multi_label_loss: bool,
+    _rank: i64,
+    _nranks: i64,
+    logits_grad: Output<'_>,
+) -> R {
+    logits_grad.set(dims_only(&softmax.dims))
+}
+
+// The gradients below are declared in Paddle 3.3's `backward.h`, but their bodies are not in
+// the reference store; each takes the rule every gradient of this file follows: the gradient
+// of a tensor has that tensor's dims and dtype.
+
+/// `CalAuxLossGradInferMeta(gate_prob, seqlen_float, ce, l_aux_loss_grad, num_experts,
+/// use_group, moe_k)`: `gate_prob_grad` is shaped like `gate_prob`.
+#[infer_meta]
+pub fn cal_aux_loss_grad_infer_meta(
+    gate_prob: &TensorMeta,
+    _seqlen_float: &TensorMeta,
+    _ce: &TensorMeta,
+    _l_aux_loss_grad: &TensorMeta,
+    _num_experts: i64,
+    _use_group: bool,
+    _moe_k: i64,
+    gate_prob_grad: Output<'_>,
+) -> R {
+    gate_prob_grad.set(dims_dtype_of(gate_prob))
+}
+
+/// `FusedRMSNormGradInferMeta(x, scale, invvar, y_grad, epsilon)`: `x_grad` like `x`,
+/// `scale_grad` like `scale`.
+#[infer_meta(name = "FusedRMSNormGradInferMeta")]
+pub fn fused_rms_norm_grad_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    _invvar: &TensorMeta,
+    _y_grad: &TensorMeta,
+    _epsilon: f64,
+    x_grad: Output<'_>,
+    scale_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    scale_grad.set_if_present(dims_dtype_of(scale));
+    Ok(())
+}
+
+/// `IndexElementwiseGetGradInferMeta(x, index, out_grad, input_dims, input_strides,
+/// index_dims, index_stride, slice_offset, accumulate)`: `x_grad` like `x`.
+#[infer_meta]
+pub fn index_elementwise_get_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_stride: &[i64],
+    _slice_offset: i64,
+    _accumulate: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
+}
+
+/// `IndexElementwiseGetGradInferMeta(..., accumulate, is_combined)` (the newer signature):
+/// `x_grad` like `x`.
+#[infer_meta(name = "IndexElementwiseGetGradInferMeta")]
+pub fn index_elementwise_get_grad_combined_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_stride: &[i64],
+    _slice_offset: i64,
+    _accumulate: bool,
+    _is_combined: bool,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set(dims_dtype_of(x))
+}
+
+/// `IndexElementwisePutGradInferMeta(x, index, out_grad, input_dims, input_strides,
+/// index_dims, index_strides, slice_offset)`: `x_grad` like `x`.
+#[infer_meta]
+pub fn index_elementwise_put_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_strides: &[i64],
+    _slice_offset: i64,
+    x_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    Ok(())
+}
+
+/// `IndexElementwisePutWithTensorGradInferMeta(x, index, value, out_grad, input_dims,
+/// input_strides, index_dims, index_strides, slice_offset)`: `x_grad` like `x`, `value_grad`
+/// like `value`.
+#[infer_meta]
+pub fn index_elementwise_put_with_tensor_grad_infer_meta(
+    x: &TensorMeta,
+    _index: &[TensorMeta],
+    value: &TensorMeta,
+    _out_grad: &TensorMeta,
+    _input_dims: &[i64],
+    _input_strides: &[i64],
+    _index_dims: &[i64],
+    _index_strides: &[i64],
+    _slice_offset: i64,
+    x_grad: Output<'_>,
+    value_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    value_grad.set_if_present(dims_dtype_of(value));
+    Ok(())
+}
+
+/// `MoeCombineGradInferMeta(x, combine_weights, scatter_index, y_grad)`: `x_grad` like `x`,
+/// `combine_weights_grad` like `combine_weights`.
+#[infer_meta]
+pub fn moe_combine_grad_infer_meta(
+    x: &TensorMeta,
+    combine_weights: &TensorMeta,
+    _scatter_index: &TensorMeta,
+    _y_grad: &TensorMeta,
+    x_grad: Output<'_>,
+    combine_weights_grad: Output<'_>,
+) -> R {
+    x_grad.set_if_present(dims_dtype_of(x));
+    combine_weights_grad.set_if_present(dims_dtype_of(combine_weights));
+    Ok(())
 }

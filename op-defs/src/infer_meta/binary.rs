@@ -16,6 +16,7 @@ use super::common::{
     share_meta, share_meta_with_dims, sub, update_padding, with_dtype_layout_of, with_dtype_lod_of,
     with_dtype_of, MetaBuilder, Res,
 };
+use super::common::{dim_at, dims_only};
 
 type R = Result<(), InferMetaError>;
 
@@ -2012,4 +2013,385 @@ pub fn prior_box_infer_meta(
     out.set(meta.clone())?;
     var.set_if_present(meta);
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports for the whole of Paddle's yaml (issue 11 §4)
+// ---------------------------------------------------------------------------------------------
+
+/// `CorrelationInferMeta(input1, input2, pad_size, kernel_size, max_displacement, stride1,
+/// stride2, corr_type_multiply)`: `[N, (2⌊d/s2⌋+1)², ⌈(H+2p-2b)/s1⌉, ⌈(W+2p-2b)/s1⌉]` with
+/// `b = (kernel_size-1)/2 + max_displacement` (Paddle's `CorrelationOutputSize`).
+#[infer_meta]
+pub fn correlation_infer_meta(
+    input1: &TensorMeta,
+    input2: &TensorMeta,
+    pad_size: i32,
+    kernel_size: i32,
+    max_displacement: i32,
+    stride1: i32,
+    stride2: i32,
+    _corr_type_multiply: i32,
+    out: Output<'_>,
+) -> R {
+    need_rank(input1, 4, "input1")?;
+    need_rank(input2, 4, "input2")?;
+    ensure_meta!(
+        stride1 != 0 && stride2 != 0,
+        "stride1 {stride1} and stride2 {stride2} must not be 0"
+    );
+    // Widened: Paddle's `int` arithmetic cannot overflow here.
+    let (pad, md, s1, s2) = (
+        i64::from(pad_size),
+        i64::from(max_displacement),
+        i64::from(stride1),
+        i64::from(stride2),
+    );
+    let border = (i64::from(kernel_size) - 1) / 2 + md;
+    let side = (md / s2) * 2 + 1;
+    // Paddle computes in float and rounds up (`std::ceil`).
+    let extent = |d: i64| ((d + 2 * pad - 2 * border) as f64 / s1 as f64).ceil() as i64;
+    let d = [
+        input1.dims[0],
+        side.wrapping_mul(side),
+        extent(input1.dims[2]),
+        extent(input1.dims[3]),
+    ];
+    out.set(with_dtype_of(input1, &d))
+}
+
+/// `CtcAlignInferMeta(input, input_length, blank, merge_repeated, padding_value)`: `output`
+/// has `input`'s dims and dtype; `output_length` is `[N, 1]` (dtype left float32, as Paddle
+/// leaves it) when `input_length` is given.
+#[infer_meta]
+pub fn ctc_align_infer_meta(
+    input: &TensorMeta,
+    input_length: Option<&TensorMeta>,
+    _blank: i64,
+    _merge_repeated: bool,
+    _padding_value: i64,
+    output: Output<'_>,
+    output_length: Output<'_>,
+) -> R {
+    output.set(dims_dtype_of(input))?;
+    if input_length.is_some() {
+        let n = dim_at(&input.dims, 0, "input")?;
+        output_length.set_if_present(dims_only(&[n, 1]));
+    }
+    Ok(())
+}
+
+/// `DistributeFpnProposalsInferMeta(fpn_rois, rois_num, min_level, max_level, refer_level,
+/// refer_scale, pixel_offset)`: one `[-1, 4]` roi tensor (LoD of `fpn_rois`) and one int32
+/// `[-1]` count per level, and an int32 `[-1, 1]` `restore_index`.
+#[infer_meta]
+pub fn distribute_fpn_proposals_infer_meta(
+    fpn_rois: &TensorMeta,
+    _rois_num: Option<&TensorMeta>,
+    min_level: i32,
+    max_level: i32,
+    _refer_level: i32,
+    _refer_scale: i32,
+    _pixel_offset: bool,
+    multi_fpn_rois: pir_runtime::meta::OutputList<'_>,
+    multi_level_rois_num: pir_runtime::meta::OutputList<'_>,
+    restore_index: Output<'_>,
+) -> R {
+    ensure_meta!(
+        max_level >= min_level,
+        "max_level must not be lower than min_level, but max_level = {max_level}, min_level = \
+         {min_level}"
+    );
+    let levels = i64::from(max_level) - i64::from(min_level) + 1;
+    let n = super::common::output_count(levels, "max_level - min_level + 1")?;
+    let roi = MetaBuilder::new()
+        .dims(&[-1, 4])
+        .dtype(fpn_rois.dtype)
+        .lod(fpn_rois)
+        .build();
+    multi_fpn_rois.set(vec![roi; n])?;
+    multi_level_rois_num.set_if_present(vec![TensorMeta::new(DataType::Int32, &[-1]); n]);
+    restore_index.set(TensorMeta::new(DataType::Int32, &[-1, 1]))
+}
+
+/// `Im2sequenceInferMeta(x, y, kernels, strides, paddings, out_stride)`: `[N, C × kh × kw]`.
+#[infer_meta]
+pub fn im2sequence_infer_meta(
+    x: &TensorMeta,
+    _y: Option<&TensorMeta>,
+    kernels: &[i64],
+    _strides: &[i64],
+    _paddings: &[i64],
+    _out_stride: &[i64],
+    out: Output<'_>,
+) -> R {
+    need_rank(x, 4, "x")?;
+    ensure_meta!(
+        kernels.len() >= 2,
+        "kernels {} must hold the kernel height and width",
+        fmt_dims(kernels)
+    );
+    let c = mul(mul(x.dims[1], kernels[0]), kernels[1]);
+    out.set(with_dtype_of(x, &[x.dims[0], c]))
+}
+
+/// `IndexAddInferMeta(x, index, add_value, axis)`: `out` is `x` (dims, dtype, layout, LoD);
+/// `index` is a non-empty 1-D int32/int64 tensor; `add_value` has `x`'s rank and its extents
+/// off `axis`.
+#[infer_meta]
+pub fn index_add_infer_meta(
+    x: &TensorMeta,
+    index: &TensorMeta,
+    add_value: &TensorMeta,
+    axis: i64,
+    out: Output<'_>,
+) -> R {
+    let a = axis_in(axis, x.rank(), "axis")?;
+    ensure_meta!(
+        index.rank() == 1,
+        "index {} must be a 1-D tensor",
+        fmt_dims(&index.dims)
+    );
+    ensure_meta!(index.dims[0] != 0, "the length of index can't be 0");
+    ensure_meta!(
+        add_value.rank() == x.rank(),
+        "add_value {} must have the same rank as x {}",
+        fmt_dims(&add_value.dims),
+        fmt_dims(&x.dims)
+    );
+    for i in (0..x.rank()).filter(|&i| i != a) {
+        ensure_meta!(
+            x.dims[i] == add_value.dims[i],
+            "add_value {} does not broadcast: its dim {i} must equal x's {} off axis {a}",
+            fmt_dims(&add_value.dims),
+            fmt_dims(&x.dims)
+        );
+    }
+    ensure_meta!(
+        matches!(index.dtype, DataType::Int32 | DataType::Int64),
+        "index holds {:?}, but it must be int32 or int64",
+        index.dtype
+    );
+    out.set(share_meta(x))
+}
+
+/// `LodResetInferMeta(x, y, target_lod, append)`: `x`'s dims and dtype; without `y`,
+/// `target_lod` must not be empty.
+///
+/// Paddle's check reads `if (y.initialized()) PADDLE_ENFORCE_GT(target_lod.size(), 0)` while
+/// its message speaks of a missing `y`; the message is taken as the rule.
+#[infer_meta]
+pub fn lod_reset_infer_meta(
+    x: &TensorMeta,
+    y: Option<&TensorMeta>,
+    target_lod: &[i64],
+    append: bool,
+    out: Output<'_>,
+) -> R {
+    if y.is_some() {
+        ensure_meta!(
+            !target_lod.is_empty(),
+            "target_lod is empty: without y, the output's LoD comes from target_lod"
+        );
+    }
+    out.set(
+        MetaBuilder::new()
+            .dims(&x.dims)
+            .dtype(x.dtype)
+            .lod_if(append, x)
+            .build(),
+    )
+}
+
+/// `LookupTableInferMeta(w, ids)`: `ids` without its last dim (which must be 1), then
+/// `w[1]`; `w`'s dtype, `ids`' LoD.
+#[infer_meta]
+pub fn lookup_table_infer_meta(w: &TensorMeta, ids: &TensorMeta, out: Output<'_>) -> R {
+    need_rank(w, 2, "w (the lookup table)")?;
+    need_rank_ge(ids, 1, "ids")?;
+    let last = ids.dims[ids.rank() - 1];
+    ensure_meta!(
+        last == 1,
+        "the last dimension of ids {} must be 1",
+        fmt_dims(&ids.dims)
+    );
+    let mut d = ids.dims[..ids.rank() - 1].to_vec();
+    d.push(w.dims[1]);
+    out.set(MetaBuilder::new().dims(&d).dtype(w.dtype).lod(ids).build())
+}
+
+/// `LUUnpackInferMeta(x, pivots, unpack_ludata, unpack_pivots)`: for `x` of `m × n` matrices,
+/// `l` is `m × min(m, n)`, `u` is `min(m, n) × n` and `pmat` is `m × m`, in `x`'s dtype.
+///
+/// Paddle 3.3.1 names `m` the rows (`paddle-ref/ops/programs/lu_unpack.txt`: `-1x4x3` gives
+/// `pmat` `-1x4x4`, `l` `-1x4x3`, `u` `-1x3x3`).
+#[infer_meta(name = "LUUnpackInferMeta")]
+pub fn lu_unpack_infer_meta(
+    x: &TensorMeta,
+    _pivots: &TensorMeta,
+    unpack_ludata: bool,
+    unpack_pivots: bool,
+    pmat: Output<'_>,
+    l: Output<'_>,
+    u: Output<'_>,
+) -> R {
+    need_rank_ge(x, 2, "x")?;
+    let r = x.rank();
+    let (m, n) = (x.dims[r - 2], x.dims[r - 1]);
+    let k = m.min(n);
+    if unpack_ludata {
+        let (mut ld, mut ud) = (x.dims.to_vec(), x.dims.to_vec());
+        if m >= n {
+            ud[r - 2] = k;
+        } else {
+            ld[r - 1] = k;
+        }
+        u.set(with_dtype_of(x, &ud))?;
+        l.set(with_dtype_of(x, &ld))?;
+    }
+    if unpack_pivots {
+        let mut pd = x.dims.to_vec();
+        pd[r - 1] = m;
+        pmat.set(with_dtype_of(x, &pd))?;
+    }
+    Ok(())
+}
+
+/// `MatrixNMSInferMeta(bboxes, scores, score_threshold, nms_top_k, keep_top_k, post_threshold,
+/// use_gaussian, gaussian_sigma, background_label, normalized)`: `out` `[-1, box_size + 2]`,
+/// int32 `index` `[-1, 1]`, int32 `roisnum` `[N]`.
+#[infer_meta(name = "MatrixNMSInferMeta")]
+pub fn matrix_nms_infer_meta(
+    bboxes: &TensorMeta,
+    scores: &TensorMeta,
+    _score_threshold: f64,
+    _nms_top_k: i64,
+    _keep_top_k: i64,
+    _post_threshold: f64,
+    _use_gaussian: bool,
+    _gaussian_sigma: f64,
+    _background_label: i64,
+    _normalized: bool,
+    out: Output<'_>,
+    index: Output<'_>,
+    roisnum: Output<'_>,
+) -> R {
+    let box_size = dim_at(&bboxes.dims, 2, "bboxes")?;
+    out.set(with_dtype_of(bboxes, &[-1, add(box_size, 2)]))?;
+    index.set(TensorMeta::new(DataType::Int32, &[-1, 1]))?;
+    let n = dim_at(&scores.dims, 0, "scores")?;
+    roisnum.set_if_present(TensorMeta::new(DataType::Int32, &[n]));
+    Ok(())
+}
+
+/// `BeamSearchDecodeInferMeta(ids, scores, beam_size, end_id)`: Paddle's body is empty (the
+/// sentences' shapes are known only when the kernel runs); both outputs stay unset.
+#[infer_meta]
+pub fn beam_search_decode_infer_meta(
+    _ids: &TensorMeta,
+    _scores: &TensorMeta,
+    _beam_size: i64,
+    _end_id: i64,
+) -> R {
+    Ok(())
+}
+
+/// `RowConvInferMeta(x, filter)`: `filter` is 2-D; `out` has `x`'s dims, dtype and LoD.
+#[infer_meta]
+pub fn row_conv_infer_meta(x: &TensorMeta, filter: &TensorMeta, out: Output<'_>) -> R {
+    need_rank(filter, 2, "filter")?;
+    out.set(dims_dtype_lod_of(x))
+}
+
+/// The shape rule of `WeightDequantizeInferMeta`: `x` is a 2-D quantized weight `[k', n]`
+/// (`k' = k` for int8, `k / 2` for int4); per-channel `scale` is `[k]`, group-wise `scale` is
+/// `[ceil(n / group_size), k]`; `out` is `[n, k]`.
+fn weight_dequantize_dims(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    group_size: i64,
+) -> Res<[i64; 2]> {
+    need_rank(x, 2, "x")?;
+    ensure_meta!(
+        matches!(group_size, -1 | 64 | 128),
+        "group_size must be -1, 64 or 128, got {group_size}"
+    );
+    let k = match algo {
+        "weight_only_int8" => x.dims[0],
+        "weight_only_int4" => mul(x.dims[0], 2),
+        _ => {
+            return Err(err(format!(
+                "algo {algo:?} is not supported: only weight_only_int8 and weight_only_int4"
+            )))
+        }
+    };
+    if group_size == -1 {
+        need_rank(scale, 1, "scale (per-channel)")?;
+        ensure_meta!(
+            scale.dims[0] == k,
+            "scale {} must hold one value per channel ({k})",
+            fmt_dims(&scale.dims)
+        );
+    } else {
+        need_rank(scale, 2, "scale (group-wise)")?;
+        let groups = add(x.dims[1], group_size - 1) / group_size;
+        ensure_meta!(
+            scale.dims[0] == groups,
+            "scale dim 0 ({}) must be (x[1] + group_size - 1) / group_size = {groups}",
+            scale.dims[0]
+        );
+        ensure_meta!(
+            scale.dims[1] == k,
+            "scale dim 1 ({}) must be the real channel size {k}",
+            scale.dims[1]
+        );
+    }
+    Ok([x.dims[1], k])
+}
+
+/// `WeightDequantizeInferMeta(x, scale, algo, out_dtype, group_size)` (Paddle 3.x): `out` is
+/// `[n, k]` of `out_dtype` (see `weight_dequantize_dims`).
+#[infer_meta]
+pub fn weight_dequantize_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    out_dtype: DataType,
+    group_size: i64,
+    out: Output<'_>,
+) -> R {
+    let d = weight_dequantize_dims(x, scale, algo, group_size)?;
+    out.set(TensorMeta::new(out_dtype, &d))
+}
+
+/// `WeightDequantizeInferMeta(x, scale, algo, group_size)` (the signature without
+/// `out_dtype`): `out` is `[n, k]` of `scale`'s dtype.
+#[infer_meta(name = "WeightDequantizeInferMeta")]
+pub fn weight_dequantize_no_dtype_infer_meta(
+    x: &TensorMeta,
+    scale: &TensorMeta,
+    algo: &str,
+    group_size: i64,
+    out: Output<'_>,
+) -> R {
+    let d = weight_dequantize_dims(x, scale, algo, group_size)?;
+    out.set(TensorMeta::new(scale.dtype, &d))
+}
+
+/// `SequenceExpandInferMeta(x, y, ref_level)`: `x` has at least 2 dimensions; at build time
+/// `out` is `x` with dim 0 unknown (`-1`: the expansion follows `y`'s LoD), `x`'s dtype.
+/// (Paddle's body is not in the reference store; the rule is the legacy `sequence_expand`
+/// op's compile-time branch.)
+#[infer_meta]
+pub fn sequence_expand_infer_meta(
+    x: &TensorMeta,
+    _y: &TensorMeta,
+    _ref_level: i64,
+    out: Output<'_>,
+) -> R {
+    need_rank_ge(x, 2, "x")?;
+    let mut d = x.dims.to_vec();
+    d[0] = -1;
+    out.set(with_dtype_of(x, &d))
 }

@@ -5,16 +5,18 @@
 //! those functions with Paddle 3.3.1's semantics, following the compile-time branch
 //! (`MetaConfig.is_runtime == false`): unknown extents stay `-1`. They are grouped as Paddle
 //! groups them (`unary.cc`, `binary.cc`, `ternary.cc`, `multiary.cc`, `nullary.cc`,
-//! `backward.cc`) and registered by Paddle's exact names in [`REGISTRY`], which `build.rs`
+//! `backward.cc`, `fusion.cc`, `sparse/*.cc`) and registered by Paddle's exact names in [`REGISTRY`], which `build.rs`
 //! generates from every function written with `#[infer_meta]`.
 
 mod common;
 
 pub mod backward;
 pub mod binary;
+pub mod fusion;
 pub mod manual;
 pub mod multiary;
 pub mod nullary;
+pub mod sparse;
 pub mod ternary;
 pub mod unary;
 

@@ -3140,3 +3140,477 @@ pub fn pyramid_hash_infer_meta(
     out.set(MetaBuilder::new().dims(&[-1, num_emb]).lod(x).build())?;
     x_temp_out.set(TensorMeta::new(DataType::Float32, &x.dims))
 }
+
+/// `MergedAdamInferMeta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+/// master_param, beta1, beta2, epsilon, multi_precision, use_global_beta_pow)`: Paddle's body
+/// is empty, so every output stays unset (`paddle-ref/ops/README.md`, quirk 3).
+#[infer_meta]
+pub fn merged_adam_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _moment1: &[TensorMeta],
+    _moment2: &[TensorMeta],
+    _beta1_pow: &[TensorMeta],
+    _beta2_pow: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+) -> R {
+    Ok(())
+}
+
+/// `MergedMomentumInferMeta(param, grad, velocity, learning_rate, master_param, mu,
+/// use_nesterov, regularization_method, regularization_coeff, multi_precision, rescale_grad)`:
+/// Paddle's body is empty, so every output stays unset (`paddle-ref/ops/README.md`, quirk 3).
+#[infer_meta]
+pub fn merged_momentum_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _velocity: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _mu: f64,
+    _use_nesterov: bool,
+    _regularization_method: &[std::borrow::Cow<'_, str>],
+    _regularization_coeff: &[f64],
+    _multi_precision: bool,
+    _rescale_grad: f64,
+) -> R {
+    Ok(())
+}
+
+/// `DgcInferMeta(u, v, grad, param, current_step, nranks)`: Paddle's body is empty; every
+/// output stays unset.
+#[infer_meta]
+pub fn dgc_infer_meta(
+    _u: &TensorMeta,
+    _v: &TensorMeta,
+    _grad: &TensorMeta,
+    _param: Option<&TensorMeta>,
+    _current_step: &TensorMeta,
+    _nranks: &TensorMeta,
+) -> R {
+    Ok(())
+}
+
+/// `UnchangedVectorInferMeta(x)`: `out[i]` shares `x[i]`'s metadata.
+#[infer_meta]
+pub fn unchanged_vector_infer_meta(x: &[TensorMeta], out: OutputList<'_>) -> R {
+    out.set(x.iter().map(share_meta).collect())
+}
+
+/// `MergedAdamInferMeta(param, grad, learning_rate, moment1, moment2, moment2_max, beta1_pow,
+/// beta2_pow, master_param, beta1, beta2, epsilon, multi_precision, use_global_beta_pow,
+/// amsgrad)` (the signature with `amsgrad`, Paddle 3.1 on): the body is empty too.
+#[infer_meta(name = "MergedAdamInferMeta")]
+pub fn merged_adam_amsgrad_infer_meta(
+    _param: &[TensorMeta],
+    _grad: &[TensorMeta],
+    _learning_rate: &[TensorMeta],
+    _moment1: &[TensorMeta],
+    _moment2: &[TensorMeta],
+    _moment2_max: Option<&[TensorMeta]>,
+    _beta1_pow: &[TensorMeta],
+    _beta2_pow: &[TensorMeta],
+    _master_param: Option<&[TensorMeta]>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+    _amsgrad: bool,
+) -> R {
+    Ok(())
+}
+
+/// `LarsMomentumInferMeta(param, velocity, learning_rate, grad, master_param,
+/// lars_weight_decay, mu, lars_coeff, epsilon, multi_precision, rescale_grad)`: as many grads,
+/// velocities and weight decays as params, each learning rate one element, each grad and
+/// velocity of its param's dims; `param_out[i]` is `param[i]`'s dims and dtype, `velocity_out`
+/// and `master_param_out` (when `master_param` is given) are in the master precision.
+#[infer_meta]
+pub fn lars_momentum_infer_meta(
+    param: &[TensorMeta],
+    velocity: &[TensorMeta],
+    learning_rate: &[TensorMeta],
+    grad: &[TensorMeta],
+    master_param: Option<&[TensorMeta]>,
+    lars_weight_decay: &[f64],
+    _mu: f64,
+    _lars_coeff: f64,
+    _epsilon: f64,
+    _multi_precision: bool,
+    _rescale_grad: f64,
+    param_out: OutputList<'_>,
+    velocity_out: OutputList<'_>,
+    master_param_out: OutputList<'_>,
+) -> R {
+    let n = param.len();
+    for (len, what) in [
+        (grad.len(), "grad"),
+        (velocity.len(), "velocity"),
+        (lars_weight_decay.len(), "lars_weight_decay"),
+    ] {
+        ensure_meta!(
+            len == n,
+            "{what} holds {len} values but param holds {n}: they must match"
+        );
+    }
+    for (i, lr) in learning_rate.iter().enumerate() {
+        need_one_element(lr, &format!("learning_rate[{i}]"))?;
+    }
+    for (i, p) in param.iter().enumerate() {
+        need_same_dims(p, &grad[i], &format!("param[{i}]"), &format!("grad[{i}]"))?;
+        need_same_dims(
+            p,
+            &velocity[i],
+            &format!("param[{i}]"),
+            &format!("velocity[{i}]"),
+        )?;
+    }
+    param_out.set(param.iter().map(dims_dtype_of).collect())?;
+    let master = |p: &TensorMeta| TensorMeta::new(mp_dtype(p.dtype), &p.dims);
+    velocity_out.set(param.iter().map(master).collect())?;
+    if master_param.is_some() {
+        master_param_out.set_if_present(param.iter().map(master).collect());
+    }
+    Ok(())
+}
+
+/// `NceInferMeta(input, label, weight, bias, sample_weight, custom_dist_probs,
+/// custom_dist_alias, custom_dist_alias_probs, num_total_classes, custom_neg_classes,
+/// num_neg_samples, sampler, seed, is_sparse, remote_prefetch, is_test)`: float32 `cost`
+/// `[N, 1]`; out of test mode, `sample_logits` and `sample_labels` are
+/// `[N, num_neg_samples + num_true]` (`num_true` = `label[1]` of a 2-D label, else 1; dims
+/// only).
+#[infer_meta]
+pub fn nce_infer_meta(
+    input: &TensorMeta,
+    label: &TensorMeta,
+    weight: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _sample_weight: Option<&TensorMeta>,
+    _custom_dist_probs: Option<&TensorMeta>,
+    _custom_dist_alias: Option<&TensorMeta>,
+    _custom_dist_alias_probs: Option<&TensorMeta>,
+    num_total_classes: i64,
+    custom_neg_classes: &[i64],
+    num_neg_samples: i64,
+    _sampler: i64,
+    _seed: i64,
+    _is_sparse: bool,
+    _remote_prefetch: bool,
+    is_test: bool,
+    cost: Output<'_>,
+    sample_logits: Output<'_>,
+    sample_labels: Output<'_>,
+) -> R {
+    let n = dim_at(&input.dims, 0, "input")?;
+    let l0 = dim_at(&label.dims, 0, "label")?;
+    ensure_meta!(
+        !(n > 0 && l0 > 0 && n != l0),
+        "input {} and label {} must share their first dimension",
+        fmt_dims(&input.dims),
+        fmt_dims(&label.dims)
+    );
+    let num_true = if label.rank() == 2 { label.dims[1] } else { 1 };
+    let classes = dim_at(&weight.dims, 0, "weight")?;
+    if let Some(b) = bias {
+        let b0 = dim_at(&b.dims, 0, "bias")?;
+        ensure_meta!(
+            classes == b0,
+            "weight {} and bias {} must share their first dimension",
+            fmt_dims(&weight.dims),
+            fmt_dims(&b.dims)
+        );
+    }
+    ensure_meta!(
+        num_total_classes == classes,
+        "num_total_classes ({num_total_classes}) must equal weight's first dimension {}",
+        fmt_dims(&weight.dims)
+    );
+    if !custom_neg_classes.is_empty() {
+        ensure_meta!(
+            custom_neg_classes.len() as i64 == num_neg_samples,
+            "custom_neg_classes holds {} classes but num_neg_samples is {num_neg_samples}",
+            custom_neg_classes.len()
+        );
+    }
+    cost.set(TensorMeta::new(DataType::Float32, &[n, 1]))?;
+    if !is_test {
+        let k = if num_true == -1 {
+            -1
+        } else {
+            add(num_neg_samples, num_true)
+        };
+        sample_logits.set_if_present(super::common::dims_only(&[n, k]));
+        sample_labels.set_if_present(super::common::dims_only(&[n, k]));
+    }
+    Ok(())
+}
+
+/// `QuantizeLinearInferMeta(x, scale, zero_point, in_accum, in_state, quant_axis, bit_length,
+/// round_type, is_test, only_observer)`: `quant_axis` is 0, 1 or -1, `bit_length` in 1..=16,
+/// `round_type` 0 or 1; `y` gets `x`'s dims and LoD, `out_scale` `scale`'s dims (`quant_axis`
+/// -1) or `[x[quant_axis]]`, `out_accum` / `out_state` the dims of `in_accum` / `in_state`
+/// (dims only, as Paddle sets them).
+#[infer_meta]
+pub fn quantize_linear_infer_meta(
+    x: &TensorMeta,
+    scale: Option<&TensorMeta>,
+    _zero_point: &TensorMeta,
+    in_accum: Option<&TensorMeta>,
+    in_state: Option<&TensorMeta>,
+    quant_axis: i64,
+    bit_length: i64,
+    round_type: i64,
+    _is_test: bool,
+    _only_observer: bool,
+    y: Output<'_>,
+    out_state: Output<'_>,
+    out_accum: Output<'_>,
+    out_scale: Output<'_>,
+) -> R {
+    ensure_meta!(
+        matches!(quant_axis, -1..=1),
+        "quant_axis should be 0, 1 or -1, but received {quant_axis}"
+    );
+    ensure_meta!(
+        (1..=16).contains(&bit_length),
+        "bit_length should be between 1 and 16, but received {bit_length}"
+    );
+    ensure_meta!(
+        matches!(round_type, 0 | 1),
+        "round_type should be 0 or 1, but received {round_type}"
+    );
+    y.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+    if out_scale.is_present() {
+        let d = if quant_axis < 0 {
+            let s = scale.ok_or_else(|| err("scale is absent but out_scale needs its dims"))?;
+            s.dims.to_vec()
+        } else {
+            vec![dim_at(&x.dims, quant_axis as usize, "x")?]
+        };
+        out_scale.set(super::common::dims_only(&d))?;
+    }
+    if let Some(a) = in_accum {
+        out_accum.set_if_present(super::common::dims_only(&a.dims));
+    }
+    if let Some(s) = in_state {
+        out_state.set_if_present(super::common::dims_only(&s.dims));
+    }
+    Ok(())
+}
+
+/// `SparseMomentumInferMeta(param, grad, velocity, index, learning_rate)`: `learning_rate`
+/// holds one element, `velocity` has `param`'s dims; the outputs get `param`'s dims only
+/// (Paddle sets no dtype).
+#[infer_meta]
+pub fn sparse_momentum_infer_meta(
+    param: &TensorMeta,
+    _grad: &TensorMeta,
+    velocity: &TensorMeta,
+    _index: &TensorMeta,
+    learning_rate: &TensorMeta,
+    param_out: Output<'_>,
+    velocity_out: Output<'_>,
+    master_param_out: Output<'_>,
+) -> R {
+    need_one_element(learning_rate, "learning_rate")?;
+    need_same_dims(param, velocity, "param", "velocity")?;
+    param_out.set(super::common::dims_only(&param.dims))?;
+    velocity_out.set(super::common::dims_only(&param.dims))?;
+    master_param_out.set_if_present(super::common::dims_only(&param.dims));
+    Ok(())
+}
+
+/// `FusedAdamInferMeta(params, grads, learning_rate, moments1, moments2, moments2_max,
+/// beta1_pows, beta2_pows, master_params, skip_update, beta1, beta2, epsilon, chunk_size,
+/// weight_decay, use_adamw, multi_precision, use_global_beta_pow, amsgrad)`: each output list
+/// takes, element by element, the dims and dtype of its input list (`moments2_max_out` with
+/// `amsgrad`, `master_params_out` when `master_params` is given).
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn fused_adam_infer_meta(
+    params: &[TensorMeta],
+    _grads: &[TensorMeta],
+    _learning_rate: &TensorMeta,
+    moments1: &[TensorMeta],
+    moments2: &[TensorMeta],
+    moments2_max: Option<&[TensorMeta]>,
+    beta1_pows: &[TensorMeta],
+    beta2_pows: &[TensorMeta],
+    master_params: Option<&[TensorMeta]>,
+    _skip_update: Option<&TensorMeta>,
+    _beta1: Option<Scalar>,
+    _beta2: Option<Scalar>,
+    _epsilon: Option<Scalar>,
+    _chunk_size: i64,
+    _weight_decay: f64,
+    _use_adamw: bool,
+    _multi_precision: bool,
+    _use_global_beta_pow: bool,
+    amsgrad: bool,
+    params_out: OutputList<'_>,
+    moments1_out: OutputList<'_>,
+    moments2_out: OutputList<'_>,
+    moments2_max_out: OutputList<'_>,
+    beta1_pows_out: OutputList<'_>,
+    beta2_pows_out: OutputList<'_>,
+    master_params_out: OutputList<'_>,
+) -> R {
+    let n = params.len();
+    // Paddle indexes every list by the params' positions.
+    let take = |list: &[TensorMeta], what: &str| -> Res<Vec<TensorMeta>> {
+        ensure_meta!(
+            list.len() >= n,
+            "{what} holds {} tensors but params holds {n}",
+            list.len()
+        );
+        Ok(list[..n].iter().map(dims_dtype_of).collect())
+    };
+    params_out.set(take(params, "params")?)?;
+    moments1_out.set(take(moments1, "moments1")?)?;
+    moments2_out.set(take(moments2, "moments2")?)?;
+    if amsgrad {
+        let m = moments2_max.ok_or_else(|| err("amsgrad needs moments2_max"))?;
+        moments2_max_out.set_if_present(take(m, "moments2_max")?);
+    }
+    beta1_pows_out.set(take(beta1_pows, "beta1_pows")?)?;
+    beta2_pows_out.set(take(beta2_pows, "beta2_pows")?)?;
+    if let Some(m) = master_params {
+        master_params_out.set_if_present(take(m, "master_params")?);
+    }
+    Ok(())
+}
+
+/// Checks `t`'s dtype against a `compute_dtype` of `bf16` / `fp16` / `fp32` (Paddle's
+/// `FBADtypeCheck`; other values check nothing).
+fn need_compute_dtype(t: &TensorMeta, name: &str, compute_dtype: &str) -> R {
+    let want = match compute_dtype {
+        "bf16" => DataType::BFloat16,
+        "fp16" => DataType::Float16,
+        "fp32" => DataType::Float32,
+        _ => return Ok(()),
+    };
+    ensure_meta!(
+        t.dtype == want,
+        "{name} is {:?} but must match compute_dtype {compute_dtype}",
+        t.dtype
+    );
+    Ok(())
+}
+
+/// `MaskedMultiheadAttentionInferMeta(x, cache_kv, bias, src_mask, cum_offsets,
+/// sequence_lengths, rotary_tensor, beam_cache_offset, qkv_out_scale, out_shift, out_smooth,
+/// seq_len, rotary_emb_dims, use_neox_rotary_style, compute_dtype, out_scale,
+/// quant_round_type, quant_max_bound, quant_min_bound)`: `cache_kv` is
+/// `[2, batch, kv_heads, max_seq, head_dim]` and `x` `[batch, (heads + 2 kv_heads) head_dim]`
+/// with `heads` a multiple of `kv_heads`; `out` is `[batch, heads × head_dim]`, int8 with
+/// `out_scale > 0`, else `x`'s dtype (or `compute_dtype`'s for an int32 `x`);
+/// `cache_kv_out` and `beam_cache_offset_out` echo their inputs' dims and dtypes.
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn masked_multihead_attention_infer_meta(
+    x: &TensorMeta,
+    cache_kv: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    _src_mask: Option<&TensorMeta>,
+    _cum_offsets: Option<&TensorMeta>,
+    _sequence_lengths: Option<&TensorMeta>,
+    rotary_tensor: Option<&TensorMeta>,
+    beam_cache_offset: Option<&TensorMeta>,
+    _qkv_out_scale: Option<&TensorMeta>,
+    _out_shift: Option<&TensorMeta>,
+    _out_smooth: Option<&TensorMeta>,
+    _seq_len: i64,
+    _rotary_emb_dims: i64,
+    _use_neox_rotary_style: bool,
+    compute_dtype: &str,
+    out_scale: f64,
+    _quant_round_type: i64,
+    _quant_max_bound: f64,
+    _quant_min_bound: f64,
+    out: Output<'_>,
+    cache_kv_out: Output<'_>,
+    beam_cache_offset_out: Output<'_>,
+) -> R {
+    need_rank(cache_kv, 5, "cache_kv")?;
+    need_rank_ge(x, 1, "x")?;
+    let c = &cache_kv.dims;
+    let (kv_heads, head_dim) = (c[2], c[4]);
+    let last = x.dims[x.rank() - 1];
+    let heads = div(last, head_dim, "the head size (cache_kv dim 4)")?
+        .wrapping_sub(kv_heads.wrapping_mul(2));
+    ensure_meta!(
+        kv_heads != 0 && heads % kv_heads == 0,
+        "the num_head of query ({heads}) must be divisible by the num_head of key ({kv_heads})"
+    );
+    ensure_meta!(
+        c[0] == 2,
+        "the first dim of cache_kv {} must be 2",
+        fmt_dims(c)
+    );
+    if let Some(r) = rotary_tensor {
+        ensure_meta!(
+            r.dtype == DataType::Float32,
+            "rotary_tensor must be float32, got {:?}",
+            r.dtype
+        );
+    }
+    let dtype = if x.dtype == DataType::Int32 {
+        ensure_meta!(
+            compute_dtype != "default",
+            "with an int32 x, compute_dtype must be set"
+        );
+        if let Some(b) = bias {
+            need_compute_dtype(b, "bias", compute_dtype)?;
+        }
+        if out_scale > 0.0 {
+            DataType::Int8
+        } else {
+            match compute_dtype {
+                "bf16" => DataType::BFloat16,
+                "fp16" => DataType::Float16,
+                "fp32" => DataType::Float32,
+                other => {
+                    return Err(err(format!(
+                        "with an int32 x, compute_dtype must be bf16, fp16 or fp32, got {other:?}"
+                    )))
+                }
+            }
+        }
+    } else {
+        match (bias, compute_dtype) {
+            (Some(b), "default") => ensure_meta!(
+                x.dtype == b.dtype,
+                "x ({:?}) and bias ({:?}) must have the same dtype",
+                x.dtype,
+                b.dtype
+            ),
+            (Some(b), cd) => {
+                need_compute_dtype(b, "bias", cd)?;
+                need_compute_dtype(x, "x", cd)?;
+            }
+            (None, cd) => need_compute_dtype(x, "x", cd)?,
+        }
+        if out_scale > 0.0 {
+            DataType::Int8
+        } else {
+            x.dtype
+        }
+    };
+    out.set(TensorMeta::new(
+        dtype,
+        &[x.dims[0], heads.wrapping_mul(head_dim)],
+    ))?;
+    cache_kv_out.set(dims_dtype_of(cache_kv))?;
+    if let Some(b) = beam_cache_offset {
+        beam_cache_offset_out.set_if_present(dims_dtype_of(b));
+    }
+    Ok(())
+}

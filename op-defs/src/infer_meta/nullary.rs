@@ -174,3 +174,126 @@ pub fn triu_indices_infer_meta(
 pub fn read_file_infer_meta(_filename: &str, out: Output<'_>) -> R {
     out.set(TensorMeta::new(DataType::UInt8, &[-1]))
 }
+
+/// `ArangeInferMeta(start, end, step, dtype)`: `[n]` of `dtype`, with
+/// `n = ceil(|end - start| / |step|)` when the three scalars are known and `-1` when one comes
+/// from a computed tensor; `step` must not be 0 and must point from `start` towards `end`
+/// (Paddle's `funcs::GetSize`).
+///
+/// `paddle-ref/ops/programs/arange.txt`: `arange(0, 5)` gives `tensor<5xi64>`, `arange(3, 3)`
+/// gives `tensor<0xi64>`, `data` operands give `tensor<-1xi64>`.
+#[infer_meta]
+pub fn arange_infer_meta(
+    start: Option<Scalar>,
+    end: Option<Scalar>,
+    step: Option<Scalar>,
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    let n = match (start, end, step) {
+        (Some(start), Some(end), Some(step)) => {
+            let (a, b, s) = (start.to_f64(), end.to_f64(), step.to_f64());
+            ensure_meta!(s != 0.0, "the step of arange must not be 0");
+            ensure_meta!(
+                (a <= b && s > 0.0) || (a >= b && s < 0.0),
+                "the step {s} of arange must point from start {a} towards end {b}"
+            );
+            let n = ((b - a) / s).abs().ceil();
+            ensure_meta!(
+                n.is_finite() && n < i64::MAX as f64,
+                "arange from {a} to {b} by {s} has too many elements"
+            );
+            n as i64
+        }
+        _ => -1,
+    };
+    out.set(TensorMeta::new(dtype, &[n]))
+}
+
+/// `RecvV2InferMeta(ring_id, dynamic_shape, peer, out_shape, dtype)`: `peer` and `ring_id`
+/// non-negative, `out_shape` not empty; without `dynamic_shape` every extent is at least 1
+/// and `out` takes `out_shape`; `out` takes `dtype` always (dims stay unset with
+/// `dynamic_shape`, Paddle's rank-0 default).
+#[infer_meta(name = "RecvV2InferMeta")]
+pub fn recv_v2_infer_meta(
+    ring_id: i64,
+    dynamic_shape: bool,
+    peer: i64,
+    out_shape: &[i64],
+    dtype: DataType,
+    out: Output<'_>,
+) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for recv_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        ring_id >= 0,
+        "the ring_id ({ring_id}) for recv_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        !out_shape.is_empty(),
+        "the size of out_shape must be greater than 0"
+    );
+    if dynamic_shape {
+        return out.set(TensorMeta::new(dtype, &[]));
+    }
+    for (i, &d) in out_shape.iter().enumerate() {
+        ensure_meta!(
+            d >= 1,
+            "out_shape must be set explicitly, but its {i}th element is {d}, less than 1 (or \
+             set dynamic_shape for both send_v2 and recv_v2)"
+        );
+    }
+    out.set(TensorMeta::new(dtype, out_shape))
+}
+
+/// `CommInitAllInferMeta(devices, ring_id)`: the op has no output and nothing to check.
+/// (Paddle's body is not in the reference store; the legacy `c_comm_init_all` op infers
+/// nothing either.)
+#[infer_meta]
+pub fn comm_init_all_infer_meta(_devices: &[i64], _ring_id: i64) -> R {
+    Ok(())
+}
+
+/// `SeedInferMeta(seed)`: an int32 `[1]`. (Paddle's body is not in the reference store; the
+/// rule is the legacy `seed` op's: one int32 value.)
+#[infer_meta]
+pub fn seed_infer_meta(_seed: i64, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Int32, &[1]))
+}
+
+/// `PartialRecvInferMeta(peer, dtype, out_shape, num, id)`: `peer ≥ 0`, `num ≥ 1`,
+/// `0 ≤ id < num`, `out_shape` non-empty with every extent at least 1; `out` takes `out_shape`
+/// and `dtype`. (Paddle's body is not in the reference store; the checks are those of
+/// `PartialSendInferMeta` and `RecvV2InferMeta`, the legacy `partial_recv` op's.)
+#[infer_meta]
+pub fn partial_recv_infer_meta(
+    peer: i64,
+    dtype: DataType,
+    out_shape: &[i64],
+    num: i64,
+    id: i64,
+    out: Output<'_>,
+) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for partial_recv op must be non-negative"
+    );
+    ensure_meta!(num >= 1, "the num ({num}) for partial_recv op must be >= 1");
+    ensure_meta!(
+        (0..num).contains(&id),
+        "the id ({id}) for partial_recv op must be >= 0 and < num ({num})"
+    );
+    ensure_meta!(
+        !out_shape.is_empty(),
+        "the size of out_shape must be greater than 0"
+    );
+    for (i, &d) in out_shape.iter().enumerate() {
+        ensure_meta!(
+            d >= 1,
+            "out_shape must be set explicitly, but its {i}th element is {d}, less than 1"
+        );
+    }
+    out.set(TensorMeta::new(dtype, out_shape))
+}

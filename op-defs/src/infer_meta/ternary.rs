@@ -1115,3 +1115,110 @@ pub fn tdm_sampler_infer_meta(
     labels.set_if_present(meta.clone());
     mask.set(meta)
 }
+
+/// `CSoftmaxWithMultiLabelCrossEntropyInferMeta(logits, label, smooth_weight, ignore_index,
+/// sum_multi_label_loss, rank, nranks)`: `label` matches `logits` off the last axis and
+/// `smooth_weight` matches `label` (known extents); `softmax` gets `logits`' dims, `loss`
+/// `label`'s dims (last one 1 when `sum_multi_label_loss`); both `logits`' LoD, no dtype (as
+/// Paddle sets them).
+#[infer_meta]
+pub fn c_softmax_with_multi_label_cross_entropy_infer_meta(
+    logits: &TensorMeta,
+    label: &TensorMeta,
+    smooth_weight: &TensorMeta,
+    _ignore_index: i64,
+    sum_multi_label_loss: bool,
+    _rank: i64,
+    _nranks: i64,
+    softmax: Output<'_>,
+    loss: Output<'_>,
+) -> R {
+    let r = logits.rank();
+    ensure_meta!(r >= 1, "logits must have at least one dimension");
+    ensure_meta!(
+        label.rank() == r && smooth_weight.rank() == r,
+        "logits {}, label {} and smooth_weight {} must have the same rank",
+        fmt_dims(&logits.dims),
+        fmt_dims(&label.dims),
+        fmt_dims(&smooth_weight.dims)
+    );
+    for i in 0..r - 1 {
+        let (a, b) = (logits.dims[i], label.dims[i]);
+        ensure_meta!(
+            !(a > 0 && b > 0 && a != b),
+            "logits {} and label {} must have the same shape off the last axis",
+            fmt_dims(&logits.dims),
+            fmt_dims(&label.dims)
+        );
+    }
+    ensure_meta!(
+        label.dims[r - 1] >= 1 || label.dims[r - 1] == -1,
+        "the last dimension of label {} must be at least 1",
+        fmt_dims(&label.dims)
+    );
+    for i in 0..r {
+        let (a, b) = (label.dims[i], smooth_weight.dims[i]);
+        ensure_meta!(
+            !(a > 0 && b > 0 && a != b),
+            "label {} and smooth_weight {} must have the same shape",
+            fmt_dims(&label.dims),
+            fmt_dims(&smooth_weight.dims)
+        );
+    }
+    softmax.set(MetaBuilder::new().dims(&logits.dims).lod(logits).build())?;
+    let mut d = label.dims.to_vec();
+    if sum_multi_label_loss {
+        d[r - 1] = 1;
+    }
+    loss.set(MetaBuilder::new().dims(&d).lod(logits).build())
+}
+
+/// `FasterTokenizerInferMeta(vocab, text, text_pair, do_lower_case, is_split_into_words,
+/// max_seq_len, pad_to_max_seq_len)`: int64 `input_ids` and `segment_ids` of `[-1, -1]`.
+#[infer_meta]
+pub fn faster_tokenizer_infer_meta(
+    _vocab: &TensorMeta,
+    _text: &TensorMeta,
+    _text_pair: Option<&TensorMeta>,
+    _do_lower_case: bool,
+    _is_split_into_words: bool,
+    _max_seq_len: i64,
+    _pad_to_max_seq_len: bool,
+    input_ids: Output<'_>,
+    segment_ids: Output<'_>,
+) -> R {
+    input_ids.set(TensorMeta::new(DataType::Int64, &[-1, -1]))?;
+    segment_ids.set(TensorMeta::new(DataType::Int64, &[-1, -1]))
+}
+
+/// `MovingAverageAbsMaxScaleInferMeta(x, in_accum, in_state)`: when the op has `out`, it gets
+/// `x`'s dims and LoD and `out_scale` is `[1]`; `out_state` / `out_accum` get the dims of
+/// `in_state` / `in_accum` (dims only, as Paddle sets them).
+#[infer_meta]
+pub fn moving_average_abs_max_scale_infer_meta(
+    x: &TensorMeta,
+    in_accum: Option<&TensorMeta>,
+    in_state: Option<&TensorMeta>,
+    out: Output<'_>,
+    out_scale: Output<'_>,
+    out_state: Output<'_>,
+    out_accum: Output<'_>,
+) -> R {
+    if out.is_present() {
+        out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
+        out_scale.set(MetaBuilder::new().dims(&[1]).build())?;
+    }
+    if out_state.is_present() {
+        let s = in_state.ok_or_else(|| {
+            InferMetaError::new("in_state is absent but out_state needs its dims")
+        })?;
+        out_state.set(MetaBuilder::new().dims(&s.dims).build())?;
+    }
+    if out_accum.is_present() {
+        let a = in_accum.ok_or_else(|| {
+            InferMetaError::new("in_accum is absent but out_accum needs its dims")
+        })?;
+        out_accum.set(MetaBuilder::new().dims(&a.dims).build())?;
+    }
+    Ok(())
+}

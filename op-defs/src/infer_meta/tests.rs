@@ -1452,6 +1452,11 @@ fn rand_of_kind(r: &mut Lcg, kind: &str) -> A {
                 .collect(),
         )),
         "DataType" => dt(r.pick(DTYPES)),
+        "a str list" => A::At(AttrValue::Strs(
+            (0..r.next() % 3)
+                .map(|_| r.pick(&["", "l2_decay", "relu"]).into())
+                .collect(),
+        )),
         "DataLayout" => A::At(AttrValue::DataLayout(
             r.pick(&[DataLayout::Nchw, DataLayout::Nhwc]),
         )),
@@ -1473,6 +1478,7 @@ fn kind_of(a: &A) -> &'static str {
         A::At(AttrValue::IntArray(_)) => "IntArray",
         A::At(AttrValue::Scalar(_)) => "Scalar",
         A::At(AttrValue::Floats(_)) => "a float list",
+        A::At(AttrValue::Strs(_)) => "a str list",
         A::At(AttrValue::DataType(_)) => "DataType",
         A::At(AttrValue::DataLayout(_)) => "DataLayout",
         A::At(AttrValue::Place(_)) => "Place",
@@ -1483,7 +1489,8 @@ fn kind_of(a: &A) -> &'static str {
 /// Learns the argument kinds a function reads from its "argument i: expected K" errors.
 fn learn_kinds(name: &str, r: &mut Lcg) -> Vec<A> {
     let mut args: Vec<A> = Vec::new();
-    for _ in 0..80 {
+    // Two steps per parameter at most (add it, then fix its kind); the widest has ~50.
+    for _ in 0..160 {
         let e = match call(name, &args, 12) {
             Ok(_) => break,
             Err(e) => e.0,
@@ -1924,3 +1931,5 @@ fn recurrent_and_normalisation_grads() {
     let e = err("BilinearGradInferMeta", &bilinear(&[3, 7]), 4);
     assert_eq!(e, "out_grad [3, 7] and x [4, 5] must share the batch size");
 }
+
+mod ports;

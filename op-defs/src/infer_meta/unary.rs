@@ -8,6 +8,7 @@ use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaError, IntArray, Output, OutputList, Scalar, TensorMeta};
 use pir_runtime::phi::{DataLayout, DataType};
 
+use super::common::dims_only;
 use super::common::Ints;
 use super::common::{
     add, axis_in, axis_in_or_0d, channel_last, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err,
@@ -3427,4 +3428,324 @@ impl WithLayout for TensorMeta {
         self.layout = l;
         self
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports for the whole of Paddle's yaml (issue 11 §4)
+// ---------------------------------------------------------------------------------------------
+
+/// `AnchorGeneratorInferMeta(input, anchor_sizes, aspect_ratios, variances, stride, offset)`:
+/// `anchors` and `variances_out` are `[H, W, |aspect_ratios| × |anchor_sizes|, 4]` of `input`'s
+/// dtype (`input` is NCHW).
+#[infer_meta]
+pub fn anchor_generator_infer_meta(
+    input: &TensorMeta,
+    anchor_sizes: &[f64],
+    aspect_ratios: &[f64],
+    _variances: &[f64],
+    _stride: &[f64],
+    _offset: f64,
+    anchors: Output<'_>,
+    variances_out: Output<'_>,
+) -> R {
+    ensure_meta!(
+        input.rank() == 4,
+        "input {} must be 4-D: the layout of input is NCHW",
+        fmt_dims(&input.dims)
+    );
+    let n = (aspect_ratios.len() as i64).wrapping_mul(anchor_sizes.len() as i64);
+    let d = [input.dims[2], input.dims[3], n, 4];
+    anchors.set(with_dtype_of(input, &d))?;
+    variances_out.set(with_dtype_of(input, &d))
+}
+
+/// The per-input label strings and the label→extent map of an einsum `equation` (Paddle's
+/// `ParseEinsumEquation` of `einsum_impl.h`): labels are `a`-`z`; an extent of 1 or -1 is
+/// replaced by a later operand's, two others must agree.
+fn einsum_output_dims(inputs: &[TensorMeta], equation: &str) -> Res<Vec<i64>> {
+    let Some((left, right)) = equation.split_once("->") else {
+        return Err(err(format!(
+            "equation {equation:?} must hold one `->` (Python's einsum completes it)"
+        )));
+    };
+    ensure_meta!(
+        !right.contains("->"),
+        "equation {equation:?} must hold exactly one `->`"
+    );
+    let ops: Vec<&str> = left.split(',').collect();
+    ensure_meta!(
+        ops.len() >= inputs.len(),
+        "equation {equation:?} names {} operands but x holds {} tensors",
+        ops.len(),
+        inputs.len()
+    );
+    let label = |c: char| -> Res<usize> {
+        ensure_meta!(
+            c.is_ascii_lowercase(),
+            "equation {equation:?}: einsum only accepts labels `a`-`z`, got `{c}`"
+        );
+        Ok(c as usize - 'a' as usize)
+    };
+    // 0 stands for "not seen yet", as in Paddle's LabelMap.
+    let mut shape = [0i64; 26];
+    for (op, x) in ops.iter().zip(inputs) {
+        ensure_meta!(
+            op.chars().count() == x.rank(),
+            "equation {equation:?}: operand `{op}` has {} labels but its tensor is {}-D {}",
+            op.chars().count(),
+            x.rank(),
+            fmt_dims(&x.dims)
+        );
+        for (c, &d) in op.chars().zip(x.dims.iter()) {
+            let l = label(c)?;
+            if shape[l] == 0 || shape[l].abs() == 1 {
+                shape[l] = d;
+            } else if d.abs() != 1 {
+                ensure_meta!(
+                    shape[l] == d,
+                    "same label have different shapes for label `{c}`: {} and {d}",
+                    shape[l]
+                );
+            }
+        }
+    }
+    right.chars().map(|c| Ok(shape[label(c)?])).collect()
+}
+
+/// `EinsumRawInferMeta(x, equation)`: `out` has the extents the equation's output labels take
+/// in the operands (Paddle's `EinsumInferMeta`) and `x[0]`'s dtype; `inner_cache` is left
+/// unset; `xshape[i]` gets `x[i]`'s dims and dtype.
+#[infer_meta]
+pub fn einsum_raw_infer_meta(
+    x: &[TensorMeta],
+    equation: &str,
+    out: Output<'_>,
+    _inner_cache: OutputList<'_>,
+    xshape: OutputList<'_>,
+) -> R {
+    let first = x
+        .first()
+        .ok_or_else(|| err("x is empty: einsum needs at least one operand"))?;
+    let d = einsum_output_dims(x, equation)?;
+    out.set(with_dtype_of(first, &d))?;
+    xshape.set_if_present(x.iter().map(dims_dtype_of).collect());
+    Ok(())
+}
+
+/// Paddle's `funcs::StridedSliceOutDims` at build time (`infer_flags` all 1, no decreased
+/// axes): the extent of every sliced axis of known size.
+fn strided_slice_dims(
+    in_dims: &[i64],
+    axes: &[i64],
+    starts: &[i64],
+    ends: &[i64],
+    strides: &[i64],
+) -> Res<Vec<i64>> {
+    let mut out = in_dims.to_vec();
+    for (i, &a) in axes.iter().enumerate() {
+        let (mut start, mut end, stride) = (starts[i], ends[i], strides[i]);
+        ensure_meta!(stride != 0, "strides[{i}] is 0: a stride must not be 0");
+        let size = in_dims[a as usize];
+        if size < 0 {
+            continue;
+        }
+        if start < 0 {
+            start = start.saturating_add(size).max(0);
+        }
+        // An end of -1 with a negative stride is Python's `None` stop.
+        if end < 0 && !(end == -1 && stride < 0) {
+            end = end.saturating_add(size).max(0);
+        }
+        if stride < 0 {
+            start = start.saturating_add(1);
+            end = end.saturating_add(1);
+        }
+        ensure_meta!(
+            !((stride < 0 && start < end) || (stride > 0 && start > end)),
+            "axis {a}: start {} and end {} are invalid for stride {stride}",
+            starts[i],
+            ends[i]
+        );
+        let left = start.min(end).max(0);
+        let right = size.min(start.max(end));
+        let step = stride.unsigned_abs().min(i64::MAX as u64) as i64;
+        let span = right.wrapping_sub(left).wrapping_abs();
+        out[a as usize] = span.saturating_add(step - 1) / step;
+    }
+    Ok(out)
+}
+
+/// `StridedSliceInferMeta(x, axes, starts, ends, strides)` (Paddle's `StridedSliceRawInferMeta`
+/// with every `infer_flags` 1 and no `decrease_axis`): each axis in `axes` gets
+/// `ceil(|end - start| / |stride|)` after clamping; every extent is `-1` when a list comes from
+/// a tensor.
+#[infer_meta]
+pub fn strided_slice_infer_meta(
+    x: &TensorMeta,
+    axes: &[i64],
+    starts: IntArray<'_>,
+    ends: IntArray<'_>,
+    strides: IntArray<'_>,
+    out: Output<'_>,
+) -> R {
+    let rank = x.rank();
+    ensure_meta!(
+        rank < 7,
+        "x {} must have fewer than 7 dimensions",
+        fmt_dims(&x.dims)
+    );
+    for (i, &a) in axes.iter().enumerate() {
+        ensure_meta!(
+            a >= 0 && (a as usize) < rank,
+            "axes[{i}] = {a} must lie in [0, {rank}) for x {}",
+            fmt_dims(&x.dims)
+        );
+    }
+    for (list, name) in [(&starts, "starts"), (&ends, "ends"), (&strides, "strides")] {
+        ensure_meta!(
+            list.from_tensor() || list.len() == axes.len(),
+            "{name} {} must have as many values as axes {}",
+            fmt_dims(list.values()),
+            fmt_dims(axes)
+        );
+    }
+    let tensor_input = starts.from_tensor() || ends.from_tensor() || strides.from_tensor();
+    let d = if tensor_input {
+        vec![-1; rank]
+    } else {
+        strided_slice_dims(
+            &x.dims,
+            axes,
+            starts.values(),
+            ends.values(),
+            strides.values(),
+        )?
+    };
+    out.set(with_dtype_lod_of(x, &d))
+}
+
+/// `UniqueRawInferMeta(x, return_index, return_inverse, return_counts, axis, dtype,
+/// is_sorted)`: `out` is `[-1]` (or `x` with `axis` unknown); `index` (the inverse) is
+/// `[numel(x)]` or `[x[axis]]` (of `dtype`) when requested; `indices` and `counts` are `[-1]`
+/// of `dtype`.
+///
+/// Paddle 3.3.1 never sets `out`'s dtype, nor the inverse's without `axis`: they keep the
+/// fresh tensor's float32 (`paddle-ref/ops/programs/unique.txt`: `tensor<-1xf32>` for an int64
+/// `x`, the inverse of `-1x3` is `tensor<-3xf32>`).
+#[infer_meta]
+pub fn unique_raw_infer_meta(
+    x: &TensorMeta,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+    axis: &[i64],
+    dtype: DataType,
+    is_sorted: bool,
+    out: Output<'_>,
+    indices: Output<'_>,
+    index: Output<'_>,
+    counts: Output<'_>,
+) -> R {
+    if !is_sorted {
+        ensure_meta!(
+            x.rank() <= 1,
+            "x {} must be 0-D or 1-D when is_sorted is false",
+            fmt_dims(&x.dims)
+        );
+        out.set(dims_only(&[-1]))?;
+        index.set_if_present(dims_only(&x.dims));
+        return Ok(());
+    }
+    if x.rank() == 0 {
+        ensure_meta!(axis.is_empty(), "axis must be None for a 0-D x");
+    }
+    if let Some(&a0) = axis.first() {
+        let a = if a0 < 0 { a0 + x.rank() as i64 } else { a0 };
+        ensure_meta!(
+            a >= 0 && (a as usize) < x.rank(),
+            "axis {a0} must be less than the rank {} of x",
+            x.rank()
+        );
+        let mut d = x.dims.to_vec();
+        d[a as usize] = -1;
+        out.set(dims_only(&d))?;
+        // Along an axis, the inverse takes `dtype` too.
+        if return_inverse {
+            index.set_if_present(TensorMeta::new(dtype, &[x.dims[a as usize]]));
+        }
+    } else {
+        out.set(dims_only(&[-1]))?;
+        if return_inverse {
+            index.set_if_present(dims_only(&[product(&x.dims)]));
+        }
+    }
+    if return_index {
+        indices.set_if_present(TensorMeta::new(dtype, &[-1]));
+    }
+    if return_counts {
+        counts.set_if_present(TensorMeta::new(dtype, &[-1]));
+    }
+    Ok(())
+}
+
+/// `HashInferMeta(x, num_hash, mod_by)`: `x` is 2-D; `out` is `[x[0], num_hash, 1]` (Paddle's
+/// `funcs::HashOutputSize`: every dim but the last, then `num_hash` and 1), `x`'s dtype and LoD.
+#[infer_meta]
+pub fn hash_infer_meta(x: &TensorMeta, num_hash: i64, _mod_by: i64, out: Output<'_>) -> R {
+    need_rank(x, 2, "x")?;
+    let d = [x.dims[0], num_hash, 1];
+    out.set(with_dtype_lod_of(x, &d))
+}
+
+/// `LrnInferMeta(x, n)`: `x` is 4-D, `n` positive and odd; `out` and `mid_out` have `x`'s
+/// dims, dtype, layout and LoD.
+#[infer_meta]
+pub fn lrn_infer_meta(x: &TensorMeta, n: i64, out: Output<'_>, mid_out: Output<'_>) -> R {
+    need_rank(x, 4, "x")?;
+    ensure_meta!(n > 0, "n should be positive, but received n = {n}");
+    ensure_meta!(n % 2 == 1, "n should be an odd value, but received n = {n}");
+    out.set(share_meta(x))?;
+    mid_out.set(share_meta(x))
+}
+
+/// `PartialSendInferMeta(x, peer, num, id)`: checks only (the op has no output): `peer ≥ 0`,
+/// `num ≥ 1`, `0 ≤ id < num`.
+#[infer_meta]
+pub fn partial_send_infer_meta(_x: &TensorMeta, peer: i64, num: i64, id: i64) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for partial_send op must be non-negative"
+    );
+    ensure_meta!(num >= 1, "the num ({num}) for partial_send op must be >= 1");
+    ensure_meta!(
+        (0..num).contains(&id),
+        "the id ({id}) for partial_send op must be >= 0 and < num ({num})"
+    );
+    Ok(())
+}
+
+/// `SendV2InferMeta(peer, ring_id)`: checks only: both non-negative.
+#[infer_meta(name = "SendV2InferMeta")]
+pub fn send_v2_infer_meta(peer: i64, ring_id: i64) -> R {
+    ensure_meta!(
+        peer >= 0,
+        "the peer ({peer}) for send_v2 op must be non-negative"
+    );
+    ensure_meta!(
+        ring_id >= 0,
+        "the ring_id ({ring_id}) for send_v2 op must be non-negative"
+    );
+    Ok(())
+}
+
+/// `SequenceSoftmaxInferMeta(x)`: `x`'s dims and LoD; Paddle sets no dtype (float32 stays).
+#[infer_meta]
+pub fn sequence_softmax_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
+    out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())
+}
+
+/// `StraightThroughEstimatorInferMeta(out_grad)`: `x_grad` has `out_grad`'s dims and dtype.
+#[infer_meta]
+pub fn straight_through_estimator_infer_meta(out_grad: &TensorMeta, x_grad: Output<'_>) -> R {
+    x_grad.set(dims_dtype_of(out_grad))
 }

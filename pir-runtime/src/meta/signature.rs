@@ -66,6 +66,8 @@ pub enum ParamKind {
     Floats,
     /// `const std::vector<bool>&` → `&[bool]`.
     Bools,
+    /// `const std::vector<std::string>&` → `&[Cow<'_, str>]`.
+    Strs,
     /// `const IntArray&` → `IntArray<'_>` (Paddle's decoding) or `IntArrayArg` (raw).
     IntArray,
     /// `const Scalar&` → `Option<Scalar>` (`None` when it comes from a tensor).
@@ -112,6 +114,7 @@ impl ParamKind {
             }
             ParamKind::Floats => matches!(attr, K::FloatArray | K::DoubleArray),
             ParamKind::Bools => matches!(attr, K::BoolArray),
+            ParamKind::Strs => matches!(attr, K::StrArray),
             ParamKind::Scalar => matches!(
                 attr,
                 K::Scalar
@@ -144,6 +147,7 @@ impl ParamKind {
             ParamKind::Ints => "an integer list",
             ParamKind::Floats => "a float list",
             ParamKind::Bools => "a bool list",
+            ParamKind::Strs => "a str list",
             ParamKind::IntArray => "an IntArray",
             ParamKind::Scalar => "a Scalar",
             ParamKind::Scalars => "a Scalar list",
