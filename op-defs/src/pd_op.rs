@@ -32,7 +32,8 @@ pir_macros::define_ops_from_yaml! {
     infer_meta = crate::infer_meta::REGISTRY,
 }
 
-/// Registers the `pd_op` dialect, i.e. every op generated from `ops-yaml/`, in `ctx`.
+/// Registers the `pd_op` dialect, i.e. every op generated from `ops-yaml/` and the
+/// hand-written control-flow ops ([`crate::control_flow`], with the `cf` dialect), in `ctx`.
 ///
 /// Registering twice is a no-op.
 ///
@@ -47,5 +48,6 @@ pir_macros::define_ops_from_yaml! {
 /// assert!(ctx.op_def("pd_op.conv2d").is_some());
 /// ```
 pub fn register(ctx: &IrContext) -> Result<(), IrError> {
-    ctx.register_dialect::<PdOpDialect>()
+    ctx.register_dialect::<PdOpDialect>()?;
+    crate::control_flow::register(ctx)
 }

@@ -127,7 +127,7 @@ pub(crate) fn read_attr(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Attribute, 
         "1.a_dtype" => {
             let d = data()?;
             let expected = "a data type name such as \"float32\"";
-            let dt = DataType::from_name(d.str(expected)?).ok_or_else(|| d.unexpected(expected))?;
+            let dt = dtype_from_json(d.str(expected)?).ok_or_else(|| d.unexpected(expected))?;
             ctx.dtype_attr(dt)
         }
         "1.a_layout" => {
@@ -328,7 +328,7 @@ pub(crate) fn write_attr(ctx: &IrContext, a: Attribute) -> J {
             "1.a_intarray",
             J::Arr(v.iter().map(|&x| J::Int(x)).collect()),
         ),
-        AttrData::DataType(d) => tagged("1.a_dtype", J::str(d.name())),
+        AttrData::DataType(d) => tagged("1.a_dtype", J::str(dtype_to_json(*d))),
         AttrData::DataLayout(l) => tagged("1.a_layout", J::str(l.name())),
         AttrData::Place(p) => tagged(
             "1.a_place",
@@ -347,5 +347,26 @@ pub(crate) fn write_attr(ctx: &IrContext, a: Attribute) -> J {
                     .collect(),
             ),
         ),
+    }
+}
+
+/// How Paddle's JSON spells the undefined data type (`phi::DataTypeToString`): the text format
+/// prints `Undefined`, the JSON writes `Undefined(ALL_DTYPE)`.
+const UNDEFINED_DTYPE: &str = "Undefined(ALL_DTYPE)";
+
+/// A data type as Paddle's JSON writes it.
+fn dtype_from_json(name: &str) -> Option<DataType> {
+    if name == UNDEFINED_DTYPE {
+        return Some(DataType::Undefined);
+    }
+    DataType::from_name(name)
+}
+
+/// A data type's JSON spelling.
+fn dtype_to_json(d: DataType) -> &'static str {
+    if d == DataType::Undefined {
+        UNDEFINED_DTYPE
+    } else {
+        d.name()
     }
 }

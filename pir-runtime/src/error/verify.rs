@@ -251,7 +251,7 @@ pub enum VerifyErrorKind {
         found: PrintedType,
     },
     /// A condition (an `if`'s operand, a `while`'s operand or the first value its body
-    /// yields) is not a boolean tensor of one element.
+    /// yields) is not a bool dense tensor.
     ConditionType {
         /// Where it is (`operand 0`, `the value the body yields first`).
         what: &'static str,
@@ -499,7 +499,7 @@ impl fmt::Display for VerifyErrorKind {
             ),
             K::ConditionType { what, found } => write!(
                 f,
-                "{what} must be a bool tensor of one element (tensor<b> or tensor<1xb>), found {found}"
+                "{what} must be a bool dense tensor, found {found}"
             ),
             K::Trait { name, error } => write!(f, "{name}: {error}"),
             K::Custom(m) => f.write_str(m),
