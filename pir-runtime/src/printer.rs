@@ -40,7 +40,7 @@ const UNNAMED: u32 = u32::MAX;
 /// regions would print 20 GB of spaces); deeper blocks print at this indentation, which keeps
 /// the output linear. Real programs nest a few levels, far below it, and print exactly as
 /// Paddle's; the parser does not read indentation.
-pub const MAX_INDENT_LEVELS: usize = 64;
+pub const MAX_INDENT_LEVELS: usize = 32;
 const FLUSH_AT: usize = 1 << 16;
 
 /// A span of the printer's string cache.
