@@ -305,6 +305,9 @@ fn nested_ifs(depth: usize) -> (Program, OpId) {
         let op = Builder::at_block_end(&mut prog, block)
             .create_with(&IF_DEF, &[Some(c)], ctx.empty_dict(), &[], 2)
             .unwrap();
+        if outer.is_some() {
+            yield_in(&mut prog, block, &[]); // the then block of the if before ends here
+        }
         outer.get_or_insert(op);
         let r: Vec<_> = prog.op(op).regions().collect();
         let (t, e) = (prog.add_block(r[0]), prog.add_block(r[1]));
@@ -323,6 +326,7 @@ fn a_hundred_thousand_nested_regions_need_no_recursion() {
     // Walk in program order: each if, then its then block (the next if), ...
     let ops: Vec<OpId> = prog.walk_ops(outer).collect();
     assert_eq!(ops.len(), DEPTH * 3);
+    assert_eq!(prog.op(ops[ops.len() - 1]).name(), "cf.yield");
     assert_eq!(
         (prog.op(ops[0]).name(), prog.op(ops[1]).name()),
         ("pd_op.if", "pd_op.if")
@@ -335,9 +339,9 @@ fn a_hundred_thousand_nested_regions_need_no_recursion() {
         "{} bytes",
         text.len()
     );
-    // `{`, the data op, per if its line, `} else {`, the else yield and `}`, the innermost
-    // yield, `}`.
-    assert_eq!(text.lines().count(), 4 * DEPTH + 4);
+    // `{`, the data op, per if its line, `} else {`, the else yield, `}` and the then yield,
+    // `}`.
+    assert_eq!(text.lines().count(), 5 * DEPTH + 3);
     let cap = " ".repeat(4 * pir_runtime::printer::MAX_INDENT_LEVELS);
     assert!(text.contains(&format!("\n{cap}() = \"cf.yield\" () {{}} : () -> \n")));
     // A deep error is still found and located.
