@@ -1,4 +1,5 @@
-//! The builtin and `pd_op` dialects.
+//! The builtin, `pd_op` and `cf` dialects.
+pub mod control_flow;
 pub mod infer_meta;
 pub mod manual;
 pub mod models;

@@ -65,7 +65,8 @@ impl Dialect for PdOpDialect {
     }
 }
 
-/// Registers the `pd_op` dialect, i.e. every op generated from `ops-yaml/`, in `ctx`.
+/// Registers the `pd_op` dialect, i.e. every op generated from `ops-yaml/` and the
+/// hand-written control-flow ops ([`crate::control_flow`], with the `cf` dialect), in `ctx`.
 ///
 /// Registering twice is a no-op.
 ///
@@ -80,5 +81,6 @@ impl Dialect for PdOpDialect {
 /// assert!(ctx.op_def("pd_op.conv2d").is_some());
 /// ```
 pub fn register(ctx: &IrContext) -> Result<(), IrError> {
-    ctx.register_dialect::<PdOpDialect>()
+    ctx.register_dialect::<PdOpDialect>()?;
+    crate::control_flow::register(ctx)
 }

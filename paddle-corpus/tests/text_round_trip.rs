@@ -39,6 +39,7 @@ fn context() -> Arc<IrContext> {
                 .expect("a missing op registers");
         }
     }
+    op_defs::control_flow::register(&ctx).expect("the control-flow ops register");
     ctx
 }
 

@@ -34,6 +34,13 @@ use crate::types::{write_type, Type};
 const HIDDEN_ATTRIBUTES: [&str; 2] = ["op_callstack", "sym_shape_str"];
 
 const UNNAMED: u32 = u32::MAX;
+
+/// The deepest indentation printed, in levels of four spaces. Paddle indents every nesting
+/// level, which makes the text quadratic in the nesting depth (a hundred thousand nested
+/// regions would print 20 GB of spaces); deeper blocks print at this indentation, which keeps
+/// the output linear. Real programs nest a few levels, far below it, and print exactly as
+/// Paddle's; the parser does not read indentation.
+pub const MAX_INDENT_LEVELS: usize = 32;
 const FLUSH_AT: usize = 1 << 16;
 
 /// A span of the printer's string cache.
@@ -126,6 +133,25 @@ pub struct Printer<'a> {
     /// The last op line's key and parts, tried before the map.
     last_line: (LineKey, LineParts),
     op_ids: Option<&'a OpIds>,
+    /// What is left to print, top last (nested blocks and the lines around them).
+    work: Vec<Work>,
+    /// What the op being printed scheduled, in order (moved to `work` when it is done).
+    deferred: Vec<Work>,
+}
+
+/// One item of the printer's work stack.
+#[derive(Clone, Copy, Debug)]
+enum Work {
+    /// The ops of a block from this one on, one per line.
+    Ops(Option<OpId>),
+    /// Text after the current indentation.
+    Line(&'static str),
+    /// Text as is.
+    Text(&'static str),
+    /// One level deeper.
+    Indent,
+    /// One level shallower.
+    Dedent,
 }
 
 /// An op's signature: its definition, attribute dictionary, operand and result counts, operand
@@ -232,6 +258,8 @@ impl<'a> Printer<'a> {
                 },
             ),
             op_ids: None,
+            work: Vec::new(),
+            deferred: Vec::new(),
         }
     }
 
@@ -287,10 +315,11 @@ impl<'a> Printer<'a> {
         self.buf.push_str(itoa::Buffer::new().format(n));
     }
 
-    /// Writes the current indentation.
+    /// Writes the current indentation: four spaces a level, as Paddle does, up to
+    /// [`MAX_INDENT_LEVELS`] levels.
     pub fn write_indent(&mut self) -> fmt::Result {
         const SPACES: &str = "                                ";
-        let mut n = self.indent * 4;
+        let mut n = self.indent.min(MAX_INDENT_LEVELS) * 4;
         while n > 0 {
             let k = n.min(SPACES.len());
             self.buf.push_str(&SPACES[..k]);
@@ -320,7 +349,7 @@ impl<'a> Printer<'a> {
 
     /// `PrintRegion`: each block.
     pub fn print_region(&mut self, region: RegionId) -> fmt::Result {
-        for &b in self.prog.region_blocks(region) {
+        for &b in self.prog.region_blocks(region).iter() {
             self.print_block(b)?;
         }
         Ok(())
@@ -328,21 +357,75 @@ impl<'a> Printer<'a> {
 
     /// `PrintBlock`: `{`, the ops one per line, `}`.
     pub fn print_block(&mut self, block: BlockId) -> fmt::Result {
-        self.write_indent()?;
-        self.buf.push_str("{\n");
-        self.indent += 1;
-        self.print_block_body(block)?;
-        self.indent -= 1;
-        self.write_indent()?;
-        self.buf.push_str("}\n");
-        Ok(())
+        self.defer_block(block);
+        self.run_deferred()
     }
 
     /// Prints the ops of `block` (one per line, indented) without braces.
     pub fn print_block_body(&mut self, block: BlockId) -> fmt::Result {
-        let mut cur = self.prog.first_op(block);
+        self.deferred.push(Work::Ops(self.prog.first_op(block)));
+        self.run_deferred()
+    }
+
+    /// Schedules `block` as [`Printer::print_block`] prints it (`{`, its ops one level deeper,
+    /// `}`), after what the current op prints itself. For custom printers of ops with regions:
+    /// nested blocks are printed from the printer's own work stack, never by recursion, so
+    /// nesting depth costs no native stack.
+    pub fn defer_block(&mut self, block: BlockId) {
+        self.deferred.push(Work::Line("{\n"));
+        self.defer_block_ops(block);
+        self.deferred.push(Work::Line("}\n"));
+    }
+
+    /// Schedules the ops of `block`, one per line and one level deeper than the current op,
+    /// after what the current op prints itself (see [`Printer::defer_block`]).
+    pub fn defer_block_ops(&mut self, block: BlockId) {
+        self.deferred.push(Work::Indent);
+        self.deferred.push(Work::Ops(self.prog.first_op(block)));
+        self.deferred.push(Work::Dedent);
+    }
+
+    /// Schedules `text`, after the current indentation, after what is already scheduled
+    /// (`} else {\n` between an `if`'s blocks, its closing `}`).
+    pub fn defer_line(&mut self, text: &'static str) {
+        self.deferred.push(Work::Line(text));
+    }
+
+    /// Prints what custom printers scheduled, and what that schedules in turn, from one
+    /// explicit stack.
+    fn run_deferred(&mut self) -> fmt::Result {
+        let base = self.work.len();
+        self.take_deferred();
+        while self.work.len() > base {
+            match self.work.pop() {
+                Some(Work::Ops(first)) => self.print_ops_from(first)?,
+                Some(Work::Line(text)) => {
+                    self.write_indent()?;
+                    self.buf.push_str(text);
+                }
+                Some(Work::Text(text)) => self.buf.push_str(text),
+                Some(Work::Indent) => self.indent += 1,
+                Some(Work::Dedent) => self.indent = self.indent.saturating_sub(1),
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves what was scheduled onto the work stack, first-scheduled on top.
+    fn take_deferred(&mut self) {
+        let at = self.work.len();
+        self.work.append(&mut self.deferred);
+        self.work[at..].reverse();
+    }
+
+    /// Prints ops from `first` on, one per line, until one schedules nested blocks: then the
+    /// rest of the block waits on the work stack under them.
+    fn print_ops_from(&mut self, first: Option<OpId>) -> fmt::Result {
+        let mut cur = first;
         while let Some(op) = cur {
             let p = self.prog.op_parts(op);
+            cur = p.next;
             if p.def.print.is_none()
                 && p.num_regions == 0
                 && self.op_ids.is_none()
@@ -351,12 +434,22 @@ impl<'a> Printer<'a> {
                 // The common line, read in one look (what print_operation does, in short).
                 self.write_indent()?;
                 self.print_cached_line(op, &p)?;
-            } else {
-                self.print_operation(op)?;
+                self.buf.push('\n');
+                self.maybe_flush()?;
+                continue;
             }
-            self.buf.push('\n');
+            self.print_operation_head(op)?;
+            if self.deferred.is_empty() {
+                self.buf.push('\n');
+                self.maybe_flush()?;
+                continue;
+            }
+            // The rest of this block, then the op's newline, wait under what it scheduled.
+            self.work.push(Work::Ops(cur));
+            self.work.push(Work::Text("\n"));
+            self.take_deferred();
             self.maybe_flush()?;
-            cur = p.next;
+            return Ok(());
         }
         Ok(())
     }
@@ -428,25 +521,40 @@ impl<'a> Printer<'a> {
         Ok(p)
     }
 
-    /// `PrintOperation`: indentation, then the op's custom printer or the general form.
+    /// `PrintOperation`: indentation, then the op's custom printer or the general form, with
+    /// its regions.
     pub fn print_operation(&mut self, op: OpId) -> fmt::Result {
+        self.print_operation_head(op)?;
+        self.run_deferred()
+    }
+
+    /// Indentation, then the op's custom printer or the general form; nested blocks are left
+    /// scheduled (see [`Printer::defer_block`]).
+    fn print_operation_head(&mut self, op: OpId) -> fmt::Result {
         self.write_indent()?;
         let r = self.prog.op(op);
         match r.def().print {
             Some(f) => f(self, r),
-            None => self.print_general_operation(op),
+            None => self.print_general_head(op),
         }
     }
 
     /// `PrintGeneralOperation`: the op line, then its regions.
     pub fn print_general_operation(&mut self, op: OpId) -> fmt::Result {
+        self.print_general_head(op)?;
+        self.run_deferred()
+    }
+
+    fn print_general_head(&mut self, op: OpId) -> fmt::Result {
         self.print_operation_with_no_region(op)?;
         let r = self.prog.op(op);
         if r.num_regions() > 0 {
             self.buf.push('\n');
         }
         for region in r.regions() {
-            self.print_region(region)?;
+            for &b in self.prog.region_blocks(region) {
+                self.defer_block(b);
+            }
         }
         Ok(())
     }

@@ -1701,14 +1701,47 @@ impl Program {
     /// assert_eq!(names, ["builtin.module", "builtin.parameter", "toy.if", "builtin.shadow_output"]);
     /// ```
     pub fn walk(&self, op: OpId, f: &mut impl FnMut(OpId)) {
-        f(op);
+        for o in self.walk_ops(op) {
+            f(o);
+        }
+    }
+
+    /// `op` and every op nested in its regions, in program order (pre-order: an op before the
+    /// ops of its regions, regions and blocks in order), as an iterator. Iterative: nesting
+    /// depth costs heap, not native stack, so a hundred thousand nested regions walk fine.
+    ///
+    /// ```
+    /// # use pir_runtime::{builtin, Builder, IrContext, OpDef, Program, phi::DataType};
+    /// # static IF: OpDef = OpDef::new("toy.if", "toy");
+    /// # let ctx = IrContext::new();
+    /// # let mut prog = Program::new(&ctx);
+    /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let if_op = Builder::at_end(&mut prog).create_with(&IF, &[], ctx.empty_dict(), &[], 2).unwrap();
+    /// let (then, else_) = (prog.add_block(prog.op(if_op).region(0)), prog.add_block(prog.op(if_op).region(1)));
+    /// builtin::parameter(&mut Builder::at_block_end(&mut prog, else_), "b", t).unwrap();
+    /// builtin::parameter(&mut Builder::at_block_end(&mut prog, then), "a", t).unwrap();
+    /// let names: Vec<String> = prog
+    ///     .walk_ops(if_op)
+    ///     .map(|o| prog.op(o).attr("parameter_name").map_or("if".into(), |a| a.display(&ctx).to_string()))
+    ///     .collect();
+    /// assert_eq!(names, ["if", "\"a\"", "\"b\""]);
+    /// ```
+    pub fn walk_ops(&self, op: OpId) -> WalkOps<'_> {
+        WalkOps {
+            prog: self,
+            root: Some(op),
+            cursors: Vec::new(),
+        }
+    }
+
+    /// The blocks of `op`'s regions, in order.
+    fn push_block_cursors(&self, op: OpId, cursors: &mut Vec<Option<OpId>>) {
         let d = self.shape(op);
-        for r in 0..d.num_regions {
-            let region = RegionId::new((d.regions_start + r) as usize);
-            for &b in &self.regions[region.index()].blocks {
-                for o in self.block_ops(b) {
-                    self.walk(o, f);
-                }
+        // Last block first: the stack hands out the first block's ops next.
+        for r in (0..d.num_regions).rev() {
+            let region = &self.regions[(d.regions_start + r) as usize];
+            for &b in region.blocks.iter().rev() {
+                cursors.push(self.blocks[b.index()].first);
             }
         }
     }
@@ -1929,6 +1962,40 @@ impl Iterator for BlockOps<'_> {
         let cur = self.next?;
         self.next = self.prog.ops[cur.index()].next;
         Some(cur)
+    }
+}
+
+/// The ops under an op, in program order ([`Program::walk_ops`]).
+pub struct WalkOps<'a> {
+    prog: &'a Program,
+    root: Option<OpId>,
+    /// The next op of each block being walked, innermost last.
+    cursors: Vec<Option<OpId>>,
+}
+
+impl Iterator for WalkOps<'_> {
+    type Item = OpId;
+
+    fn next(&mut self) -> Option<OpId> {
+        let op = match self.root.take() {
+            Some(root) => root,
+            None => loop {
+                let top = self.cursors.last_mut()?;
+                match *top {
+                    Some(op) => {
+                        *top = self.prog.ops[op.index()].next;
+                        break op;
+                    }
+                    None => {
+                        self.cursors.pop();
+                    }
+                }
+            },
+        };
+        if self.prog.shape(op).num_regions > 0 {
+            self.prog.push_block_cursors(op, &mut self.cursors);
+        }
+        Some(op)
     }
 }
 

@@ -48,6 +48,7 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
         prog,
         marks: Vec::new(),
         errors: Vec::new(),
+        open: Default::default(),
     };
     v.marks.resize(prog.num_values_allocated(), false);
     v.block(prog.block(), false);
@@ -109,33 +110,91 @@ struct Verifier<'a> {
     prog: &'a Program,
     marks: Vec<bool>,
     errors: Vec<VerifyError>,
+    /// The ops whose regions are being verified (the enclosing ops of the current op).
+    open: rustc_hash::FxHashSet<OpId>,
+}
+
+/// What is left to do, on the verifier's explicit stack (nesting costs heap, not native stack).
+enum Task {
+    /// A nested block: its arguments become visible, then its ops are verified.
+    Enter(BlockId),
+    /// Verify the ops of a block from this one on.
+    Ops(Option<OpId>),
+    /// An op's regions are done: its results become visible.
+    Results(OpId),
+    /// A nested block is done: its values are no longer visible.
+    Leave(BlockId),
 }
 
 impl Verifier<'_> {
+    /// Verifies `block` and everything nested in it, in program order. Values of a nested
+    /// block are visible in it and in the blocks nested in it, never after it; an op's
+    /// results become visible after its regions (a region may not use its op's own results).
     fn block(&mut self, block: BlockId, nested: bool) {
         let prog = self.prog;
-        for &a in prog.block_args(block) {
-            self.marks[a.index()] = true;
-        }
-        let mut cur = prog.first_op(block);
-        while let Some(op) = cur {
-            self.op(op);
-            cur = prog.op(op).next_op();
-        }
-        if !nested {
-            return;
-        }
-        // Values of a nested block are not visible after it.
-        for &a in prog.block_args(block) {
-            self.marks[a.index()] = false;
-        }
-        for op in prog.block_ops(block) {
-            for r in prog.op(op).result_indices() {
-                self.marks[r] = false;
+        let mut stack = vec![if nested {
+            Task::Enter(block)
+        } else {
+            self.define_args(block, true);
+            Task::Ops(prog.first_op(block))
+        }];
+        while let Some(task) = stack.pop() {
+            match task {
+                Task::Enter(b) => {
+                    self.define_args(b, true);
+                    stack.push(Task::Leave(b));
+                    stack.push(Task::Ops(prog.first_op(b)));
+                }
+                Task::Ops(mut cur) => {
+                    // Ops without regions run in this loop; an op with regions suspends it.
+                    while let Some(op) = cur {
+                        self.op(op);
+                        let r = prog.op(op);
+                        cur = r.next_op();
+                        if r.num_regions() == 0 {
+                            self.define_results(op, true);
+                            continue;
+                        }
+                        stack.push(Task::Ops(cur));
+                        stack.push(Task::Results(op));
+                        self.open.insert(op);
+                        let at = stack.len();
+                        for region in r.regions() {
+                            for &b in prog.region_blocks(region) {
+                                stack.push(Task::Enter(b));
+                            }
+                        }
+                        stack[at..].reverse();
+                        break;
+                    }
+                }
+                Task::Results(op) => {
+                    self.open.remove(&op);
+                    self.define_results(op, true);
+                }
+                Task::Leave(b) => {
+                    self.define_args(b, false);
+                    for op in prog.block_ops(b) {
+                        self.define_results(op, false);
+                    }
+                }
             }
         }
     }
 
+    fn define_args(&mut self, block: BlockId, visible: bool) {
+        for &a in self.prog.block_args(block) {
+            self.marks[a.index()] = visible;
+        }
+    }
+
+    fn define_results(&mut self, op: OpId, visible: bool) {
+        for r in self.prog.op(op).result_indices() {
+            self.marks[r] = visible;
+        }
+    }
+
+    /// An op's operands (each must be visible here) and its own verifiers.
     fn op(&mut self, op: OpId) {
         let prog = self.prog;
         let r = prog.op(op);
@@ -148,19 +207,30 @@ impl Verifier<'_> {
         if let Err(e) = verify_op(prog, op) {
             self.errors.push(e);
         }
-        for res in r.result_indices() {
-            self.marks[res] = true;
-        }
-        for region in r.regions() {
-            for &b in prog.region_blocks(region) {
-                self.block(b, true);
-            }
-        }
     }
 
     #[cold]
     fn undefined(&mut self, op: OpId, i: usize, v: crate::program::Value) {
         let prog = self.prog;
+        if let Some(d) = prog.defining_op(v) {
+            if self.open.contains(&d) {
+                let index = match prog.value_def(v) {
+                    crate::program::ValueDef::OpResult { index, .. } => index as usize,
+                    crate::program::ValueDef::BlockArg { .. } => 0,
+                };
+                self.errors.push(failure(
+                    prog,
+                    op,
+                    VerifyErrorKind::UsesEnclosingResult {
+                        operand: i,
+                        value: v,
+                        result: index,
+                        op: prog.describe(d),
+                    },
+                ));
+                return;
+            }
+        }
         let def = match prog.defining_op(v) {
             Some(d) if prog.is_alive(d) => prog.describe(d),
             Some(_) => "an erased op".to_string(),

@@ -211,6 +211,53 @@ pub enum VerifyErrorKind {
         /// op`).
         defined_by: String,
     },
+    /// An op in a region uses a result of an op enclosing it (results are defined after the
+    /// op's regions, so its regions cannot see them).
+    UsesEnclosingResult {
+        /// Operand index.
+        operand: usize,
+        /// The value used.
+        value: Value,
+        /// Which result of the enclosing op it is.
+        result: usize,
+        /// The enclosing op (`pd_op.if (op 5 of block 0)`).
+        op: String,
+    },
+    /// A region's block does not end with the terminator the op needs (`cf.yield`).
+    MissingTerminator {
+        /// The region's index.
+        region: usize,
+        /// The terminator it needs.
+        expected: &'static str,
+    },
+    /// A region yields another number of values than the op needs.
+    YieldCount {
+        /// The region's index.
+        region: usize,
+        /// How many it must yield.
+        expected: usize,
+        /// How many it yields.
+        found: usize,
+    },
+    /// A region yields a value of another type than the op's matching result.
+    YieldType {
+        /// The region's index.
+        region: usize,
+        /// The yielded value's index.
+        index: usize,
+        /// The type it must have (the op's result or loop variable).
+        expected: PrintedType,
+        /// Its type.
+        found: PrintedType,
+    },
+    /// A condition (an `if`'s operand, a `while`'s operand or the first value its body
+    /// yields) is not a bool dense tensor.
+    ConditionType {
+        /// Where it is (`operand 0`, `the value the body yields first`).
+        what: &'static str,
+        /// Its type.
+        found: PrintedType,
+    },
     /// A trait's verifier failed.
     Trait {
         /// The trait's Paddle name (`OneResultTrait`).
@@ -239,7 +286,9 @@ impl VerifyErrorKind {
             K::NullOperand { index, .. } | K::OperandType { index, .. } => {
                 Some(Slot::Operand(*index))
             }
-            K::UseBeforeDefinition { operand, .. } => Some(Slot::Operand(*operand)),
+            K::UseBeforeDefinition { operand, .. } | K::UsesEnclosingResult { operand, .. } => {
+                Some(Slot::Operand(*operand))
+            }
             K::ResultType { index, .. } => Some(Slot::Result(*index)),
             K::VectorLength { vector: slot, .. }
             | K::ElementType { value: slot, .. }
@@ -417,6 +466,40 @@ impl fmt::Display for VerifyErrorKind {
             } => write!(
                 f,
                 "operand {operand} is used before it is defined, or outside the block that defines it (defined by {defined_by})"
+            ),
+            K::UsesEnclosingResult {
+                operand,
+                result,
+                op,
+                ..
+            } => write!(
+                f,
+                "operand {operand} is result {result} of the enclosing {op}, which its regions cannot use (an op's results are defined after its regions)"
+            ),
+            K::MissingTerminator { region, expected } => write!(
+                f,
+                "region {region}: the block must end with `{expected}`"
+            ),
+            K::YieldCount {
+                region,
+                expected,
+                found,
+            } => write!(
+                f,
+                "region {region} yields {found} value(s) but the op needs {expected}"
+            ),
+            K::YieldType {
+                region,
+                index,
+                expected,
+                found,
+            } => write!(
+                f,
+                "region {region} yields {found} as value {index}, but the op needs {expected}"
+            ),
+            K::ConditionType { what, found } => write!(
+                f,
+                "{what} must be a bool dense tensor, found {found}"
             ),
             K::Trait { name, error } => write!(f, "{name}: {error}"),
             K::Custom(m) => f.write_str(m),
