@@ -24,6 +24,9 @@
 use crate::error::{VerifyError, VerifyErrorKind, VerifyErrors};
 use crate::program::{BlockId, OpId, Program};
 
+mod structure;
+pub use structure::verify_structure;
+
 /// Verifies the whole program; `Err` lists every failure found.
 ///
 /// ```
@@ -51,6 +54,7 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
     };
     v.marks.resize(prog.num_values_allocated(), false);
     v.block(prog.block(), false);
+    structure::check(prog, &mut v.errors);
     if v.errors.is_empty() {
         Ok(())
     } else {
