@@ -32,6 +32,8 @@ use crate::error::IrError;
 use crate::op_def::{Interface, OpDef, OpTrait};
 use crate::types::Type;
 
+mod ancestry;
+
 macro_rules! handle {
     ($(#[$m:meta])* $name:ident, $prefix:literal) => {
         $(#[$m])*
@@ -997,8 +999,8 @@ impl Program {
             return Err(IrError::AlreadyInBlock(self.describe(op)));
         }
         let (block, prev, next) = match at {
-            InsertPoint::BlockStart(b) => (b, None, self.blocks[b.index()].first),
-            InsertPoint::BlockEnd(b) => (b, self.blocks[b.index()].last, None),
+            InsertPoint::BlockStart(b) => (b, None, self.block_data(b)?.first),
+            InsertPoint::BlockEnd(b) => (b, self.block_data(b)?.last, None),
             InsertPoint::Before(o) | InsertPoint::After(o) => {
                 if o == op {
                     return Err(IrError::SelfInsert(self.describe(op)));
@@ -1015,6 +1017,7 @@ impl Program {
                 }
             }
         };
+        self.check_not_inside(op, block)?;
         let d = &mut self.ops[op.index()];
         d.parent = Some(block);
         d.prev = prev;
