@@ -1104,7 +1104,8 @@ impl Program {
         if d.num_regions == 0 {
             let results = d.results_start as usize..(d.results_start + d.num_results) as usize;
             if self.values[results].iter().any(|v| v.first_use != NO_LINK) {
-                self.check_unused(op, |_| false)?;
+                // A use by the op itself goes with it.
+                self.check_unused(op, |user| user == op)?;
             }
             self.erase_one(op);
             return Ok(());
