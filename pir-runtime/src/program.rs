@@ -32,7 +32,7 @@ use crate::error::IrError;
 use crate::op_def::{Interface, OpDef, OpTrait};
 use crate::types::Type;
 
-mod ancestry;
+mod checks;
 
 macro_rules! handle {
     ($(#[$m:meta])* $name:ident, $prefix:literal) => {
@@ -759,6 +759,11 @@ impl Program {
     /// prog.insert_op(op, InsertPoint::BlockEnd(prog.block())).unwrap();
     /// assert_eq!(prog.location(op), "op 0 of block 0");
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If an operand is not a value of this program (out of its range);
+    /// [`create_op_at`](Self::create_op_at) returns an error instead.
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
         self.push_op(args, None, None, None)
     }
@@ -783,6 +788,7 @@ impl Program {
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
+        self.check_values(args.operands)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
             let data = self
@@ -1212,6 +1218,9 @@ impl Program {
                 index,
                 count: d.num_operands as usize,
             });
+        }
+        if let Some(v) = value {
+            self.check_values(&[Some(v)])?;
         }
         let slot = d.operands_start + index as u32;
         self.unlink_use(slot);

@@ -52,9 +52,15 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
         marks: Vec::new(),
         errors: Vec::new(),
     };
+    // The structural checks first: with a handle of another program or context, the op
+    // verifiers would read out of range.
+    let mut structural = Vec::new();
+    if structure::check(prog, &mut structural) {
+        return Err(VerifyErrors(structural));
+    }
     v.marks.resize(prog.num_values_allocated(), false);
     v.block(prog.block(), false);
-    structure::check(prog, &mut v.errors);
+    v.errors.append(&mut structural);
     if v.errors.is_empty() {
         Ok(())
     } else {

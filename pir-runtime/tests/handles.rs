@@ -128,3 +128,101 @@ fn seventy_thousand_regions_on_one_op_are_all_kept() {
     prog.erase_op(op).unwrap();
     assert!(!prog.is_alive(leaf));
 }
+
+#[test]
+fn values_of_another_program_are_errors_when_out_of_range() {
+    let mut big = setup();
+    let t = big.ctx().dense_tensor_type(DataType::Float32, &[2]);
+    let mut far = None;
+    for _ in 0..100 {
+        let empty = big.ctx().empty_dict();
+        let op = Builder::at_end(&mut big)
+            .create_with(&LEAF, &[], empty, &[Some(t)], 0)
+            .unwrap();
+        far = Some(big.op(op).result(0));
+    }
+    let far = far.unwrap();
+    let mut small = setup();
+    let empty = small.ctx().empty_dict();
+    let e = Builder::at_end(&mut small)
+        .create_with(&LEAF, &[Some(far)], empty, &[], 0)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{far:?} is not a value of this program")
+    );
+    assert_eq!(small.num_ops(), 1, "nothing was created");
+    let leaf = create(&mut small, &LEAF, 0);
+    let leaf2 = Builder::at_end(&mut small)
+        .create_with(&LEAF, &[None], empty, &[], 0)
+        .unwrap();
+    assert!(small.set_operand(leaf2, 0, Some(far)).is_err());
+    assert_eq!(small.op(leaf2).operand(0), None);
+    let _ = leaf;
+    verify(&small).unwrap();
+}
+
+#[test]
+fn types_and_attributes_of_another_context_fail_verify_instead_of_the_printer() {
+    // A context with many types: its last ones are out of range in a fresh context.
+    let other = IrContext::new();
+    let far_type = (1..2000)
+        .map(|i| other.dense_tensor_type(DataType::Float32, &[i]))
+        .last()
+        .unwrap();
+    let far_attrs = (0..2000)
+        .map(|i| other.dict_attr(&[("n", other.i64_attr(1 << 40 | i))]))
+        .last()
+        .unwrap();
+
+    let mut prog = setup();
+    let t = prog.ctx().dense_tensor_type(DataType::Float32, &[2]);
+    let empty = prog.ctx().empty_dict();
+    let mut b = Builder::at_end(&mut prog);
+    b.create_with(&LEAF, &[], empty, &[Some(t)], 0).unwrap();
+    let bad = b
+        .create_with(&LEAF, &[], empty, &[Some(far_type)], 0)
+        .unwrap();
+    let errs = verify(&prog).unwrap_err();
+    assert_eq!(errs.0.len(), 1, "{errs}");
+    assert_eq!(errs.0[0].op, bad);
+    assert!(
+        errs.0[0]
+            .message()
+            .contains("result 0: its type is not of the program's context"),
+        "{errs}"
+    );
+
+    // A handle in range here, but naming a type of another kind, is caught too: both fresh
+    // contexts intern two types, a tensor and a vector there, two tensors here.
+    let other_small = IrContext::new();
+    let vec_type = other_small.vector_type(&[other_small.dense_tensor_type(DataType::Int8, &[9])]);
+    let mut prog = setup();
+    let here = prog.ctx().clone();
+    here.dense_tensor_type(DataType::Int8, &[9]);
+    here.dense_tensor_type(DataType::Int8, &[10]);
+    assert_eq!(here.num_types(), other_small.num_types());
+    let empty = prog.ctx().empty_dict();
+    Builder::at_end(&mut prog)
+        .create_with(&LEAF, &[], empty, &[Some(vec_type)], 0)
+        .unwrap();
+    let errs = verify(&prog).unwrap_err();
+    assert!(
+        errs.to_string()
+            .contains("its type is not of the program's context"),
+        "{errs}"
+    );
+
+    let mut prog = setup();
+    let bad = Builder::at_end(&mut prog)
+        .create_with(&LEAF, &[], far_attrs, &[], 0)
+        .unwrap();
+    let errs = verify(&prog).unwrap_err();
+    assert_eq!(errs.0[0].op, bad);
+    assert!(
+        errs.0[0]
+            .message()
+            .contains("attribute dictionary is not of the program's context"),
+        "{errs}"
+    );
+}

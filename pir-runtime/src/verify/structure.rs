@@ -42,9 +42,9 @@ pub fn verify_structure(prog: &Program) -> Result<(), VerifyErrors> {
     }
 }
 
-/// Appends the structural failures of `prog` to `errors`.
-pub(super) fn check(prog: &Program, errors: &mut Vec<VerifyError>) {
-    let ctx = prog.ctx();
+/// Appends the structural failures of `prog` to `errors`; `true` if a handle of another
+/// program or context was found (then the op verifiers must not run: they would read it).
+pub(super) fn check(prog: &Program, errors: &mut Vec<VerifyError>) -> bool {
     let top = prog.block();
     let n_args = prog.block_args(top).len();
     if n_args > 0 {
@@ -57,27 +57,36 @@ pub(super) fn check(prog: &Program, errors: &mut Vec<VerifyError>) {
             ))),
         });
     }
-    // Ops whose regions are being visited, by op index (a region may not use their results).
-    let mut open: Vec<bool> = Vec::new();
+    let mut c = Checker {
+        prog,
+        ctx: prog.ctx(),
+        open: Vec::new(),
+        n_open: 0,
+        types: Vec::new(),
+        errors,
+        foreign: false,
+    };
     let mut stack = vec![Frame::Ops(prog.first_op(top))];
     while let Some(frame) = stack.pop() {
         let op = match frame {
             Frame::Close(op) => {
-                open[op.index()] = false;
+                c.open[op.index()] = false;
+                c.n_open -= 1;
                 continue;
             }
             Frame::Ops(None) => continue,
             Frame::Ops(Some(op)) => op,
         };
-        check_op(prog, ctx, op, &open, errors);
+        c.op(op);
         let r = prog.op(op);
         // The op's regions come first, then it is closed, then the rest of its block.
         stack.push(Frame::Ops(r.next_op()));
         if r.num_regions() > 0 {
-            if open.len() <= op.index() {
-                open.resize(op.index() + 1, false);
+            if c.open.len() <= op.index() {
+                c.open.resize(op.index() + 1, false);
             }
-            open[op.index()] = true;
+            c.open[op.index()] = true;
+            c.n_open += 1;
             stack.push(Frame::Close(op));
             for i in (0..r.num_regions()).rev() {
                 for &b in prog.region_blocks(r.region(i)).iter().rev() {
@@ -86,6 +95,7 @@ pub(super) fn check(prog: &Program, errors: &mut Vec<VerifyError>) {
             }
         }
     }
+    c.foreign
 }
 
 /// A step of the walk: visit ops from this one to the end of its block, or leave an op's
@@ -95,53 +105,151 @@ enum Frame {
     Close(OpId),
 }
 
-fn check_op(
-    prog: &Program,
-    ctx: &IrContext,
-    op: OpId,
-    open: &[bool],
-    errors: &mut Vec<VerifyError>,
-) {
-    let r = prog.op(op);
-    let fail = |kind| super::failure(prog, op, kind);
-    if r.num_regions() > 0 && !may_have_regions(r.def()) {
-        errors.push(fail(VerifyErrorKind::RegionCount {
-            expected: 0,
-            found: r.num_regions(),
-        }));
-    }
-    for (i, v) in r.operands().enumerate() {
-        let Some(d) = v.and_then(|v| prog.defining_op(v)) else {
-            continue;
-        };
-        if open.get(d.index()).copied().unwrap_or(false) {
-            errors.push(fail(VerifyErrorKind::UseBeforeDefinition {
-                operand: i,
-                value: v.expect("checked above"),
-                defined_by: format!(
-                    "{}, which encloses this op: an op's results exist only after its regions ran",
-                    prog.describe(d)
-                ),
+/// `Checker::types` flags: the type was checked, as an inferred or as a declared value's.
+const INFERRED_OK: u8 = 1;
+const DECLARED_OK: u8 = 2;
+
+struct Checker<'a, 'e> {
+    prog: &'a Program,
+    ctx: &'a IrContext,
+    /// Ops whose regions are being visited, by op index (a region may not use their results),
+    /// and how many there are.
+    open: Vec<bool>,
+    n_open: usize,
+    /// What is known of each type of the context, by index (each type is checked once).
+    types: Vec<u8>,
+    errors: &'e mut Vec<VerifyError>,
+    foreign: bool,
+}
+
+impl Checker<'_, '_> {
+    fn op(&mut self, op: OpId) {
+        let (prog, ctx) = (self.prog, self.ctx);
+        let r = prog.op(op);
+        let fail = |kind| super::failure(prog, op, kind);
+        if r.num_regions() > 0 && !may_have_regions(r.def()) {
+            self.errors.push(fail(VerifyErrorKind::RegionCount {
+                expected: 0,
+                found: r.num_regions(),
             }));
         }
-    }
-    // A dim below -1 is a product of an input's unknown (-1) dim with known dims: an op with
-    // no operand has nothing to take it from.
-    let declared = r.num_operands() == 0;
-    for (i, v) in r.results().enumerate() {
-        if let Some(kind) = value_dims(prog, ctx, v, declared, || format!("result {i}")) {
-            errors.push(fail(kind));
+        if !attrs_of_ctx(ctx, r.attributes()) {
+            self.foreign = true;
+            self.errors.push(fail(VerifyErrorKind::Custom(
+                "its attribute dictionary is not of the program's context (an attribute of \
+                 another IrContext)"
+                    .into(),
+            )));
         }
-    }
-    for region in r.regions() {
-        for &b in prog.region_blocks(region) {
-            for (i, &a) in prog.block_args(b).iter().enumerate() {
-                let what = || format!("argument {i} of block {b:?} of its region");
-                if let Some(kind) = value_dims(prog, ctx, a, true, what) {
-                    errors.push(fail(kind));
+        for (i, v) in r.operands().enumerate() {
+            let Some(v) = v else { continue };
+            if v.index() >= prog.num_values_allocated() {
+                self.foreign = true;
+                self.errors.push(fail(VerifyErrorKind::Custom(format!(
+                    "operand {i} is {v:?}, not a value of this program (a value of another \
+                     program)"
+                ))));
+                continue;
+            }
+            if self.n_open == 0 {
+                continue; // no enclosing op whose result it could be
+            }
+            let Some(d) = prog.defining_op(v) else {
+                continue;
+            };
+            if self.open.get(d.index()).copied().unwrap_or(false) {
+                self.errors.push(fail(VerifyErrorKind::UseBeforeDefinition {
+                    operand: i,
+                    value: v,
+                    defined_by: format!(
+                        "{}, which encloses this op: an op's results exist only after its \
+                         regions ran",
+                        prog.describe(d)
+                    ),
+                }));
+            }
+        }
+        // A dim below -1 is a product of an input's unknown (-1) dim with known dims: an op
+        // with no operand has nothing to take it from.
+        let declared = r.num_operands() == 0;
+        for (i, v) in r.results().enumerate() {
+            if let Some(kind) = self.value(v, declared, || format!("result {i}")) {
+                self.errors.push(fail(kind));
+            }
+        }
+        for region in r.regions() {
+            for &b in prog.region_blocks(region) {
+                for (i, &a) in prog.block_args(b).iter().enumerate() {
+                    let what = || format!("argument {i} of block {b:?} of its region");
+                    if let Some(kind) = self.value(a, true, what) {
+                        self.errors.push(fail(kind));
+                    }
                 }
             }
         }
+    }
+
+    /// The problem with `v`'s type, as an error about `what`.
+    fn value(
+        &mut self,
+        v: Value,
+        declared: bool,
+        what: impl Fn() -> String,
+    ) -> Option<VerifyErrorKind> {
+        let ty = self.prog.value_type(v)?;
+        let i = ty.index() as usize;
+        let flag = if declared { DECLARED_OK } else { INFERRED_OK };
+        if self.types.get(i).is_some_and(|&f| f & flag != 0) {
+            return None;
+        }
+        if !type_of_ctx(self.ctx, ty) {
+            self.foreign = true;
+            return Some(VerifyErrorKind::Custom(format!(
+                "{}: its type is not of the program's context (a type of another IrContext)",
+                what()
+            )));
+        }
+        if let Some((dim, reason)) = type_dims(self.ctx, ty, declared) {
+            return Some(VerifyErrorKind::Custom(format!(
+                "{}: type {} has dim {dim}: {reason}",
+                what(),
+                PrintedType::new(self.ctx, Some(ty))
+            )));
+        }
+        if self.types.len() <= i {
+            self.types.resize(i + 1, 0);
+        }
+        self.types[i] |= flag;
+        None
+    }
+}
+
+/// Whether `ty` may be a type of `ctx`: in range, and of the kind its handle says (a handle of
+/// another context passes only if it happens to name a type of the same kind here).
+fn type_of_ctx(ctx: &IrContext, ty: Type) -> bool {
+    (ty.index() as usize) < ctx.num_types() && kind_of(ctx.type_data(ty)) == ty.kind()
+}
+
+fn kind_of(d: &TypeData) -> crate::TypeKind {
+    use crate::TypeKind as K;
+    match d {
+        TypeData::Scalar(_) => K::Scalar,
+        TypeData::Vector(_) => K::Vector,
+        TypeData::DenseTensor(_) => K::DenseTensor,
+        TypeData::SelectedRows(_) => K::SelectedRows,
+        TypeData::DenseTensorArray { .. } => K::DenseTensorArray,
+        TypeData::Custom { .. } => K::Custom,
+    }
+}
+
+/// Whether the attribute dictionary `a` and its entries are in `ctx`'s range.
+fn attrs_of_ctx(ctx: &IrContext, a: crate::Attribute) -> bool {
+    match ctx.try_attr_data(a) {
+        Some(crate::AttrData::Dict(entries)) => {
+            entries.iter().all(|(_, e)| ctx.try_attr_data(*e).is_some())
+        }
+        Some(_) => true,
+        None => false,
     }
 }
 
@@ -150,23 +258,6 @@ fn check_op(
 fn may_have_regions(def: &crate::OpDef) -> bool {
     def.schema.is_none()
         && (def.dialect != "builtin" || std::ptr::eq(def, &crate::builtin::MODULE_DEF))
-}
-
-/// The first invalid dim of `v`'s type, as an error about `what`.
-fn value_dims(
-    prog: &Program,
-    ctx: &IrContext,
-    v: Value,
-    declared: bool,
-    what: impl Fn() -> String,
-) -> Option<VerifyErrorKind> {
-    let ty = prog.value_type(v)?;
-    let (dim, reason) = type_dims(ctx, ty, declared)?;
-    Some(VerifyErrorKind::Custom(format!(
-        "{}: type {} has dim {dim}: {reason}",
-        what(),
-        PrintedType::new(ctx, Some(ty))
-    )))
 }
 
 /// The first invalid dim of `ty` (elements of vectors included) and why.

@@ -1,11 +1,22 @@
-//! Checks that keep the region tree a tree: an op may not be inserted into a block nested in
-//! its own regions (its location would loop forever, and erasing it would recurse without
-//! end).
+//! Checks of the mutating API: handles out of this program's range are errors, and the region
+//! tree stays a tree (an op may not be inserted into a block nested in its own regions: its
+//! location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, Program, EXTRA};
+use super::{BlockData, BlockId, OpId, Program, Value, EXTRA};
 use crate::error::IrError;
 
 impl Program {
+    /// `Err` if a value is out of this program's range (a value of another, bigger program).
+    /// One comparison per value.
+    #[inline]
+    pub(super) fn check_values(&self, values: &[Option<Value>]) -> Result<(), IrError> {
+        let n = self.values.len();
+        match values.iter().flatten().find(|v| v.index() >= n) {
+            None => Ok(()),
+            Some(v) => Err(foreign_value(*v)),
+        }
+    }
+
     /// The data of `block`, or `Err` for a handle out of this program's range.
     pub(super) fn block_data(&self, block: BlockId) -> Result<&BlockData, IrError> {
         self.blocks
@@ -37,4 +48,9 @@ impl Program {
         }
         Ok(())
     }
+}
+
+#[cold]
+fn foreign_value(v: Value) -> IrError {
+    IrError::Invalid(format!("{v:?} is not a value of this program"))
 }
