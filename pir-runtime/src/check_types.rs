@@ -68,6 +68,49 @@ impl fmt::Display for TypeDifference {
     }
 }
 
+/// An op whose infer-meta function refuses its recorded operands and attributes.
+///
+/// ```
+/// use pir_runtime::{BuildError, InferRefusal, OpId};
+/// # let ctx = pir_runtime::IrContext::new();
+/// # let prog = pir_runtime::Program::new(&ctx);
+/// let r = InferRefusal {
+///     op: prog.module_op(),
+///     op_name: "pd_op.add",
+///     location: "op 3 of block 0".into(),
+///     results: vec!["out"],
+///     reason: BuildError::InferMeta { op: "pd_op.add", func: "ElementwiseInferMeta", message: "x and y differ".into() },
+/// };
+/// assert_eq!(r.to_string(), "pd_op.add (op 3 of block 0): result(s) (`out`) cannot be inferred: \
+///     pd_op.add (ElementwiseInferMeta): x and y differ");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InferRefusal {
+    /// The op.
+    pub op: OpId,
+    /// Its name.
+    pub op_name: &'static str,
+    /// Where it is.
+    pub location: String,
+    /// Its outputs' names.
+    pub results: Vec<&'static str>,
+    /// What infer-meta said.
+    pub reason: BuildError,
+}
+
+impl fmt::Display for InferRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}): result(s) (`{}`) cannot be inferred: {}",
+            self.op_name,
+            self.location,
+            self.results.join("`, `"),
+            self.reason
+        )
+    }
+}
+
 /// Ops of one name that `check_types` could not check, for one reason.
 ///
 /// ```
@@ -118,6 +161,9 @@ pub struct TypeCheckReport {
     pub unchecked: Vec<UncheckedOps>,
     /// Accepted element-type differences of optional outputs.
     pub notes: Vec<TypeDifference>,
+    /// Ops whose infer-meta refuses their operands and attributes (Paddle would not have
+    /// built them, so none of their recorded result types can be right).
+    pub refused: Vec<InferRefusal>,
 }
 
 impl TypeCheckReport {
@@ -128,7 +174,7 @@ impl TypeCheckReport {
     /// assert!(TypeCheckReport::default().is_clean());
     /// ```
     pub fn is_clean(&self) -> bool {
-        self.differences.is_empty()
+        self.differences.is_empty() && self.refused.is_empty()
     }
 }
 
@@ -143,6 +189,9 @@ impl fmt::Display for TypeCheckReport {
         )?;
         for d in &self.differences {
             writeln!(f, "  differs: {d}")?;
+        }
+        for r in &self.refused {
+            writeln!(f, "  refused: {r}")?;
         }
         for n in &self.notes {
             writeln!(
@@ -218,6 +267,17 @@ pub fn check_types(prog: &Program) -> TypeCheckReport {
         }
         let inferred = match reinfer_result_types(r) {
             Ok(t) => t,
+            Err(reason @ BuildError::InferMeta { .. }) => {
+                // The function ran and refused the operands: Paddle would not build the op.
+                report.refused.push(InferRefusal {
+                    op,
+                    op_name: def.name,
+                    location: prog.location(op),
+                    results: schema.outputs.iter().map(|o| &*o.name).collect(),
+                    reason,
+                });
+                continue;
+            }
             Err(reason) => {
                 match report
                     .unchecked

@@ -47,7 +47,7 @@ pub mod yaml_dialect;
 
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
-pub use check_types::{check_types, TypeCheckReport, TypeDifference, UncheckedOps};
+pub use check_types::{check_types, InferRefusal, TypeCheckReport, TypeDifference, UncheckedOps};
 pub use context::{Dialect, IrContext};
 pub use error::{
     BuildError, BuildErrorKind, InferOutputError, IrError, PrintedType, Slot, VerifyError,

@@ -32,6 +32,8 @@ use crate::error::IrError;
 use crate::op_def::{Interface, OpDef, OpTrait};
 use crate::types::Type;
 
+mod checks;
+
 macro_rules! handle {
     ($(#[$m:meta])* $name:ident, $prefix:literal) => {
         $(#[$m])*
@@ -757,6 +759,11 @@ impl Program {
     /// prog.insert_op(op, InsertPoint::BlockEnd(prog.block())).unwrap();
     /// assert_eq!(prog.location(op), "op 0 of block 0");
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If an operand is not a value of this program (out of its range);
+    /// [`create_op_at`](Self::create_op_at) returns an error instead.
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
         self.push_op(args, None, None, None)
     }
@@ -781,6 +788,7 @@ impl Program {
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
+        self.check_values(args.operands)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
             let data = self
@@ -997,8 +1005,8 @@ impl Program {
             return Err(IrError::AlreadyInBlock(self.describe(op)));
         }
         let (block, prev, next) = match at {
-            InsertPoint::BlockStart(b) => (b, None, self.blocks[b.index()].first),
-            InsertPoint::BlockEnd(b) => (b, self.blocks[b.index()].last, None),
+            InsertPoint::BlockStart(b) => (b, None, self.block_data(b)?.first),
+            InsertPoint::BlockEnd(b) => (b, self.block_data(b)?.last, None),
             InsertPoint::Before(o) | InsertPoint::After(o) => {
                 if o == op {
                     return Err(IrError::SelfInsert(self.describe(op)));
@@ -1015,6 +1023,7 @@ impl Program {
                 }
             }
         };
+        self.check_not_inside(op, block)?;
         let d = &mut self.ops[op.index()];
         d.parent = Some(block);
         d.prev = prev;
@@ -1101,7 +1110,8 @@ impl Program {
         if d.num_regions == 0 {
             let results = d.results_start as usize..(d.results_start + d.num_results) as usize;
             if self.values[results].iter().any(|v| v.first_use != NO_LINK) {
-                self.check_unused(op, |_| false)?;
+                // A use by the op itself goes with it.
+                self.check_unused(op, |user| user == op)?;
             }
             self.erase_one(op);
             return Ok(());
@@ -1208,6 +1218,9 @@ impl Program {
                 index,
                 count: d.num_operands as usize,
             });
+        }
+        if let Some(v) = value {
+            self.check_values(&[Some(v)])?;
         }
         let slot = d.operands_start + index as u32;
         self.unlink_use(slot);

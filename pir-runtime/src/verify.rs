@@ -24,6 +24,9 @@
 use crate::error::{VerifyError, VerifyErrorKind, VerifyErrors};
 use crate::program::{BlockId, OpId, Program};
 
+mod structure;
+pub use structure::verify_structure;
+
 /// Verifies the whole program; `Err` lists every failure found.
 ///
 /// ```
@@ -50,8 +53,15 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
         errors: Vec::new(),
         open: Default::default(),
     };
+    // The structural checks first: with a handle of another program or context, the op
+    // verifiers would read out of range.
+    let mut structural = Vec::new();
+    if structure::check(prog, &mut structural) {
+        return Err(VerifyErrors(structural));
+    }
     v.marks.resize(prog.num_values_allocated(), false);
     v.block(prog.block(), false);
+    v.errors.append(&mut structural);
     if v.errors.is_empty() {
         Ok(())
     } else {

@@ -63,7 +63,33 @@ pub(crate) fn elementwise(x: &TensorMeta, y: &TensorMeta, axis: i64) -> Res<Tens
 /// extents, 1 or -1 combine), `x`'s dtype (complex promotion aside), NHWC if either is NHWC.
 #[infer_meta]
 pub fn elementwise_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
+    check_promotion(x, y)?;
     out.set(elementwise(x, y, -1)?)
+}
+
+/// Paddle's static-graph API refuses a tensor-tensor binary op of different dtypes unless both
+/// are floating-point or one is complex (`phi::NeedTypePromotion`, run for add, subtract,
+/// multiply, divide and the other ops of `ElementwiseInferMeta` before the op is built); with a
+/// 0-D operand it promotes instead.
+fn check_promotion(x: &TensorMeta, y: &TensorMeta) -> R {
+    let float = |t: DataType| {
+        matches!(
+            t,
+            DataType::Float16 | DataType::BFloat16 | DataType::Float32 | DataType::Float64
+        )
+    };
+    let (a, b) = (x.dtype, y.dtype);
+    ensure_meta!(
+        a == b
+            || x.rank() == 0
+            || y.rank() == 0
+            || (float(a) && float(b))
+            || a.is_complex()
+            || b.is_complex(),
+        "(InvalidType) Type promotion only support calculations between floating-point numbers \
+         and between complex and real numbers. But got different data type x: {a}, y: {b}."
+    );
+    Ok(())
 }
 
 /// `BitwiseShiftInferMeta(x, y, is_arithmetic)`: like `ElementwiseInferMeta`.
@@ -265,6 +291,12 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
     let data = Ints::from_slice(if cl { &ind[1..rank - 1] } else { &ind[2..] });
     let ksize = Ints::from_slice(&fil[2..]);
     let (pads, same_algo) = update_padding(a.paddings, &data, a.strides, &ksize, a.algorithm)?;
+    // Paddle's conv API refuses negative paddings (`_update_padding_nd`).
+    ensure_meta!(
+        pads.iter().all(|&p| p >= 0),
+        "Invalid padding, all value should be larger than or equal to 0, but received: {}",
+        fmt_dims(a.paddings)
+    );
     let mut dil = Ints::from_slice(a.dilations);
     if same_algo {
         dil = Ints::from_elem(1, data.len());
@@ -284,7 +316,19 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
         if data[i] <= 0 || fil[i + 2] <= 0 {
             d.push(-1);
         } else {
-            let dk = add(mul(dil[i], ksize[i] - 1), 1);
+            // ConvInferMeta keeps the dilated kernel extent in an `int`: past it, its result is
+            // an overflow artefact, not a size.
+            let dk = dil[i]
+                .checked_mul(ksize[i] - 1)
+                .and_then(|e| e.checked_add(1))
+                .filter(|&e| i32::try_from(e).is_ok());
+            let Some(dk) = dk else {
+                return Err(err(format!(
+                    "the dilated kernel extent dilation {} × (kernel {} - 1) + 1 overflows the \
+                     32-bit int in which ConvInferMeta computes it",
+                    dil[i], ksize[i]
+                )));
+            };
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);
             d.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
         }

@@ -83,9 +83,16 @@ pub fn check_types(path: &Path, program: &Program) -> Result<(), CliError> {
     if report.is_clean() {
         return Ok(());
     }
-    Err(CliError::Check(format!(
+    let mut msg = format!(
         "{}: check-types found {} result type(s) that differ from their infer-meta",
         path.display(),
         report.differences.len()
-    )))
+    );
+    if !report.refused.is_empty() {
+        msg += &format!(
+            " and {} op(s) whose infer-meta refuses them",
+            report.refused.len()
+        );
+    }
+    Err(CliError::Check(msg))
 }
