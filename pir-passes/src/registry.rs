@@ -1,0 +1,86 @@
+//! The passes known by name (Paddle's pass registry), with their levels and attributes.
+
+use crate::error::PassError;
+use crate::pass::{Pass, PassAttrs};
+use crate::passes;
+
+/// One registered pass.
+pub struct PassInfo {
+    /// Paddle's registry name.
+    pub name: &'static str,
+    /// Paddle's `opt_level` for it.
+    pub opt_level: u8,
+    /// One line saying what it does.
+    pub summary: &'static str,
+    /// The attributes it takes.
+    pub attrs: &'static [&'static str],
+    make: fn(&PassAttrs) -> Box<dyn Pass>,
+}
+
+impl PassInfo {
+    /// Makes the pass with `attrs`.
+    ///
+    /// # Errors
+    ///
+    /// [`PassError::Attribute`] for an attribute the pass does not take.
+    ///
+    /// ```
+    /// use pir_passes::{registry, PassAttr, PassAttrs};
+    /// let info = registry::lookup("dead_code_elimination_pass").unwrap();
+    /// assert_eq!(info.opt_level, 0);
+    /// let mut attrs = PassAttrs::new();
+    /// attrs.insert("bogus".into(), PassAttr::Int(1));
+    /// let err = info.create(&attrs).err().unwrap();
+    /// assert_eq!(err.to_string(), "pass `dead_code_elimination_pass`: attribute `bogus`: not an attribute of this pass (it takes none)");
+    /// ```
+    pub fn create(&self, attrs: &PassAttrs) -> Result<Box<dyn Pass>, PassError> {
+        if let Some(bad) = attrs.keys().find(|k| !self.attrs.contains(&k.as_str())) {
+            let takes = if self.attrs.is_empty() {
+                "it takes none".to_string()
+            } else {
+                format!("it takes {}", self.attrs.join(", "))
+            };
+            return Err(PassError::Attribute {
+                pass: self.name.into(),
+                attr: bad.clone(),
+                problem: format!("not an attribute of this pass ({takes})"),
+            });
+        }
+        Ok((self.make)(attrs))
+    }
+}
+
+/// Every registered pass, sorted by name.
+pub static PASSES: &[PassInfo] = &[
+    PassInfo {
+        name: "common_subexpression_elimination_pass",
+        opt_level: 1,
+        summary: "merges an op into an equal earlier one when it is safe to replace",
+        attrs: &[],
+        make: |_| Box::new(passes::CommonSubexpressionElimination),
+    },
+    PassInfo {
+        name: "dead_code_elimination_pass",
+        opt_level: 0,
+        summary: "erases ops whose results are unused (not side effects, data, in-place ops)",
+        attrs: &[],
+        make: |_| Box::new(passes::DeadCodeElimination),
+    },
+    PassInfo {
+        name: "replace_fetch_with_shadow_output_pass",
+        opt_level: 0,
+        summary: "turns every pd_op.fetch into a builtin.shadow_output of the same name",
+        attrs: &[],
+        make: |_| Box::new(passes::ReplaceFetchWithShadowOutput),
+    },
+];
+
+/// The pass named `name`.
+///
+/// ```
+/// assert!(pir_passes::registry::lookup("common_subexpression_elimination_pass").is_some());
+/// assert!(pir_passes::registry::lookup("cse").is_none());
+/// ```
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.name == name)
+}

@@ -1,0 +1,89 @@
+//! Every pass pair in `paddle-ref/programs/passes/` this crate implements: the `_before` program
+//! is parsed, the pass (or pipeline) runs through the `PassManager`, and the result must print
+//! byte for byte as Paddle's `_after`.
+
+mod common;
+
+use pir_passes::{IrModule, PassManager};
+use pir_runtime::parser;
+
+/// Runs `passes` at `level` on `<stem>_before.txt` and compares with `<stem>_after.txt`.
+fn check_pair(stem: &str, level: u8, passes: &[&str]) {
+    let Some(root) = common::paddle_ref() else {
+        return;
+    };
+    let ctx = common::context();
+    let before = common::pair_file(&root, &format!("{stem}_before.txt"));
+    let after = common::pair_file(&root, &format!("{stem}_after.txt"));
+    let parsed =
+        parser::parse_module(&ctx, &before).unwrap_or_else(|e| panic!("{stem}_before.txt:{e}"));
+    let mut module = IrModule::from(parsed);
+    let mut pm = PassManager::new(level);
+    for p in passes {
+        pm.add_pass(p, Default::default()).unwrap();
+    }
+    pm.run(&mut module)
+        .unwrap_or_else(|e| panic!("{stem}: {e}"));
+    let got = module.to_string();
+    if got != after {
+        let diff = got
+            .lines()
+            .zip(after.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| format!("line {}:\n  got:      {a}\n  expected: {b}", i + 1))
+            .unwrap_or_else(|| {
+                format!("{} lines vs {}", got.lines().count(), after.lines().count())
+            });
+        panic!("{stem}: output differs from Paddle's\n{diff}\n--- got ---\n{got}");
+    }
+}
+
+#[test]
+fn dead_code_elimination() {
+    check_pair(
+        "small_cnn__dead_code_elimination_pass",
+        2,
+        &["dead_code_elimination_pass"],
+    );
+}
+
+#[test]
+fn dead_code_elimination_predictor() {
+    check_pair(
+        "small_cnn_predictor__dead_code_elimination_pass",
+        2,
+        &["dead_code_elimination_pass"],
+    );
+}
+
+/// Only the duplicate `full(0.1)` merges: the `scale`/`exp` pairs below the in-place
+/// `batch_norm_` are not safe to replace (Paddle's output is the evidence for the rule that an
+/// in-place op is never safe to replace).
+#[test]
+fn common_subexpression_elimination() {
+    check_pair(
+        "small_cnn__common_subexpression_elimination_pass",
+        2,
+        &["common_subexpression_elimination_pass"],
+    );
+}
+
+/// After the BN fusion the chain is safe: `full`, `scale` and `exp` merge.
+#[test]
+fn common_subexpression_elimination_predictor() {
+    check_pair(
+        "small_cnn_predictor__common_subexpression_elimination_pass",
+        2,
+        &["common_subexpression_elimination_pass"],
+    );
+}
+
+#[test]
+fn replace_fetch_with_shadow_output() {
+    check_pair(
+        "small_cnn_predictor__replace_fetch_with_shadow_output_pass",
+        2,
+        &["replace_fetch_with_shadow_output_pass"],
+    );
+}
