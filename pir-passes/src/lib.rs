@@ -27,6 +27,7 @@
 //! assert!(!module.program.to_string().contains("unused"));
 //! ```
 
+pub mod drr;
 pub mod error;
 pub mod greedy;
 pub mod manager;

@@ -60,6 +60,13 @@ pub static PASSES: &[PassInfo] = &[
         make: |_| Box::new(passes::CommonSubexpressionElimination),
     },
     PassInfo {
+        name: "conv2d_bn_fuse_pass",
+        opt_level: 2,
+        summary: "folds an inference batch_norm into the conv2d before it (weights and a bias add)",
+        attrs: &[],
+        make: |_| Box::new(passes::Conv2dBnFuse),
+    },
+    PassInfo {
         name: "dead_code_elimination_pass",
         opt_level: 0,
         summary: "erases ops whose results are unused (not side effects, data, in-place ops)",

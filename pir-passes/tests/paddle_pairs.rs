@@ -87,3 +87,35 @@ fn replace_fetch_with_shadow_output() {
         &["replace_fetch_with_shadow_output_pass"],
     );
 }
+
+#[test]
+fn conv2d_bn_fuse() {
+    check_pair(
+        "small_cnn__conv2d_bn_fuse_pass",
+        2,
+        &["conv2d_bn_fuse_pass"],
+    );
+}
+
+#[test]
+fn conv2d_bn_fuse_predictor() {
+    check_pair(
+        "small_cnn_predictor__conv2d_bn_fuse_pass",
+        2,
+        &["conv2d_bn_fuse_pass"],
+    );
+}
+
+/// One manager, three passes: after the fusion CSE merges the `scale`/`exp` chain too.
+#[test]
+fn pipeline_bnfuse_cse_dce() {
+    check_pair(
+        "small_cnn__pipeline_bnfuse_cse_dce",
+        2,
+        &[
+            "conv2d_bn_fuse_pass",
+            "common_subexpression_elimination_pass",
+            "dead_code_elimination_pass",
+        ],
+    );
+}
