@@ -27,6 +27,10 @@
 //! assert!(!module.program.to_string().contains("unused"));
 //! ```
 
+// `drr!` names this crate by its path, inside it too.
+#[allow(unused_extern_crates)]
+extern crate self as pir_passes;
+
 pub mod drr;
 pub mod error;
 pub mod greedy;

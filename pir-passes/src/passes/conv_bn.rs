@@ -6,7 +6,7 @@
 
 use pir_runtime::{AttrData, Attribute};
 
-use crate::drr::{DrrPattern, DrrRewrite, MatchContext, ResultAttr, ResultOp, SourceOp};
+use crate::drr::{DrrRewrite, MatchContext};
 use crate::error::PassError;
 use crate::greedy::{apply_patterns_greedily, GreedyConfig};
 use crate::module::IrModule;
@@ -81,179 +81,53 @@ fn bias_shape(m: &MatchContext<'_>) -> Option<Attribute> {
     Some(int64_array(m, &v))
 }
 
-/// The fusion.
-pub static CONV2D_BN_FUSE: DrrPattern = DrrPattern {
-    name: "Conv2dBnFusePattern",
-    source: &[
-        SourceOp {
-            name: "pd_op.conv2d",
-            inputs: &["input", "filter"],
-            outputs: &["conv_out"],
-            attrs: &[
-                ("padding_algorithm", "padding_algorithm"),
-                ("data_format", "data_format"),
-                ("groups", "groups"),
-            ],
-        },
-        SourceOp {
-            name: "pd_op.batch_norm_",
-            inputs: &["conv_out", "mean", "variance", "scale", "bias"],
-            outputs: &[
-                "out",
-                "mean_out",
-                "variance_out",
-                "saved_mean",
-                "saved_variance",
-                "reserve_space",
-            ],
-            attrs: &[("epsilon", "epsilon")],
-        },
-    ],
-    constraint: Some(conv_bn_applies),
-    result: &[
-        ResultOp {
-            name: "pd_op.full",
-            inputs: &[],
-            outputs: &["eps"],
-            attrs: &[
-                ("shape", ResultAttr::Compute(variance_shape)),
-                ("value", ResultAttr::Compute(epsilon_value)),
-                ("dtype", ResultAttr::Compute(float32)),
-                ("place", ResultAttr::Compute(cpu)),
-            ],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.add",
-            inputs: &["variance", "eps"],
-            outputs: &["var_eps"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.sqrt",
-            inputs: &["var_eps"],
-            outputs: &["std"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.divide",
-            inputs: &["scale", "std"],
-            outputs: &["factor"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.full_int_array",
-            inputs: &[],
-            outputs: &["factor_shape"],
-            attrs: &[
-                ("value", ResultAttr::Compute(filter_scale_shape)),
-                ("dtype", ResultAttr::Compute(int64)),
-                ("place", ResultAttr::Compute(cpu)),
-            ],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.reshape",
-            inputs: &["factor", "factor_shape"],
-            outputs: &["factor_4d"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.multiply",
-            inputs: &["filter", "factor_4d"],
-            outputs: &["new_filter"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.conv2d",
-            inputs: &["input", "new_filter"],
-            outputs: &["new_conv_out"],
-            attrs: &[],
-            copy_attrs_of: Some(0),
-        },
-        ResultOp {
-            name: "pd_op.multiply",
-            inputs: &["mean", "factor"],
-            outputs: &["mean_factor"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.subtract",
-            inputs: &["bias", "mean_factor"],
-            outputs: &["new_bias"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.full_int_array",
-            inputs: &[],
-            outputs: &["bias_shape"],
-            attrs: &[
-                ("value", ResultAttr::Compute(bias_shape)),
-                ("dtype", ResultAttr::Compute(int64)),
-                ("place", ResultAttr::Compute(cpu)),
-            ],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.reshape",
-            inputs: &["new_bias", "bias_shape"],
-            outputs: &["bias_4d"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-        ResultOp {
-            name: "pd_op.add",
-            inputs: &["new_conv_out", "bias_4d"],
-            outputs: &["fused"],
-            attrs: &[],
-            copy_attrs_of: None,
-        },
-    ],
-    replace: &[("out", "fused")],
-    benefit: 1,
-};
+pir_macros::drr! {
+    schema = ["../ops-yaml/ops.yaml"],
+    compat = "../ops-yaml/op_compat.yaml",
+    /// The fusion (Paddle's `Conv2dBnFusePattern`).
+    pub static CONV2D_BN_FUSE: "Conv2dBnFusePattern" {
+        source {
+            conv_out = pd_op.conv2d(input, filter) {
+                padding_algorithm: @padding_algorithm,
+                data_format: @data_format,
+                groups: @groups,
+            };
+            (out, mean_out, variance_out, saved_mean, saved_variance, reserve_space) =
+                pd_op.batch_norm_(conv_out, mean, variance, scale, bias) { epsilon: @epsilon };
+        }
+        constraint conv_bn_applies;
+        result {
+            eps = pd_op.full() { shape: variance_shape, value: epsilon_value, dtype: float32, place: cpu };
+            var_eps = pd_op.add(variance, eps);
+            std = pd_op.sqrt(var_eps);
+            factor = pd_op.divide(scale, std);
+            factor_shape = pd_op.full_int_array() { value: filter_scale_shape, dtype: int64, place: cpu };
+            factor_4d = pd_op.reshape(factor, factor_shape);
+            new_filter = pd_op.multiply(filter, factor_4d);
+            new_conv_out = pd_op.conv2d(input, new_filter) { ..conv_out };
+            mean_factor = pd_op.multiply(mean, factor);
+            new_bias = pd_op.subtract(bias, mean_factor);
+            bias_shape = pd_op.full_int_array() { value: bias_shape, dtype: int64, place: cpu };
+            bias_4d = pd_op.reshape(new_bias, bias_shape);
+            fused = pd_op.add(new_conv_out, bias_4d);
+        }
+        replace { out => fused }
+    }
 
-/// `batch_norm` → `batch_norm_`, so the fusion sees one op.
-pub static BATCH_NORM_REPLACE: DrrPattern = DrrPattern {
-    name: "BatchNormReplacePattern",
-    source: &[SourceOp {
-        name: "pd_op.batch_norm",
-        inputs: &["x", "mean", "variance", "scale", "bias"],
-        outputs: &[
-            "out",
-            "mean_out",
-            "variance_out",
-            "saved_mean",
-            "saved_variance",
-            "reserve_space",
-        ],
-        attrs: &[],
-    }],
-    constraint: None,
-    result: &[ResultOp {
-        name: "pd_op.batch_norm_",
-        inputs: &["x", "mean", "variance", "scale", "bias"],
-        outputs: &[
-            "out_",
-            "mean_out_",
-            "variance_out_",
-            "saved_mean_",
-            "saved_variance_",
-            "reserve_space_",
-        ],
-        attrs: &[],
-        copy_attrs_of: Some(0),
-    }],
-    replace: &[("out", "out_")],
-    benefit: 1,
-};
+    /// `batch_norm` → `batch_norm_`, so the fusion sees one op (Paddle's
+    /// `BatchNormReplacePattern`).
+    pub static BATCH_NORM_REPLACE: "BatchNormReplacePattern" {
+        source {
+            (out, mean_out, variance_out, saved_mean, saved_variance, reserve_space) =
+                pd_op.batch_norm(x, mean, variance, scale, bias);
+        }
+        result {
+            (out_, mean_out_, variance_out_, saved_mean_, saved_variance_, reserve_space_) =
+                pd_op.batch_norm_(x, mean, variance, scale, bias) { ..out };
+        }
+        replace { out => out_ }
+    }
+}
 
 /// The pass.
 #[derive(Clone, Copy, Debug, Default)]
