@@ -74,6 +74,13 @@ pub static PASSES: &[PassInfo] = &[
         make: |_| Box::new(passes::DeadCodeElimination),
     },
     PassInfo {
+        name: "identity_op_clean_pass",
+        opt_level: 2,
+        summary: "removes scale-by-1, same-type casts, one-input concats, inference dropouts; folds scale and cast pairs",
+        attrs: &[],
+        make: |_| Box::new(passes::IdentityOpClean),
+    },
+    PassInfo {
         name: "replace_fetch_with_shadow_output_pass",
         opt_level: 0,
         summary: "turns every pd_op.fetch into a builtin.shadow_output of the same name",

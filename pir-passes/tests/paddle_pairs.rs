@@ -119,3 +119,13 @@ fn pipeline_bnfuse_cse_dce() {
         ],
     );
 }
+
+/// Nothing to clean in `small_cnn`: the program prints unchanged.
+#[test]
+fn identity_op_clean() {
+    check_pair(
+        "small_cnn__identity_op_clean_pass",
+        2,
+        &["identity_op_clean_pass"],
+    );
+}
