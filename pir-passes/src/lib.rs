@@ -34,6 +34,7 @@ extern crate self as pir_passes;
 pub mod drr;
 pub mod error;
 pub mod greedy;
+pub mod kernel;
 pub mod manager;
 pub mod module;
 pub mod pass;

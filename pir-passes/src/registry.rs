@@ -14,7 +14,31 @@ pub struct PassInfo {
     pub summary: &'static str,
     /// The attributes it takes.
     pub attrs: &'static [&'static str],
-    make: fn(&PassAttrs) -> Box<dyn Pass>,
+    make: fn(&PassAttrs) -> Result<Box<dyn Pass>, PassError>,
+}
+
+/// `pd_op_to_kernel` with an optional `kernel_registry` (a `phi_kernels_cpu.json` path).
+fn make_lowering(attrs: &PassAttrs) -> Result<Box<dyn Pass>, PassError> {
+    let registry = match attrs.get("kernel_registry") {
+        None => None,
+        Some(crate::pass::PassAttr::Str(path)) => {
+            let bad = |problem: String| PassError::Attribute {
+                pass: "pd_op_to_kernel".into(),
+                attr: "kernel_registry".into(),
+                problem,
+            };
+            let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{path}: {e}")))?;
+            Some(crate::kernel::registry::KernelRegistry::from_json(&text).map_err(bad)?)
+        }
+        Some(other) => {
+            return Err(PassError::Attribute {
+                pass: "pd_op_to_kernel".into(),
+                attr: "kernel_registry".into(),
+                problem: format!("expected a path, found {other:?}"),
+            })
+        }
+    };
+    Ok(Box::new(passes::PdOpToKernel { registry }))
 }
 
 impl PassInfo {
@@ -46,7 +70,7 @@ impl PassInfo {
                 problem: format!("not an attribute of this pass ({takes})"),
             });
         }
-        Ok((self.make)(attrs))
+        (self.make)(attrs)
     }
 }
 
@@ -57,35 +81,49 @@ pub static PASSES: &[PassInfo] = &[
         opt_level: 1,
         summary: "merges an op into an equal earlier one when it is safe to replace",
         attrs: &[],
-        make: |_| Box::new(passes::CommonSubexpressionElimination),
+        make: |_| Ok(Box::new(passes::CommonSubexpressionElimination)),
     },
     PassInfo {
         name: "conv2d_bn_fuse_pass",
         opt_level: 2,
         summary: "folds an inference batch_norm into the conv2d before it (weights and a bias add)",
         attrs: &[],
-        make: |_| Box::new(passes::Conv2dBnFuse),
+        make: |_| Ok(Box::new(passes::Conv2dBnFuse)),
     },
     PassInfo {
         name: "dead_code_elimination_pass",
         opt_level: 0,
         summary: "erases ops whose results are unused (not side effects, data, in-place ops)",
         attrs: &[],
-        make: |_| Box::new(passes::DeadCodeElimination),
+        make: |_| Ok(Box::new(passes::DeadCodeElimination)),
     },
     PassInfo {
         name: "identity_op_clean_pass",
         opt_level: 2,
         summary: "removes scale-by-1, same-type casts, one-input concats, inference dropouts; folds scale and cast pairs",
         attrs: &[],
-        make: |_| Box::new(passes::IdentityOpClean),
+        make: |_| Ok(Box::new(passes::IdentityOpClean)),
+    },
+    PassInfo {
+        name: "inplace_pass",
+        opt_level: 3,
+        summary: "switches kernel ops to their in-place twins where the overwritten value is free",
+        attrs: &[],
+        make: |_| Ok(Box::new(passes::InplacePass)),
+    },
+    PassInfo {
+        name: "pd_op_to_kernel",
+        opt_level: 0,
+        summary: "lowers pd_op ops to the kernel dialect (phi kernels chosen by dtype, place, layout)",
+        attrs: &["kernel_registry"],
+        make: make_lowering,
     },
     PassInfo {
         name: "replace_fetch_with_shadow_output_pass",
         opt_level: 0,
         summary: "turns every pd_op.fetch into a builtin.shadow_output of the same name",
         attrs: &[],
-        make: |_| Box::new(passes::ReplaceFetchWithShadowOutput),
+        make: |_| Ok(Box::new(passes::ReplaceFetchWithShadowOutput)),
     },
 ];
 

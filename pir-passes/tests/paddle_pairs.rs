@@ -15,12 +15,23 @@ fn check_pair(stem: &str, level: u8, passes: &[&str]) {
     let ctx = common::context();
     let before = common::pair_file(&root, &format!("{stem}_before.txt"));
     let after = common::pair_file(&root, &format!("{stem}_after.txt"));
-    let parsed =
-        parser::parse_module(&ctx, &before).unwrap_or_else(|e| panic!("{stem}_before.txt:{e}"));
+    // Kernel programs (the inplace pass's input) read with the kernel dialect's syntax.
+    pir_passes::kernel::register(&ctx).unwrap();
+    let parsed = parser::parse_module_with(&ctx, &before, &pir_passes::kernel::syntax())
+        .unwrap_or_else(|e| panic!("{stem}_before.txt:{e}"));
     let mut module = IrModule::from(parsed);
     let mut pm = PassManager::new(level);
     for p in passes {
-        pm.add_pass(p, Default::default()).unwrap();
+        let mut attrs = pir_passes::PassAttrs::new();
+        if *p == "pd_op_to_kernel" {
+            // Kernels are checked against the CPU wheel's registry.
+            let reg = root.join("phi_kernels_cpu.json");
+            attrs.insert(
+                "kernel_registry".into(),
+                pir_passes::PassAttr::Str(reg.display().to_string()),
+            );
+        }
+        pm.add_pass(p, attrs).unwrap();
     }
     pm.run(&mut module)
         .unwrap_or_else(|e| panic!("{stem}: {e}"));
@@ -128,4 +139,37 @@ fn identity_op_clean() {
         2,
         &["identity_op_clean_pass"],
     );
+}
+
+/// The executor's lowering of the whole training-free program (with its `fetch`), ids
+/// continuing Paddle's counter.
+#[test]
+fn pd_op_to_kernel_executor() {
+    check_pair(
+        "small_cnn_executor__pd_op_to_kernel",
+        2,
+        &["pd_op_to_kernel"],
+    );
+}
+
+/// The predictor's lowering, after constant folding and `shadow_output`.
+#[test]
+fn pd_op_to_kernel_predictor() {
+    check_pair(
+        "small_cnn_predictor__pd_op_to_kernel",
+        2,
+        &["pd_op_to_kernel"],
+    );
+}
+
+/// Nine kernels switch to their in-place twins.
+#[test]
+fn inplace_predictor() {
+    check_pair("small_cnn_predictor__inplace_pass", 3, &["inplace_pass"]);
+}
+
+/// On a `pd_op` program the pass changes nothing (it rewrites kernel ops only).
+#[test]
+fn inplace_on_pd_op_program() {
+    check_pair("small_cnn__inplace_pass", 3, &["inplace_pass"]);
 }

@@ -46,7 +46,7 @@ pub mod verify;
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
 pub use check_types::{check_types, TypeCheckReport, TypeDifference, UncheckedOps};
-pub use context::{Dialect, IrContext};
+pub use context::{Dialect, IrContext, TypePrintFn};
 pub use error::{
     BuildError, BuildErrorKind, InferOutputError, IrError, PrintedType, Slot, VerifyError,
     VerifyErrorKind, VerifyErrors,

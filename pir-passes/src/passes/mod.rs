@@ -5,6 +5,8 @@ pub mod cse;
 pub mod dce;
 pub mod fetch;
 pub mod identity;
+pub mod inplace;
+pub mod lower;
 mod util;
 
 pub use conv_bn::Conv2dBnFuse;
@@ -12,3 +14,5 @@ pub use cse::CommonSubexpressionElimination;
 pub use dce::DeadCodeElimination;
 pub use fetch::ReplaceFetchWithShadowOutput;
 pub use identity::IdentityOpClean;
+pub use inplace::InplacePass;
+pub use lower::PdOpToKernel;
