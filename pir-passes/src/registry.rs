@@ -112,6 +112,20 @@ pub static PASSES: &[PassInfo] = &[
         make: |_| Ok(Box::new(passes::InplacePass)),
     },
     PassInfo {
+        name: "inplace_to_out_of_place_pass",
+        opt_level: 0,
+        summary: "relu_ -> relu with a fresh value (later readers of the input read the result)",
+        attrs: &[],
+        make: |_| Ok(Box::new(passes::InplaceToOutOfPlace)),
+    },
+    PassInfo {
+        name: "out_of_place_to_inplace_pass",
+        opt_level: 3,
+        summary: "relu -> relu_ where the op is its input's last reader (pd_op programs)",
+        attrs: &[],
+        make: |_| Ok(Box::new(passes::OutOfPlaceToInplace)),
+    },
+    PassInfo {
         name: "pd_op_to_kernel",
         opt_level: 0,
         summary: "lowers pd_op ops to the kernel dialect (phi kernels chosen by dtype, place, layout)",

@@ -6,6 +6,7 @@ pub mod dce;
 pub mod fetch;
 pub mod identity;
 pub mod inplace;
+pub mod inplace_convert;
 pub mod lower;
 mod util;
 
@@ -15,4 +16,5 @@ pub use dce::DeadCodeElimination;
 pub use fetch::ReplaceFetchWithShadowOutput;
 pub use identity::IdentityOpClean;
 pub use inplace::InplacePass;
+pub use inplace_convert::{InplaceToOutOfPlace, OutOfPlaceToInplace};
 pub use lower::PdOpToKernel;
