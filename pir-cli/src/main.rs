@@ -8,6 +8,7 @@
 //! pir yaml check FILE...
 //! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
 //! pir verify PROGRAM [--check-types] / pir print PROGRAM   (text, .json or .pdmodel, by content)
+//! pir opt PROGRAM --pass NAME[,NAME...] [--opt-level N] [--print-ir] / pir opt --list
 //! ```
 //!
 //! `--yaml DIR` (before or after the subcommand; default `$PIR_PADDLE_YAML`) adds to every
@@ -58,6 +59,8 @@ enum Command {
     /// Read a program (Paddle's text form, Paddle 3 PIR JSON, or a legacy `.pdmodel`) and
     /// print it in Paddle's text format.
     Print(commands::program::ProgramArgs),
+    /// Run passes by Paddle's names on a program and print the result.
+    Opt(commands::opt::OptArgs),
 }
 
 /// `--yaml DIR`, else a non-empty `PIR_PADDLE_YAML`.
@@ -78,6 +81,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Translate(a) => commands::translate::run(a),
         Command::Verify(a) => commands::program::verify(a),
         Command::Print(a) => commands::program::print(a),
+        Command::Opt(a) => commands::opt::run(a),
     }
 }
 

@@ -11,6 +11,7 @@
 //! `build_with_types`, the GetOpInfo tuple, and registration in its dialect.
 
 mod codegen;
+mod drr;
 mod infer_meta_fn;
 mod pir_op;
 mod yaml_front;
@@ -205,4 +206,37 @@ pub fn pir_op(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn infer_meta(args: TokenStream, item: TokenStream) -> TokenStream {
     infer_meta_fn::expand(args.into(), item.into()).into()
+}
+
+/// Declarative rewrite rules (Paddle's DRR), checked against the ops' schemas at compile time.
+///
+/// Each pattern becomes a `static` [`pir_passes::drr::DrrPattern`] table that
+/// `pir_passes::drr::DrrRewrite` runs. Source ops bind tensors (by name) and attribute
+/// captures (`@name`); result ops read source tensors or earlier results, and take attributes
+/// from captures, literals, functions `fn(&MatchContext) -> Option<Attribute>`, or every
+/// attribute of a source op (`..tensor`: the op that made `tensor`). Unknown ops, wrong operand
+/// or result counts, unknown attributes and attributes of the wrong kind are compile errors at
+/// the offending token.
+///
+/// ```ignore
+/// pir_macros::drr! {
+///     schema = ["../ops-yaml/ops.yaml"],
+///     /// `scale(x, full(1.0))` with bias 0 is `x`.
+///     pub static USELESS_SCALE: "RemoveUselessScalePattern" {
+///         source {
+///             s = pd_op.full() { value: @value };
+///             out = pd_op.scale(x, s) { bias: @bias };
+///         }
+///         constraint scale_is_identity;
+///         result {}
+///         replace { out => x }
+///     }
+/// }
+/// ```
+#[proc_macro]
+pub fn drr(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as drr::DrrInput);
+    drr::expand(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

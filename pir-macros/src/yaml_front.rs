@@ -176,10 +176,10 @@ pub(crate) fn read(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<(Pat
 
 /// A yaml file the macro read: its label for messages (as written, or resolved when it uses
 /// `${VAR}`), its resolved path and its text.
-struct ReadFile {
-    label: String,
-    path: PathBuf,
-    text: String,
+pub(crate) struct ReadFile {
+    pub(crate) label: String,
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
     /// The path literal, where errors about the file point.
     span: Span,
 }
@@ -269,7 +269,7 @@ fn check_dialect_name(lit: &LitStr) -> syn::Result<()> {
 
 /// Reads the file `lit` names; messages name it as written, or by its resolved path when it
 /// uses `${VAR}`.
-fn read_file(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<ReadFile> {
+pub(crate) fn read_file(lit: &LitStr, env_used: &mut Vec<String>) -> syn::Result<ReadFile> {
     let (path, text) = read(lit, env_used)?;
     let raw = lit.value();
     let label = if raw.contains("${") {
@@ -325,7 +325,10 @@ fn load_errors<'a>(
 }
 
 /// Makes cargo rebuild when a yaml file or a variable in a path changes.
-fn tracking<'a>(files: impl Iterator<Item = &'a ReadFile>, env_used: &[String]) -> TokenStream {
+pub(crate) fn tracking<'a>(
+    files: impl Iterator<Item = &'a ReadFile>,
+    env_used: &[String],
+) -> TokenStream {
     let tracked = files.map(|f| {
         let p = f.path.display().to_string();
         quote!(

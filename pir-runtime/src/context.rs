@@ -51,7 +51,12 @@ pub trait Dialect: 'static {
 struct Registry {
     ops: FxHashMap<&'static str, &'static OpDef>,
     dialects: Vec<&'static str>,
+    type_printers: FxHashMap<(&'static str, &'static str), TypePrintFn>,
 }
+
+/// Prints a dialect's custom type (`TypeData::Custom`) from its parameters, for types whose
+/// text is not `dialect.name<params>` (the kernel dialect's `cpu_tensor<2x3xf32>`).
+pub type TypePrintFn = fn(&mut dyn std::fmt::Write, &IrContext, &[Attribute]) -> std::fmt::Result;
 
 /// The interning context and op registry.
 ///
@@ -768,6 +773,33 @@ impl IrContext {
     /// ```
     pub fn register_dialect<D: Dialect>(&self) -> Result<(), IrError> {
         self.register_ops(D::NAME, D::op_defs())
+    }
+
+    /// Registers how custom types `dialect.name` print (see [`TypePrintFn`]); without one
+    /// they print as `dialect.name<params>`.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, TypeKey};
+    /// let ctx = IrContext::new();
+    /// let t = ctx.intern_type(TypeKey::Custom("toy", "unit", &[]));
+    /// assert_eq!(t.display(&ctx).to_string(), "toy.unit");
+    /// ctx.register_type_printer("toy", "unit", |out, _, _| out.write_str("()"));
+    /// assert_eq!(t.display(&ctx).to_string(), "()");
+    /// ```
+    pub fn register_type_printer(&self, dialect: &'static str, name: &'static str, f: TypePrintFn) {
+        self.registry
+            .write()
+            .type_printers
+            .insert((dialect, name), f);
+    }
+
+    /// The printer registered for custom types `dialect.name`.
+    pub fn type_printer(&self, dialect: &str, name: &str) -> Option<TypePrintFn> {
+        let r = self.registry.read();
+        r.type_printers
+            .iter()
+            .find(|((d, n), _)| *d == dialect && *n == name)
+            .map(|(_, f)| *f)
     }
 
     /// Registers `ops` under dialect `dialect` (which need not have a Rust type: the CLI

@@ -48,7 +48,7 @@ pub mod yaml_dialect;
 pub use attributes::{AttrData, AttrKey, Attribute};
 pub use builder::Builder;
 pub use check_types::{check_types, InferRefusal, TypeCheckReport, TypeDifference, UncheckedOps};
-pub use context::{Dialect, IrContext};
+pub use context::{Dialect, IrContext, TypePrintFn};
 pub use error::{
     BuildError, BuildErrorKind, InferOutputError, IrError, PrintedType, Slot, VerifyError,
     VerifyErrorKind, VerifyErrors,

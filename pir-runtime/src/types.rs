@@ -839,6 +839,11 @@ pub(crate) fn write_type(
             name,
             params,
         } => {
+            if let Some(f) = ctx.type_printer(dialect, name) {
+                let mut s = String::new();
+                f(&mut s, ctx, params)?;
+                return out.write_str(&s);
+            }
             write!(out, "{dialect}.{name}")?;
             if !params.is_empty() {
                 out.write_char('<')?;

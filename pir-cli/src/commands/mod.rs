@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod demo;
 pub mod ops;
+pub mod opt;
 pub mod program;
 pub mod translate;
 pub mod yaml;

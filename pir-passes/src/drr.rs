@@ -1,0 +1,493 @@
+//! Declarative rewrite rules (Paddle's DRR), run by one generic engine.
+//!
+//! A [`DrrPattern`] is data: the source pattern (ops by name, the tensors they read and make,
+//! the attributes they capture), a constraint, the result pattern (new ops, their attributes
+//! from captures or computed from the match) and which source tensors the result replaces.
+//! `pir_macros::drr!` writes these tables from a pattern checked against the ops' schemas at
+//! compile time; [`DrrRewrite`] runs any of them as a [`RewritePattern`], as Paddle's
+//! `DrrRewritePattern` does:
+//!
+//! - **Match** from the anchor (the source op whose results no other source op reads),
+//!   breadth first towards the inputs. An op matches by name and operand and result counts; a
+//!   tensor made and read inside the pattern must have exactly as many uses in the program as
+//!   readers in the pattern; a tensor or capture bound twice must bind the same thing.
+//! - **Create** the result ops in order, each at Paddle's place: before the first source op,
+//!   unless one of its inputs is defined later, then right after the last such input.
+//!   `stop_gradient` is set as Paddle's builds set it: true unless an input has it false.
+//! - **Replace** the uses of each replaced tensor, then **delete** the source ops left unused,
+//!   and, transitively, any producer of their operands left unused (Paddle's
+//!   `DeleteSourcePatternOp`).
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use pir_runtime::{AttrData, Attribute, InsertPoint, IrContext, OpId, Program, Value};
+
+use crate::error::PassError;
+use crate::rewrite::{RewritePattern, Rewriter};
+
+/// A tensor name that stands for an absent (null) optional operand.
+pub const NONE_TENSOR: &str = "";
+
+/// One op of a source pattern.
+#[derive(Debug)]
+pub struct SourceOp {
+    /// Full op name.
+    pub name: &'static str,
+    /// Tensors it reads, one per operand ([`NONE_TENSOR`] for a null operand).
+    pub inputs: &'static [&'static str],
+    /// Tensors it makes, one per result.
+    pub outputs: &'static [&'static str],
+    /// `(attribute, capture)`: the attribute's value is bound to the capture name.
+    pub attrs: &'static [(&'static str, &'static str)],
+}
+
+/// Where a result op's attribute comes from.
+#[derive(Clone, Copy)]
+pub enum ResultAttr {
+    /// The value captured from the source pattern under this name.
+    Capture(&'static str),
+    /// Computed from the match; `None` abandons the rewrite (the pattern does not apply).
+    Compute(fn(&MatchContext<'_>) -> Option<Attribute>),
+}
+
+impl std::fmt::Debug for ResultAttr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultAttr::Capture(c) => write!(f, "Capture({c})"),
+            ResultAttr::Compute(_) => f.write_str("Compute(..)"),
+        }
+    }
+}
+
+/// One op of a result pattern.
+#[derive(Debug)]
+pub struct ResultOp {
+    /// Full op name.
+    pub name: &'static str,
+    /// Tensors it reads (source tensors or results of earlier result ops).
+    pub inputs: &'static [&'static str],
+    /// Names of its results.
+    pub outputs: &'static [&'static str],
+    /// Its attributes.
+    pub attrs: &'static [(&'static str, ResultAttr)],
+    /// Start from every attribute of the source op at this index (Paddle builds a fused op
+    /// with `conv2d_op->attributes()`).
+    pub copy_attrs_of: Option<usize>,
+}
+
+/// A declarative rewrite rule.
+#[derive(Debug)]
+pub struct DrrPattern {
+    /// The pattern's name.
+    pub name: &'static str,
+    /// Source ops.
+    pub source: &'static [SourceOp],
+    /// Checked after a structural match.
+    pub constraint: Option<fn(&MatchContext<'_>) -> bool>,
+    /// Result ops, in creation order.
+    pub result: &'static [ResultOp],
+    /// `(source tensor, result tensor)`: uses of the first move to the second.
+    pub replace: &'static [(&'static str, &'static str)],
+    /// Higher benefits are tried first.
+    pub benefit: u16,
+}
+
+/// What a match bound: ops, tensors and captured attributes.
+pub struct MatchContext<'a> {
+    prog: &'a Program,
+    ops: Vec<Option<OpId>>,
+    tensors: FxHashMap<&'static str, Option<Value>>,
+    attrs: FxHashMap<&'static str, Attribute>,
+}
+
+impl<'a> MatchContext<'a> {
+    /// The program.
+    pub fn program(&self) -> &'a Program {
+        self.prog
+    }
+
+    /// The context.
+    pub fn ctx(&self) -> &'a IrContext {
+        self.prog.ctx()
+    }
+
+    /// The value bound to tensor `name`.
+    pub fn tensor(&self, name: &str) -> Option<Value> {
+        self.tensors.get(name).copied().flatten()
+    }
+
+    /// The op bound to source op `index`.
+    pub fn op(&self, index: usize) -> Option<OpId> {
+        self.ops.get(index).copied().flatten()
+    }
+
+    /// The attribute captured as `name`.
+    pub fn attr(&self, name: &str) -> Option<Attribute> {
+        self.attrs.get(name).copied()
+    }
+
+    /// The captured attribute's data.
+    pub fn attr_data(&self, name: &str) -> Option<&'a AttrData> {
+        self.attr(name).map(|a| self.ctx().attr_data(a))
+    }
+
+    /// A captured number, as `f64` (float, double or integer attributes).
+    pub fn number(&self, name: &str) -> Option<f64> {
+        Some(match *self.attr_data(name)? {
+            AttrData::Float(v) => f64::from(v),
+            AttrData::Double(v) => v,
+            AttrData::Int32(v) => f64::from(v),
+            AttrData::Int64(v) => v as f64,
+            _ => return None,
+        })
+    }
+
+    /// A captured string.
+    pub fn str(&self, name: &str) -> Option<&'a str> {
+        match self.attr_data(name)? {
+            AttrData::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The dims of the dense tensor bound to `tensor`.
+    pub fn dims(&self, tensor: &str) -> Option<&'a [i64]> {
+        let t = self.prog.value_type(self.tensor(tensor)?)?;
+        Some(&t.as_dense_tensor(self.ctx())?.dims)
+    }
+
+    /// The element type of the dense tensor bound to `tensor`.
+    pub fn dtype(&self, tensor: &str) -> Option<pir_runtime::phi::DataType> {
+        let t = self.prog.value_type(self.tensor(tensor)?)?;
+        Some(t.as_dense_tensor(self.ctx())?.dtype)
+    }
+
+    /// Whether the value bound to `tensor` has no uses.
+    pub fn unused(&self, tensor: &str) -> bool {
+        self.tensor(tensor).is_none_or(|v| !self.prog.has_uses(v))
+    }
+}
+
+/// A [`DrrPattern`] ready to run: its anchor and the producer and reader counts of its
+/// tensors.
+pub struct DrrRewrite {
+    pattern: &'static DrrPattern,
+    anchor: usize,
+    /// Tensor → (source op, result index) making it.
+    producer: FxHashMap<&'static str, (usize, usize)>,
+    /// Tensor → readers inside the source pattern.
+    readers: FxHashMap<&'static str, usize>,
+}
+
+impl DrrRewrite {
+    /// Prepares `pattern`.
+    ///
+    /// # Panics
+    ///
+    /// If the source pattern is empty (`drr!` rejects that at compile time).
+    pub fn new(pattern: &'static DrrPattern) -> DrrRewrite {
+        assert!(!pattern.source.is_empty(), "empty source pattern");
+        let mut producer = FxHashMap::default();
+        let mut readers: FxHashMap<&'static str, usize> = FxHashMap::default();
+        for (i, op) in pattern.source.iter().enumerate() {
+            for (k, &t) in op.outputs.iter().enumerate() {
+                producer.insert(t, (i, k));
+            }
+            for &t in op.inputs {
+                *readers.entry(t).or_default() += 1;
+            }
+        }
+        // The anchor: the last op none of whose results another source op reads.
+        let anchor = (0..pattern.source.len())
+            .rev()
+            .find(|&i| {
+                pattern.source[i]
+                    .outputs
+                    .iter()
+                    .all(|t| !readers.contains_key(t))
+            })
+            .unwrap_or(pattern.source.len() - 1);
+        DrrRewrite {
+            pattern,
+            anchor,
+            producer,
+            readers,
+        }
+    }
+
+    /// Matches at `op` (the anchor's candidate).
+    pub fn match_at<'a>(&self, prog: &'a Program, op: OpId) -> Option<MatchContext<'a>> {
+        let src = self.pattern.source;
+        let mut m = MatchContext {
+            prog,
+            ops: vec![None; src.len()],
+            tensors: FxHashMap::default(),
+            attrs: FxHashMap::default(),
+        };
+        let mut bound_ir: SmallVec<[OpId; 8]> = SmallVec::new();
+        let mut queue = std::collections::VecDeque::from([(self.anchor, op)]);
+        m.ops[self.anchor] = Some(op);
+        bound_ir.push(op);
+        while let Some((i, op)) = queue.pop_front() {
+            let s = &src[i];
+            let r = prog.op(op);
+            if r.name() != s.name
+                || r.num_operands() != s.inputs.len()
+                || r.num_results() != s.outputs.len()
+            {
+                return None;
+            }
+            for (&a, &cap) in s.attrs.iter().map(|(a, c)| (a, c)) {
+                let v = r.attr(a)?;
+                if *m.attrs.entry(cap).or_insert(v) != v {
+                    return None;
+                }
+            }
+            for (j, &t) in s.inputs.iter().enumerate() {
+                let v = r.operand(j);
+                if t == NONE_TENSOR {
+                    if v.is_some() {
+                        return None;
+                    }
+                    continue;
+                }
+                if *m.tensors.entry(t).or_insert(v) != v {
+                    return None;
+                }
+                let Some(&(p, k)) = self.producer.get(t) else {
+                    continue;
+                };
+                let v = v?;
+                if prog.use_count(v) != self.readers[t] {
+                    return None;
+                }
+                let d = prog.defining_op(v)?;
+                if prog.op(d).result(k) != v {
+                    return None;
+                }
+                match m.ops[p] {
+                    Some(b) if b != d => return None,
+                    Some(_) => {}
+                    None => {
+                        if bound_ir.contains(&d) {
+                            return None;
+                        }
+                        m.ops[p] = Some(d);
+                        bound_ir.push(d);
+                        queue.push_back((p, d));
+                    }
+                }
+            }
+            for (k, &t) in s.outputs.iter().enumerate() {
+                let v = Some(r.result(k));
+                if *m.tensors.entry(t).or_insert(v) != v {
+                    return None;
+                }
+            }
+        }
+        if m.ops.iter().any(Option::is_none) {
+            return None;
+        }
+        if let Some(c) = self.pattern.constraint {
+            if !c(&m) {
+                return None;
+            }
+        }
+        Some(m)
+    }
+}
+
+/// Values without a `stop_gradient` entry count as stopped, as in Paddle.
+fn stops_gradient(prog: &Program, v: Value) -> bool {
+    let Some(d) = prog.defining_op(v) else {
+        return true;
+    };
+    let r = prog.op(d);
+    let Some(AttrData::Array(flags)) = r.attr_data("stop_gradient") else {
+        return true;
+    };
+    let index = (0..r.num_results())
+        .position(|i| r.result(i) == v)
+        .unwrap_or(0);
+    flags
+        .get(index)
+        .is_none_or(|&f| !matches!(prog.ctx().attr_data(f), AttrData::Bool(false)))
+}
+
+/// Position of every op of `block`.
+fn positions(prog: &Program, block: pir_runtime::BlockId) -> FxHashMap<OpId, usize> {
+    prog.block_ops(block)
+        .enumerate()
+        .map(|(i, o)| (o, i))
+        .collect()
+}
+
+impl DrrRewrite {
+    fn err(&self, prog: &Program, op: OpId, msg: impl Into<String>) -> PassError {
+        PassError::Op {
+            pass: "drr",
+            op: prog.describe(op),
+            message: format!("pattern `{}`: {}", self.pattern.name, msg.into()),
+        }
+    }
+
+    fn rewrite(
+        &self,
+        anchor: OpId,
+        src_ops: Vec<OpId>,
+        mut tensors: FxHashMap<&'static str, Option<Value>>,
+        attrs: Vec<(usize, Vec<(&'static str, Attribute)>)>,
+        rw: &mut Rewriter<'_>,
+    ) -> Result<FxHashMap<&'static str, Option<Value>>, PassError> {
+        let ctx = rw.program().ctx().clone();
+        let block = rw
+            .program()
+            .op(anchor)
+            .parent_block()
+            .ok_or_else(|| self.err(rw.program(), anchor, "the anchor is not in a block"))?;
+        for (ri, attr_list) in attrs {
+            let res = &self.pattern.result[ri];
+            let def = ctx.op_def(res.name).ok_or_else(|| {
+                self.err(
+                    rw.program(),
+                    anchor,
+                    format!("op `{}` is not registered", res.name),
+                )
+            })?;
+            let operands: SmallVec<[Option<Value>; 6]> = res
+                .inputs
+                .iter()
+                .map(|t| tensors.get(t).copied().flatten())
+                .collect();
+            // Paddle's place: max(after the last input defined in this block, before the
+            // first source op).
+            let at = {
+                let prog = rw.program();
+                let pos = positions(prog, block);
+                let first_src = src_ops
+                    .iter()
+                    .filter_map(|o| pos.get(o).map(|&p| (p, *o)))
+                    .min()
+                    .map(|(_, o)| o)
+                    .unwrap_or(anchor);
+                let last_input = operands
+                    .iter()
+                    .flatten()
+                    .filter_map(|&v| prog.defining_op(v))
+                    .filter_map(|d| pos.get(&d).map(|&p| (p, d)))
+                    .max();
+                match last_input {
+                    Some((p, d)) if p >= pos[&first_src] => InsertPoint::After(d),
+                    _ => InsertPoint::Before(first_src),
+                }
+            };
+            let mut dict = match res.copy_attrs_of {
+                Some(i) => rw.program().op(src_ops[i]).attributes(),
+                None => ctx.empty_dict(),
+            };
+            for (name, a) in attr_list {
+                dict = ctx.dict_with(dict, name, Some(a));
+            }
+            let stop = operands
+                .iter()
+                .flatten()
+                .all(|&v| stops_gradient(rw.program(), v));
+            let n_results = def.schema.map_or(res.outputs.len(), |s| s.outputs.len());
+            let flags = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
+            dict = ctx.dict_with(dict, "stop_gradient", Some(flags));
+            let op = rw
+                .build(at, def, &operands, dict)
+                .map_err(|source| PassError::Build {
+                    pass: "drr",
+                    source,
+                })?;
+            for (k, &t) in res.outputs.iter().enumerate() {
+                tensors.insert(t, rw.program().op(op).get_result(k));
+            }
+        }
+        Ok(tensors)
+    }
+
+    /// Paddle's `DeleteSourcePatternOp`: source ops left unused go, then (transitively) the
+    /// producers of their operands left unused.
+    fn delete_unused(&self, src_ops: &[OpId], rw: &mut Rewriter<'_>) -> Result<(), PassError> {
+        let unused = |p: &Program, o: OpId| p.op(o).results().all(|v| !p.has_uses(v));
+        let mut queue: std::collections::VecDeque<OpId> = std::collections::VecDeque::new();
+        let mut seen: rustc_hash::FxHashSet<OpId> = Default::default();
+        // Source ops in pattern order (inputs before outputs).
+        for &o in src_ops {
+            if unused(rw.program(), o) && seen.insert(o) {
+                queue.push_back(o);
+            }
+        }
+        while let Some(o) = queue.pop_front() {
+            if !rw.program().is_alive(o) {
+                continue;
+            }
+            let inputs: SmallVec<[Value; 6]> = rw.program().op(o).operands().flatten().collect();
+            rw.erase_op(o).map_err(|source| PassError::Ir {
+                pass: "drr",
+                source,
+            })?;
+            for v in inputs {
+                if let Some(d) = rw.program().defining_op(v) {
+                    if rw.program().is_alive(d) && unused(rw.program(), d) && seen.insert(d) {
+                        queue.push_back(d);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RewritePattern for DrrRewrite {
+    fn name(&self) -> &str {
+        self.pattern.name
+    }
+
+    fn root(&self) -> Option<&str> {
+        Some(self.pattern.source[self.anchor].name)
+    }
+
+    fn benefit(&self) -> u16 {
+        self.pattern.benefit
+    }
+
+    fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> Result<bool, PassError> {
+        // Match, and compute every result attribute while the match is borrowed.
+        let (src_ops, tensors, attrs) = {
+            let Some(m) = self.match_at(rw.program(), op) else {
+                return Ok(false);
+            };
+            let mut attrs = Vec::with_capacity(self.pattern.result.len());
+            for (i, res) in self.pattern.result.iter().enumerate() {
+                let mut list = Vec::with_capacity(res.attrs.len());
+                for &(name, how) in res.attrs {
+                    let a = match how {
+                        ResultAttr::Capture(c) => m.attr(c),
+                        ResultAttr::Compute(f) => f(&m),
+                    };
+                    let Some(a) = a else { return Ok(false) };
+                    list.push((name, a));
+                }
+                attrs.push((i, list));
+            }
+            let src_ops: Vec<OpId> = m.ops.iter().flatten().copied().collect();
+            (src_ops, m.tensors, attrs)
+        };
+        let before = tensors.clone();
+        let after = self.rewrite(op, src_ops.clone(), tensors, attrs, rw)?;
+        for &(from, to) in self.pattern.replace {
+            if let (Some(old), Some(new)) = (
+                before.get(from).copied().flatten(),
+                after.get(to).copied().flatten(),
+            ) {
+                rw.replace_all_uses_with(old, new);
+            }
+        }
+        self.delete_unused(&src_ops, rw)?;
+        Ok(true)
+    }
+}
