@@ -5,7 +5,7 @@
 //! are taken apart with `builtin.split`, mutable attributes the forward op has as plain values
 //! are materialised as `full` / `full_int_array`, all in the order Paddle's API creates them.
 
-use pir_runtime::op_support::build_with_attributes;
+use pir_runtime::op_support::{attribute_fits, build_with_attributes};
 use pir_runtime::phi::{DataType, Place};
 use pir_runtime::{builtin, AttrData, Attribute, Builder, IrContext, OpId, TypeData, Value};
 use pir_spec::vjp::{VjpAttr, VjpOperand, VjpRule, VjpValue};
@@ -174,6 +174,7 @@ fn value_of(
     };
     match list.as_slice() {
         [one] if !vector => Ok(*one),
+        [None] => Ok(None),
         [Some(v)] if is_vector_value(b, *v) => Ok(Some(*v)),
         [] if !vector => Ok(None),
         values if vector => {
@@ -205,9 +206,13 @@ fn attributes(
         let attr = match a {
             VjpAttr::Forward(i) => {
                 let n = &schema.attributes[*i as usize].name;
-                prog.op(fwd)
+                let a = prog
+                    .op(fwd)
                     .attr(n)
-                    .ok_or_else(|| invalid(b, fwd, &format!("attribute `{n}` is missing")))?
+                    .ok_or_else(|| invalid(b, fwd, &format!("attribute `{n}` is missing")))?;
+                coerce(ctx, a, spec.kind).ok_or_else(|| {
+                    invalid(b, fwd, &format!("attribute `{n}` does not fit {:?}", spec.kind))
+                })?
             }
             VjpAttr::Const(d) => default_attribute(ctx, spec.kind, &spec.data_type, d)
                 .ok_or_else(|| {
@@ -231,6 +236,48 @@ fn attributes(
         entries.push((&spec.name, attr));
     }
     Ok(ctx.dict_attr(&entries))
+}
+
+/// `a` as an attribute of `kind`: itself if it fits, else its numbers converted (a forward
+/// `int[]` passed to a backward `int64_t[]`, as Paddle's generated Vjp converts the values).
+fn coerce(ctx: &IrContext, a: Attribute, kind: AttrKind) -> Option<Attribute> {
+    let data = ctx.attr_data(a);
+    if attribute_fits(ctx, kind, data) {
+        return Some(a);
+    }
+    let int = |a: Attribute| match ctx.attr_data(a) {
+        AttrData::Int32(v) => Some(i64::from(*v)),
+        AttrData::Int64(v) | AttrData::Index(v) => Some(*v),
+        _ => None,
+    };
+    let float = |a: Attribute| match ctx.attr_data(a) {
+        AttrData::Float(v) => Some(f64::from(*v)),
+        AttrData::Double(v) => Some(*v),
+        _ => int(a).map(|i| i as f64),
+    };
+    let items = |f: &dyn Fn(Attribute) -> Option<Attribute>| match data {
+        AttrData::Array(v) => v.iter().map(|&x| f(x)).collect::<Option<Vec<_>>>(),
+        AttrData::IntArray(v) => v.iter().map(|&x| f(ctx.i64_attr(x))).collect(),
+        _ => None,
+    };
+    Some(match kind {
+        AttrKind::Int32 => ctx.i32_attr(int(a)? as i32),
+        AttrKind::Int64 | AttrKind::Long => ctx.i64_attr(int(a)?),
+        AttrKind::Float => ctx.f32_attr(float(a)? as f32),
+        AttrKind::Double => ctx.f64_attr(float(a)?),
+        AttrKind::Int32Array => ctx.array_attr(&items(&|x| Some(ctx.i32_attr(int(x)? as i32)))?),
+        AttrKind::Int64Array => ctx.array_attr(&items(&|x| Some(ctx.i64_attr(int(x)?)))?),
+        AttrKind::FloatArray => ctx.array_attr(&items(&|x| Some(ctx.f32_attr(float(x)? as f32)))?),
+        AttrKind::DoubleArray => ctx.array_attr(&items(&|x| Some(ctx.f64_attr(float(x)?)))?),
+        AttrKind::IntArray => {
+            let v: Option<Vec<i64>> = match data {
+                AttrData::Array(v) => v.iter().map(|&x| int(x)).collect(),
+                _ => None,
+            };
+            ctx.int_array_attr(&v?)
+        }
+        _ => return None,
+    })
 }
 
 /// A yaml default (or `invoke` literal) as the IR attribute of `kind`.

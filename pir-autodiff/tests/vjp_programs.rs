@@ -6,7 +6,7 @@
 
 mod common;
 
-use pir_runtime::{check_types, parser, verify, AttrData, Program, Value};
+use pir_runtime::{check_types, parser, verify, Program, Value};
 
 /// The `pd_op.data` results that do not stop gradients, in program order.
 fn grad_inputs(prog: &Program) -> Vec<Value> {
@@ -31,6 +31,10 @@ fn every_vjp_program_is_reproduced_byte_for_byte() {
     let mut failures = Vec::new();
     for case in cases {
         let id = case["case_id"].as_str().unwrap();
+        let only = std::env::var("PIR_VJP_CASE").ok();
+        if only.as_deref().is_some_and(|o| o != id) {
+            continue;
+        }
         let text_file = case["program_text"].as_str().unwrap();
         let expected = std::fs::read_to_string(root.join("ops").join(text_file)).unwrap();
         let n_fwd = case["forward_ops"].as_array().unwrap().len()
@@ -52,6 +56,9 @@ fn every_vjp_program_is_reproduced_byte_for_byte() {
             continue;
         }
         let got = prog.to_string();
+        if only.is_some() {
+            eprintln!("{got}");
+        }
         if got != expected {
             failures.push(format!("{id}: {}", common::first_diff(&got, &expected)));
             continue;
@@ -64,7 +71,6 @@ fn every_vjp_program_is_reproduced_byte_for_byte() {
         if !report.is_clean() {
             failures.push(format!("{id}: check_types: {:?}", report.differences));
         }
-        let _ = AttrData::Bool(true);
     }
     eprintln!("{} of {} vjp programs reproduced", cases.len() - failures.len(), cases.len());
     for f in &failures {
