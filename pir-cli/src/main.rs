@@ -8,6 +8,7 @@
 //! pir yaml check FILE...
 //! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
 //! pir verify PROGRAM [--check-types] / pir print PROGRAM   (text, .json or .pdmodel, by content)
+//! pir grad PROGRAM --loss %N [--inputs %a,%b] [--append-backward]
 //! ```
 //!
 //! Errors go to stderr and make the exit status non-zero.
@@ -47,6 +48,9 @@ enum Command {
     /// Read a program (Paddle's text form, Paddle 3 PIR JSON, or a legacy `.pdmodel`) and
     /// print it in Paddle's text format.
     Print(commands::program::ProgramArgs),
+    /// Append the backward of a program (Paddle's `ir_backward.grad` / `append_backward`) and
+    /// print it.
+    Grad(commands::grad::GradArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -57,6 +61,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Translate(a) => commands::translate::run(a),
         Command::Verify(a) => commands::program::verify(a),
         Command::Print(a) => commands::program::print(a),
+        Command::Grad(a) => commands::grad::run(a),
     }
 }
 
