@@ -30,7 +30,9 @@ struct State {
 
 impl State {
     fn grads(&self, v: Value) -> &[Grads] {
-        self.value_to_valuegrad.get(&v).map_or(&[], |g| g.as_slice())
+        self.value_to_valuegrad
+            .get(&v)
+            .map_or(&[], |g| g.as_slice())
     }
 }
 
@@ -187,7 +189,14 @@ impl<'p> Pass<'p> {
             total_ops.clone()
         } else {
             let no_grad = self.no_grad.clone();
-            prune_ops(self.prog, &total_ops, &mut inputs_set, &mut outputs_set, &no_grad).0
+            prune_ops(
+                self.prog,
+                &total_ops,
+                &mut inputs_set,
+                &mut outputs_set,
+                &no_grad,
+            )
+            .0
         };
         let (outputs_fwd, inputs_fwd) = self.prepare_backward_prune_set(inputs, &complete_outputs);
         self.append_backward_ops(&effective)?;
@@ -280,7 +289,12 @@ impl<'p> Pass<'p> {
     }
 
     /// `full` + `full_like(like, fill)` as `value`'s one gradient.
-    fn append_full_like(&mut self, fill: f32, like: Value, value: Value) -> Result<Value, AutodiffError> {
+    fn append_full_like(
+        &mut self,
+        fill: f32,
+        like: Value,
+        value: Value,
+    ) -> Result<Value, AutodiffError> {
         let ctx = self.prog.ctx().clone();
         let def = ctx
             .op_def("pd_op.full_like")
@@ -290,7 +304,9 @@ impl<'p> Pass<'p> {
             .value_type(like)
             .and_then(|t| t.as_dense_tensor(&ctx).map(|t| t.dtype))
             .unwrap_or(pir_runtime::phi::DataType::Float32);
-        let describe = self.prog.describe(self.prog.defining_op(like).unwrap_or(self.prog.module_op()));
+        let describe = self
+            .prog
+            .describe(self.prog.defining_op(like).unwrap_or(self.prog.module_op()));
         let (op, created) = self.emit(|b| {
             build_typed(
                 b,
@@ -315,7 +331,11 @@ impl<'p> Pass<'p> {
 
     /// `builtin.combine` + `pd_op.add_n` of a value's several gradients.
     fn append_add_n(&mut self, value: Value) -> Result<(), AutodiffError> {
-        let all = self.state.value_to_valuegrad.remove(&value).unwrap_or_default();
+        let all = self
+            .state
+            .value_to_valuegrad
+            .remove(&value)
+            .unwrap_or_default();
         let list: Vec<Value> = all.iter().filter_map(|g| g[0]).collect();
         self.state
             .value_to_sumvaluegrad
@@ -330,7 +350,11 @@ impl<'p> Pass<'p> {
         let def = ctx
             .op_def("pd_op.add_n")
             .ok_or_else(|| AutodiffError::MissingOp("pd_op.add_n".into()))?;
-        let describe = self.prog.describe(self.prog.defining_op(value).unwrap_or(self.prog.module_op()));
+        let describe = self.prog.describe(
+            self.prog
+                .defining_op(value)
+                .unwrap_or(self.prog.module_op()),
+        );
         let (sum, created) = self.emit(|b| {
             let err = |source| AutodiffError::Build {
                 op: describe.clone(),
@@ -406,7 +430,18 @@ impl<'p> Pass<'p> {
         if r.name() == "builtin.combine" {
             return smallvec![true; r.num_operands()];
         }
+        // A hand-written Vjp differentiates every tensor operand (its schema has no backward
+        // entry to say which).
+        let custom = r
+            .def()
+            .interface::<pir_runtime::interfaces::Vjp>()
+            .is_some_and(|v| v.custom.is_some());
         match r.def().schema {
+            Some(s) if custom => s
+                .inputs
+                .iter()
+                .map(|i| matches!(i.kind, pir_spec::InputKind::Value(_)))
+                .collect(),
             Some(s) => s.inputs.iter().map(|i| i.with_grad_semantic).collect(),
             None => smallvec![false; r.num_operands()],
         }
@@ -591,7 +626,11 @@ impl<'p> Pass<'p> {
     fn remove_op(&mut self, op: OpId) -> Result<(), AutodiffError> {
         let results: FxHashSet<Value> = self.prog.op(op).results().collect();
         for gs in self.state.value_to_valuegrad.values_mut() {
-            if gs.first().and_then(|g| g[0]).is_some_and(|g| results.contains(&g)) {
+            if gs
+                .first()
+                .and_then(|g| g[0])
+                .is_some_and(|g| results.contains(&g))
+            {
                 gs.clear();
             }
         }

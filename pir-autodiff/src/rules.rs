@@ -10,13 +10,40 @@ use pir_spec::OpSchema;
 use rustc_hash::FxHashMap;
 
 use crate::error::AutodiffError;
-use crate::vjp::{run_rule, VjpArgs, VjpResult};
+use crate::vjp::{run_rule, VjpArgs, VjpFn, VjpResult};
 
-/// An op's Vjp: a table interpreted by [`run_rule`].
+/// An op's Vjp: a table interpreted by [`run_rule`] (generated, or derived at run time from
+/// the schemas), or a hand-written function.
 #[derive(Debug, Clone)]
-pub struct VjpImpl {
-    schema: &'static OpSchema,
-    rule: Arc<VjpRule>,
+pub enum VjpImpl {
+    /// A table.
+    Rule {
+        /// The forward op's schema.
+        schema: &'static OpSchema,
+        /// The table.
+        rule: RuleRef,
+    },
+    /// A hand-written Vjp (`impl VjpOp`).
+    Custom(VjpFn),
+}
+
+/// A Vjp table: generated (`'static`) or derived at run time.
+#[derive(Debug, Clone)]
+pub enum RuleRef {
+    /// Emitted by the code generator.
+    Static(&'static VjpRule),
+    /// Derived from the registered schemas.
+    Derived(Arc<VjpRule>),
+}
+
+impl std::ops::Deref for RuleRef {
+    type Target = VjpRule;
+    fn deref(&self) -> &VjpRule {
+        match self {
+            RuleRef::Static(r) => r,
+            RuleRef::Derived(r) => r,
+        }
+    }
 }
 
 impl VjpImpl {
@@ -31,12 +58,21 @@ impl VjpImpl {
         op: OpId,
         args: &VjpArgs<'_>,
     ) -> Result<VjpResult, AutodiffError> {
-        run_rule(b, op, self.schema, &self.rule, args)
+        match self {
+            VjpImpl::Rule { schema, rule } => run_rule(b, op, schema, rule, args),
+            VjpImpl::Custom(f) => f(b, op, args).map_err(|source| AutodiffError::Build {
+                op: b.program().describe(op),
+                source,
+            }),
+        }
     }
 
-    /// The rule.
-    pub fn rule(&self) -> &VjpRule {
-        &self.rule
+    /// The table, for a table-driven Vjp.
+    pub fn rule(&self) -> Option<&VjpRule> {
+        match self {
+            VjpImpl::Rule { rule, .. } => Some(rule),
+            VjpImpl::Custom(_) => None,
+        }
     }
 }
 
@@ -71,17 +107,31 @@ impl RuleCache {
     }
 }
 
+/// The op's Vjp: its hand-written function, its generated table, or a table derived now from
+/// its schema and its backward op's (registered) schema.
 fn rule_of(prog: &Program, def: &'static OpDef) -> Result<VjpImpl, pir_spec::vjp::VjpError> {
     let ctx = prog.ctx();
-    let schema = def.schema.ok_or_else(|| pir_spec::vjp::VjpError::NoBackward {
-        op: def.name.to_string(),
-    })?;
+    let iface = def.interface::<Vjp>();
+    if let Some(f) = iface.and_then(|v| v.custom) {
+        return Ok(VjpImpl::Custom(f));
+    }
+    let schema = def
+        .schema
+        .ok_or_else(|| pir_spec::vjp::VjpError::NoBackward {
+            op: def.name.to_string(),
+        })?;
+    if let Some(rule) = iface.and_then(|v| v.rule) {
+        return Ok(VjpImpl::Rule {
+            schema,
+            rule: RuleRef::Static(rule),
+        });
+    }
     let rule = vjp_rule(schema, |name| {
         ctx.op_def(&format!("{}.{name}", schema.dialect))
             .and_then(|d| d.schema)
     })?;
-    Ok(VjpImpl {
+    Ok(VjpImpl::Rule {
         schema,
-        rule: Arc::new(rule),
+        rule: RuleRef::Derived(Arc::new(rule)),
     })
 }

@@ -24,10 +24,7 @@ pub fn set_default(prog: &mut Program, op: OpId) -> Result<(), pir_runtime::IrEr
     if r.num_results() == 0 {
         return Ok(());
     }
-    let stop = r
-        .operands()
-        .flatten()
-        .all(|v| value_stop_gradient(prog, v));
+    let stop = r.operands().flatten().all(|v| value_stop_gradient(prog, v));
     let flags = vec![stop; r.num_results()];
     let attr = prog.ctx().bool_array_attr(&flags);
     prog.set_attribute(op, "stop_gradient", attr)

@@ -13,29 +13,7 @@ use pir_spec::{AttrKind, DefaultValue, InputKind, OpSchema, ValueKind};
 use smallvec::SmallVec;
 
 use crate::error::AutodiffError;
-
-/// The arguments of a Vjp, as Paddle's `call_vjp` passes them: one list per forward operand
-/// (a combined vector operand lists the combined values), one per forward result (a vector
-/// result taken apart by `builtin.split` lists the parts), their gradients, and for each
-/// operand with a gradient whether that gradient is wanted (`true`: stop).
-#[derive(Debug, Clone, Copy)]
-pub struct VjpArgs<'a> {
-    /// Per forward operand, its value(s).
-    pub inputs: &'a [SmallVec<[Option<Value>; 1]>],
-    /// Per forward result, its value(s).
-    pub outputs: &'a [SmallVec<[Option<Value>; 1]>],
-    /// Per forward result, the gradient value(s).
-    pub out_grads: &'a [SmallVec<[Option<Value>; 1]>],
-    /// Per operand with grad semantics, per value: the gradient is not wanted.
-    pub stop_gradients: &'a [SmallVec<[bool; 1]>],
-}
-
-/// The gradients a Vjp returns: per operand with grad semantics, per value (`None`: no
-/// gradient, or not wanted).
-pub type VjpResult = Vec<SmallVec<[Option<Value>; 1]>>;
-
-/// A hand-written Vjp (an op declaring `interfaces(Vjp)` with its own function).
-pub type VjpFn = fn(&mut Builder<'_>, OpId, &VjpArgs<'_>) -> Result<VjpResult, AutodiffError>;
+pub use pir_runtime::interfaces::{VjpArgs, VjpFn, VjpResult};
 
 /// Runs `rule` for forward op `fwd` (whose schema is `schema`): builds the backward op at
 /// `b`'s insertion point and returns the gradients of `fwd`'s operands with grad semantics.
@@ -186,7 +164,11 @@ fn value_of(
             })?;
             Ok(Some(v))
         }
-        _ => Err(invalid(b, fwd, &format!("{what} {src:?}: expected one value"))),
+        _ => Err(invalid(
+            b,
+            fwd,
+            &format!("{what} {src:?}: expected one value"),
+        )),
     }
 }
 
@@ -211,13 +193,18 @@ fn attributes(
                     .attr(n)
                     .ok_or_else(|| invalid(b, fwd, &format!("attribute `{n}` is missing")))?;
                 coerce(ctx, a, spec.kind).ok_or_else(|| {
-                    invalid(b, fwd, &format!("attribute `{n}` does not fit {:?}", spec.kind))
+                    invalid(
+                        b,
+                        fwd,
+                        &format!("attribute `{n}` does not fit {:?}", spec.kind),
+                    )
                 })?
             }
-            VjpAttr::Const(d) => default_attribute(ctx, spec.kind, &spec.data_type, d)
-                .ok_or_else(|| {
+            VjpAttr::Const(d) => {
+                default_attribute(ctx, spec.kind, &spec.data_type, d).ok_or_else(|| {
                     invalid(b, fwd, &format!("no `{}` attribute for {d:?}", spec.name))
-                })?,
+                })?
+            }
             VjpAttr::DtypeOf(src) => {
                 let v = match src {
                     VjpValue::Input(i) => args.inputs.get(*i as usize),
@@ -360,10 +347,16 @@ fn full_of_attr(
             let def = ctx
                 .op_def("pd_op.full_int_array")
                 .ok_or_else(|| missing("pd_op.full_int_array"))?;
-            (def, dict, ctx.dense_tensor_type(DataType::Int64, &[v.len() as i64]))
+            (
+                def,
+                dict,
+                ctx.dense_tensor_type(DataType::Int64, &[v.len() as i64]),
+            )
         }
         (_, d) => {
-            let s = d.as_scalar().ok_or_else(|| missing("a scalar attribute value"))?;
+            let s = d
+                .as_scalar()
+                .ok_or_else(|| missing("a scalar attribute value"))?;
             let dtype = match data_type {
                 "int" | "int32_t" => DataType::Int32,
                 "int64_t" => DataType::Int64,
@@ -378,7 +371,9 @@ fn full_of_attr(
                 ("shape", ctx.int_array_attr(&[1])),
                 ("value", ctx.f64_attr(s.to_f64())),
             ]);
-            let def = ctx.op_def("pd_op.full").ok_or_else(|| missing("pd_op.full"))?;
+            let def = ctx
+                .op_def("pd_op.full")
+                .ok_or_else(|| missing("pd_op.full"))?;
             (def, dict, ctx.dense_tensor_type(dtype, &[1]))
         }
     };

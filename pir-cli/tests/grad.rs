@@ -29,13 +29,17 @@ fn program_file(test: &str) -> std::path::PathBuf {
 #[test]
 fn grad_appends_the_backward_ops_in_paddles_order() {
     let f = program_file("order");
-    let o = pir(&["grad", f.to_str().unwrap(), "--loss", "%3", "--inputs", "%0"]);
+    let o = pir(&[
+        "grad",
+        f.to_str().unwrap(),
+        "--loss",
+        "%3",
+        "--inputs",
+        "%0",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
-    let names: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.split('"').nth(1))
-        .collect();
+    let names: Vec<&str> = out.lines().filter_map(|l| l.split('"').nth(1)).collect();
     assert_eq!(
         names,
         [
@@ -49,7 +53,10 @@ fn grad_appends_the_backward_ops_in_paddles_order() {
             "pd_op.relu_grad"
         ]
     );
-    assert!(out.contains("(%7) = \"pd_op.relu_grad\" (%1, %6) {stop_gradient:[false]}"), "{out}");
+    assert!(
+        out.contains("(%7) = \"pd_op.relu_grad\" (%1, %6) {stop_gradient:[false]}"),
+        "{out}"
+    );
 }
 
 #[test]

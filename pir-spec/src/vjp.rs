@@ -30,9 +30,7 @@
 
 use std::borrow::Cow;
 
-use crate::schema::{
-    AttrKind, DefaultValue, InputKind, List, OpKind, OpSchema, Str,
-};
+use crate::schema::{AttrKind, DefaultValue, InputKind, List, OpKind, OpSchema, Str};
 
 /// A value the Vjp hands to the backward op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,7 +261,11 @@ fn invoke_rule<'s>(
     // The call is positional over the target's yaml argument order.
     let params = param_order(target);
     if parsed.len() > params.len() {
-        return Err(fail(format!("{} arguments, `{name}` takes {}", parsed.len(), params.len())));
+        return Err(fail(format!(
+            "{} arguments, `{name}` takes {}",
+            parsed.len(),
+            params.len()
+        )));
     }
     let arg_of = |param: &str| {
         params
@@ -278,14 +280,19 @@ fn invoke_rule<'s>(
             (Some(InvokeArg::Source(Source::Attr(i))), InputKind::MutableAttribute(_)) => {
                 VjpOperand::FromAttr(*i)
             }
-            (Some(InvokeArg::Literal(l)), InputKind::MutableAttribute(mu)) => {
-                VjpOperand::Const(literal(l, mu.kind).ok_or_else(|| fail(format!("literal `{l}`")))?)
-            }
+            (Some(InvokeArg::Literal(l)), InputKind::MutableAttribute(mu)) => VjpOperand::Const(
+                literal(l, mu.kind).ok_or_else(|| fail(format!("literal `{l}`")))?,
+            ),
             (None, InputKind::MutableAttribute(mu)) if mu.default.is_some() => {
                 VjpOperand::Const(mu.default.clone().unwrap_or(DefaultValue::Int(0)))
             }
             (None, InputKind::Value(_)) if input.optional => VjpOperand::Value(VjpValue::Null),
-            _ => return Err(fail(format!("no value for input `{}` of `{name}`", input.name))),
+            _ => {
+                return Err(fail(format!(
+                    "no value for input `{}` of `{name}`",
+                    input.name
+                )))
+            }
         };
         operands.push(operand);
     }
@@ -359,7 +366,10 @@ fn invoke_arg(m: &Matcher<'_>, a: &str) -> Option<InvokeArg> {
             Source::Attr(_) => None,
         };
     }
-    let ident = a.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ident = a
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ident && a != "true" && a != "false" {
         // A backward argument: resolve through the backward entry's own name, which names the
@@ -375,10 +385,14 @@ fn invoke_arg(m: &Matcher<'_>, a: &str) -> Option<InvokeArg> {
             .find(|x| x.name == a)
             .and_then(|x| x.default.clone())
             .or_else(|| {
-                m.bwd.inputs.iter().find(|x| x.name == a).and_then(|x| match &x.kind {
-                    InputKind::MutableAttribute(mu) => mu.default.clone(),
-                    InputKind::Value(_) => None,
-                })
+                m.bwd
+                    .inputs
+                    .iter()
+                    .find(|x| x.name == a)
+                    .and_then(|x| match &x.kind {
+                        InputKind::MutableAttribute(mu) => mu.default.clone(),
+                        InputKind::Value(_) => None,
+                    })
             })?;
         return Some(InvokeArg::Literal(default_text(&default)?));
     }
@@ -457,8 +471,14 @@ mod tests {
 
     #[test]
     fn literals_take_the_attribute_kind() {
-        assert_eq!(literal("0.0f", AttrKind::Float), Some(DefaultValue::Float(0.0)));
-        assert_eq!(literal("true", AttrKind::Bool), Some(DefaultValue::Bool(true)));
+        assert_eq!(
+            literal("0.0f", AttrKind::Float),
+            Some(DefaultValue::Float(0.0))
+        );
+        assert_eq!(
+            literal("true", AttrKind::Bool),
+            Some(DefaultValue::Bool(true))
+        );
         assert_eq!(literal("-1", AttrKind::Int32), Some(DefaultValue::Int(-1)));
         assert_eq!(literal("x", AttrKind::Int32), None);
     }

@@ -29,7 +29,8 @@ pub fn context() -> Arc<IrContext> {
         .expect("the corpus dialect registers");
     for def in op_defs::pd_op::PdOpDialect::op_defs() {
         if ctx.op_def(def.name).is_none() {
-            ctx.register_ops("pd_op", &[def]).expect("a missing op registers");
+            ctx.register_ops("pd_op", &[def])
+                .expect("a missing op registers");
         }
     }
     ctx

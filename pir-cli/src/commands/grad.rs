@@ -54,7 +54,9 @@ fn value_named(values: &[Value], name: &str, what: &str) -> Result<Value, CliErr
         .trim()
         .strip_prefix('%')
         .and_then(|n| n.parse().ok())
-        .ok_or_else(|| CliError::Usage(format!("{what} `{name}`: expected a value name like %3")))?;
+        .ok_or_else(|| {
+            CliError::Usage(format!("{what} `{name}`: expected a value name like %3"))
+        })?;
     values.get(n).copied().ok_or_else(|| {
         CliError::Usage(format!(
             "{what} `{name}`: the program has {} values (%0 to %{})",
