@@ -9,6 +9,7 @@
 //! pir translate MODEL.pdmodel [-o OUT] [--check-types] [--report-unknown]
 //! pir verify PROGRAM [--check-types] / pir print PROGRAM   (text, .json or .pdmodel, by content)
 //! pir opt PROGRAM --pass NAME[,NAME...] [--opt-level N] [--print-ir] / pir opt --list
+//! pir grad PROGRAM --loss %N [--inputs %a,%b] [--append-backward]
 //! ```
 //!
 //! `--yaml DIR` (before or after the subcommand; default `$PIR_PADDLE_YAML`) adds to every
@@ -61,6 +62,9 @@ enum Command {
     Print(commands::program::ProgramArgs),
     /// Run passes by Paddle's names on a program and print the result.
     Opt(commands::opt::OptArgs),
+    /// Append the backward of a program (Paddle's `ir_backward.grad` / `append_backward`) and
+    /// print it.
+    Grad(commands::grad::GradArgs),
 }
 
 /// `--yaml DIR`, else a non-empty `PIR_PADDLE_YAML`.
@@ -82,6 +86,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Verify(a) => commands::program::verify(a),
         Command::Print(a) => commands::program::print(a),
         Command::Opt(a) => commands::opt::run(a),
+        Command::Grad(a) => commands::grad::run(a),
     }
 }
 

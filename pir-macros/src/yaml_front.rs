@@ -24,7 +24,7 @@ use syn::{Ident, LitStr, Token};
 
 use pir_spec::known::{self, InterfaceImpl};
 use pir_spec::yaml::folder::YamlFolder;
-use pir_spec::yaml::{load_op_set, SpecErrors, YamlSource};
+use pir_spec::yaml::{load_op_set, OpSet, SpecErrors, YamlSource};
 use pir_spec::OpSchema;
 
 use crate::codegen::{generate_dialect, generate_op, GenOp, InterfaceGen};
@@ -226,7 +226,7 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
     let mut errors = Vec::new();
     let mut idents = Vec::new();
     for s in &set.ops {
-        match gen_for(s, &registry) {
+        match gen_for(s, &registry, &set) {
             Ok(g) => {
                 idents.push(g.ident.clone());
                 out.extend(generate_op(&g));
@@ -343,7 +343,7 @@ pub(crate) fn tracking<'a>(
     quote!(#(#tracked)* #(#envs)*)
 }
 
-fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
+fn gen_for(s: &OpSchema, registry: &TokenStream, set: &OpSet) -> Result<GenOp, String> {
     let at = match &s.source {
         Some(l) => format!("{}:{}: op `{}`", l.file, l.line, s.op_name),
         None => format!("op `{}`", s.op_name),
@@ -386,6 +386,9 @@ fn gen_for(s: &OpSchema, registry: &TokenStream) -> Result<GenOp, String> {
                     Some(b) => format!("{}.{b}", s.dialect),
                     None => String::new(),
                 },
+                // The Vjp table, when the backward op is in the same yaml set; else the
+                // runtime derives it from the registered schemas.
+                rule: pir_spec::vjp::vjp_rule(s, |n| set.get(n)).ok(),
             },
             InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly => {
                 let id = Ident::new(k.runtime, Span::call_site());

@@ -20,7 +20,13 @@
 
 use std::sync::OnceLock;
 
+use pir_spec::vjp::VjpRule;
 use pir_spec::{OpInfoTuple, OpSchema};
+use smallvec::SmallVec;
+
+use crate::builder::Builder;
+use crate::error::BuildError;
+use crate::program::{OpId, Value};
 
 use crate::declare_interface;
 use crate::meta::{InferMetaFn, InferMetaRegistry};
@@ -235,21 +241,142 @@ impl<T: InferShapeOp> OpInterfaceImpl<T> for InferShape {
     const IMPL: InferShape = InferShape::of::<T>();
 }
 
-/// `VjpInterface`: declares the op's backward op.
+/// `VjpInterface`: how the op's gradient is built.
+///
+/// Generated ops carry the backward op's name and, when the code generator could derive it, the
+/// Vjp table ([`VjpRule`]: which forward values, output grads and attributes feed the backward
+/// op); `pir-autodiff` interprets the table, or derives it at run time from the two schemas. A
+/// `#[pir_op]` op may write its Vjp by hand ([`VjpOp`], `interfaces(Vjp)` without `backward`).
 ///
 /// ```
 /// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, InterfaceEntry}, OpDef};
-/// static VJP: Vjp = Vjp { backward_op: "toy.tanh_grad" };
+/// static VJP: Vjp = Vjp::new("toy.tanh_grad");
 /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
 /// static TANH: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.tanh", "toy") };
 /// assert_eq!(TANH.interface::<Vjp>().map(|v| v.backward_op), Some("toy.tanh_grad"));
 /// ```
 #[derive(Debug)]
 pub struct Vjp {
-    /// The backward op's full name (`pd_op.conv2d_grad`).
+    /// The backward op's full name (`pd_op.conv2d_grad`); empty for a hand-written Vjp.
     pub backward_op: &'static str,
+    /// The generated Vjp table, if the code generator derived one.
+    pub rule: Option<&'static VjpRule>,
+    /// A hand-written Vjp.
+    pub custom: Option<VjpFn>,
 }
 known_interface!(Vjp);
+
+impl Vjp {
+    /// The Vjp of an op whose backward op is `backward_op` (the table is derived at run time).
+    ///
+    /// ```
+    /// static VJP: pir_runtime::interfaces::Vjp = pir_runtime::interfaces::Vjp::new("pd_op.relu_grad");
+    /// assert!(VJP.rule.is_none() && VJP.custom.is_none());
+    /// ```
+    pub const fn new(backward_op: &'static str) -> Vjp {
+        Vjp {
+            backward_op,
+            rule: None,
+            custom: None,
+        }
+    }
+
+    /// The Vjp of a generated op: its backward op and the table derived from the two schemas.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use pir_runtime::interfaces::Vjp;
+    /// use pir_runtime::pir_spec::vjp::{VjpOperand, VjpRule, VjpValue};
+    /// static RULE: VjpRule = VjpRule {
+    ///     op: Cow::Borrowed("relu_grad"),
+    ///     operands: Cow::Borrowed(&[VjpOperand::Value(VjpValue::Output(0)), VjpOperand::Value(VjpValue::OutputGrad(0))]),
+    ///     attributes: Cow::Borrowed(&[]),
+    ///     outputs: Cow::Borrowed(&[Some(0)]),
+    /// };
+    /// static VJP: Vjp = Vjp::with_rule("pd_op.relu_grad", &RULE);
+    /// assert_eq!(VJP.rule.unwrap().op, "relu_grad");
+    /// ```
+    pub const fn with_rule(backward_op: &'static str, rule: &'static VjpRule) -> Vjp {
+        Vjp {
+            backward_op,
+            rule: Some(rule),
+            custom: None,
+        }
+    }
+
+    /// A hand-written Vjp.
+    ///
+    /// ```
+    /// use pir_runtime::interfaces::{Vjp, VjpArgs, VjpResult};
+    /// use pir_runtime::{BuildError, Builder, OpId};
+    /// fn no_grad(_: &mut Builder<'_>, _: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
+    ///     Ok(args.stop_gradients.iter().map(|s| s.iter().map(|_| None).collect()).collect())
+    /// }
+    /// static VJP: Vjp = Vjp::custom(no_grad);
+    /// assert!(VJP.custom.is_some());
+    /// ```
+    pub const fn custom(f: VjpFn) -> Vjp {
+        Vjp {
+            backward_op: "",
+            rule: None,
+            custom: Some(f),
+        }
+    }
+}
+
+/// The arguments of a Vjp, as Paddle's `call_vjp` passes them: per forward operand its
+/// value(s) (a combined vector operand lists the combined values), per forward result its
+/// value(s) (a vector result taken apart by `builtin.split` lists the parts) and gradient(s),
+/// and per operand with grad semantics whether each gradient is unwanted (`true`: stop).
+#[derive(Debug, Clone, Copy)]
+pub struct VjpArgs<'a> {
+    /// Per forward operand, its value(s).
+    pub inputs: &'a [SmallVec<[Option<Value>; 1]>],
+    /// Per forward result, its value(s).
+    pub outputs: &'a [SmallVec<[Option<Value>; 1]>],
+    /// Per forward result, the gradient value(s).
+    pub out_grads: &'a [SmallVec<[Option<Value>; 1]>],
+    /// Per operand with grad semantics, per value: the gradient is not wanted.
+    pub stop_gradients: &'a [SmallVec<[bool; 1]>],
+}
+
+/// What a Vjp returns: per operand with grad semantics, per value, its gradient (`None`: none,
+/// or not wanted).
+pub type VjpResult = Vec<SmallVec<[Option<Value>; 1]>>;
+
+/// A hand-written Vjp: builds the backward of op `OpId` at the builder's insertion point.
+pub type VjpFn = fn(&mut Builder<'_>, OpId, &VjpArgs<'_>) -> Result<VjpResult, BuildError>;
+
+/// What a `#[pir_op]` op writes to implement [`Vjp`] by hand (`interfaces(Vjp)` without
+/// `backward = "..."`).
+///
+/// ```
+/// use pir_runtime::interfaces::{Vjp, VjpArgs, VjpOp, VjpResult};
+/// use pir_runtime::{BuildError, Builder, OpId, OpInterfaceImpl};
+/// struct Identity;
+/// impl VjpOp for Identity {
+///     // d(identity) = the output grad itself.
+///     fn vjp(_: &mut Builder<'_>, _: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
+///         Ok(vec![args.out_grads[0].clone()])
+///     }
+/// }
+/// static VJP: Vjp = <Vjp as OpInterfaceImpl<Identity>>::IMPL;
+/// assert!(VJP.custom.is_some());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` declares the interface `Vjp` without a backward op but does not implement it",
+    label = "`Vjp` needs `backward = \"..._grad\"` or `impl VjpOp for {Self}`",
+    note = "write `impl pir_runtime::interfaces::VjpOp for {Self} {{ fn vjp(b: &mut pir_runtime::Builder<'_>, op: pir_runtime::OpId, args: &pir_runtime::interfaces::VjpArgs<'_>) -> Result<pir_runtime::interfaces::VjpResult, pir_runtime::BuildError> {{ ... }} }}`"
+)]
+pub trait VjpOp {
+    /// Builds the backward of `op` with `b` and returns the gradients of its operands.
+    fn vjp(b: &mut Builder<'_>, op: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError>;
+}
+
+/// An op declaring `interfaces(Vjp)` without a backward op gets its [`VjpOp`] function.
+impl<T: VjpOp> OpInterfaceImpl<T> for Vjp {
+    const IMPL: Vjp = Vjp::custom(T::vjp);
+}
 
 macro_rules! declaration_only {
     ($($(#[$m:meta])* $name:ident;)*) => {$(

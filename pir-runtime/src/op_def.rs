@@ -215,7 +215,7 @@ impl fmt::Debug for TraitEntry {
 /// ```
 /// use pir_runtime::interfaces::Vjp;
 /// use pir_runtime::op_def::{Interface, InterfaceEntry};
-/// static VJP: Vjp = Vjp { backward_op: "pd_op.relu_grad" };
+/// static VJP: Vjp = Vjp::new("pd_op.relu_grad");
 /// let e = InterfaceEntry::of(&VJP);
 /// assert_eq!((e.id, e.name), (Vjp::ID, "VjpInterface"));
 /// assert_eq!(e.implementation.downcast_ref::<Vjp>().unwrap().backward_op, "pd_op.relu_grad");
@@ -235,7 +235,7 @@ impl InterfaceEntry {
     ///
     /// ```
     /// use pir_runtime::{interfaces::Vjp, op_def::InterfaceEntry};
-    /// static VJP: Vjp = Vjp { backward_op: "pd_op.exp_grad" };
+    /// static VJP: Vjp = Vjp::new("pd_op.exp_grad");
     /// static ENTRY: InterfaceEntry = InterfaceEntry::of(&VJP);
     /// assert_eq!(ENTRY.name, "VjpInterface");
     /// ```
@@ -287,7 +287,7 @@ pub const fn sort_traits<const N: usize>(mut entries: [TraitEntry; N]) -> [Trait
 /// ```
 /// use pir_runtime::interfaces::{Decomp, Vjp};
 /// use pir_runtime::op_def::{sort_interfaces, InterfaceEntry};
-/// static VJP: Vjp = Vjp { backward_op: "pd_op.tanh_grad" };
+/// static VJP: Vjp = Vjp::new("pd_op.tanh_grad");
 /// static I: [InterfaceEntry; 2] =
 ///     sort_interfaces([InterfaceEntry::of(&VJP), InterfaceEntry::of(&Decomp)]);
 /// assert!(I[0].id < I[1].id);
@@ -576,7 +576,7 @@ impl OpDef {
     ///
     /// ```
     /// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, InterfaceEntry}, OpDef};
-    /// static VJP: Vjp = Vjp { backward_op: "toy.exp_grad" };
+    /// static VJP: Vjp = Vjp::new("toy.exp_grad");
     /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
     /// static EXP: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.exp", "toy") };
     /// assert_eq!(EXP.interface::<Vjp>().unwrap().backward_op, "toy.exp_grad");
@@ -593,7 +593,7 @@ impl OpDef {
     ///
     /// ```
     /// use pir_runtime::{interfaces::Vjp, op_def::{sort_interfaces, Interface, InterfaceEntry}, OpDef};
-    /// static VJP: Vjp = Vjp { backward_op: "toy.exp_grad" };
+    /// static VJP: Vjp = Vjp::new("toy.exp_grad");
     /// static I: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
     /// static EXP: OpDef = OpDef { interfaces: &I, ..OpDef::new("toy.exp", "toy") };
     /// assert_eq!(EXP.interface_entry(Vjp::ID).unwrap().name, "VjpInterface");

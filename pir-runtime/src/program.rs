@@ -2553,7 +2553,7 @@ impl<'a> OpRef<'a> {
     /// ```
     /// # use pir_runtime::{Builder, IrContext, OpDef, Program, op_def::{sort_interfaces, InterfaceEntry}};
     /// use pir_runtime::interfaces::{Decomp, Vjp};
-    /// static VJP: Vjp = Vjp { backward_op: "toy.sin_grad" };
+    /// static VJP: Vjp = Vjp::new("toy.sin_grad");
     /// static IFACES: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
     /// static SIN: OpDef = OpDef { interfaces: &IFACES, ..OpDef::new("toy.sin", "toy") };
     /// # let ctx = IrContext::new();
@@ -2572,7 +2572,7 @@ impl<'a> OpRef<'a> {
     /// ```
     /// # use pir_runtime::{Builder, IrContext, OpDef, Program, op_def::{sort_interfaces, InterfaceEntry}};
     /// use pir_runtime::interfaces::Vjp;
-    /// static VJP: Vjp = Vjp { backward_op: "toy.sin_grad" };
+    /// static VJP: Vjp = Vjp::new("toy.sin_grad");
     /// static IFACES: [InterfaceEntry; 1] = sort_interfaces([InterfaceEntry::of(&VJP)]);
     /// static SIN: OpDef = OpDef { interfaces: &IFACES, ..OpDef::new("toy.sin", "toy") };
     /// # let ctx = IrContext::new();

@@ -14,6 +14,7 @@ pub mod kinds;
 pub mod known;
 pub mod phi;
 pub mod schema;
+pub mod vjp;
 #[cfg(feature = "yaml")]
 pub mod yaml;
 

@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod demo;
+pub mod grad;
 pub mod ops;
 pub mod opt;
 pub mod program;

@@ -15,6 +15,7 @@
 //! | `emit_builders` | `builders` | `build`, `build_with_values`, `build_with_attributes`, `build_with_types` |
 //! | `emit_attrs_struct` | `builders` | the typed build's `<Op>Attrs` struct |
 //! | `fit_check` | `infer_meta_check` | the compile-time check that `infer_meta.param` fits the function |
+//! | `vjp_init` | `vjp` | the Vjp interface with the op's Vjp table (`pir_spec::vjp::VjpRule`) |
 //!
 //! Shared pieces: `names` (identifiers), `values` (attribute values as Rust types and
 //! expressions), `docs`, `schema_tokens` (any schema value as a `static` initializer).
@@ -29,6 +30,7 @@ mod names;
 mod schema_tokens;
 mod tables;
 mod values;
+mod vjp;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -46,8 +48,11 @@ pub(crate) enum InterfaceGen {
     InferMetaRegistry { func: String, registry: TokenStream },
     /// `InferMeta::direct(func, path)`.
     InferMetaDirect { func: String, path: TokenStream },
-    /// `Vjp { backward_op }`.
-    Vjp { backward_op: String },
+    /// `Vjp::with_rule(backward_op, &RULE)` (or `Vjp::new` without a table).
+    Vjp {
+        backward_op: String,
+        rule: Option<pir_spec::vjp::VjpRule>,
+    },
     /// `<path as OpInterfaceImpl<Op>>::IMPL`; the span points at the user's token.
     Generic { path: TokenStream, span: Span },
 }

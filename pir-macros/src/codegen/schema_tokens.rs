@@ -80,7 +80,7 @@ pub(crate) fn attr_kind(k: AttrKind) -> TokenStream {
     quote!(#spec::AttrKind::#v)
 }
 
-fn default_value(d: &DefaultValue) -> TokenStream {
+pub(crate) fn default_value(d: &DefaultValue) -> TokenStream {
     let spec = spec();
     match d {
         DefaultValue::Bool(v) => quote!(#spec::DefaultValue::Bool(#v)),

@@ -108,9 +108,9 @@ fn interface_impl(op: &OpGen<'_>, i: &InterfaceGen) -> (TokenStream, TokenStream
             quote!(#rt::interfaces::InferMeta),
             quote!(#rt::interfaces::InferMeta::direct(#func, #path)),
         ),
-        InterfaceGen::Vjp { backward_op } => (
+        InterfaceGen::Vjp { backward_op, rule } => (
             quote!(#rt::interfaces::Vjp),
-            quote!(#rt::interfaces::Vjp { backward_op: #backward_op }),
+            super::vjp::vjp_init(backward_op, rule.as_ref()),
         ),
         InterfaceGen::Generic { path, span } => (
             path.clone(),

@@ -197,12 +197,12 @@ pub(super) fn lower_interfaces(
                     ));
                 }
             }
+            // With `backward = "..."` the Vjp is attached below (its table is derived from the
+            // two schemas); without, the op writes it by hand (`impl VjpOp`).
             Some(InterfaceImpl::BackwardOp) => {
                 if args.backward.is_none() {
-                    errors.push(syn::Error::new(
-                        span,
-                        format!("`Vjp` needs the backward op: add `backward = \"{}_grad\"` to `#[pir_op(...)]`", id.op_name.trim_end_matches('_')),
-                    ));
+                    out.items.push(runtime_interface("Vjp", span));
+                    out.names.push("VjpInterface".into());
                 }
             }
             Some(InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly) => {
@@ -222,6 +222,7 @@ pub(super) fn lower_interfaces(
     if let Some(b) = &id.backward {
         out.items.push(InterfaceGen::Vjp {
             backward_op: format!("{}.{b}", id.dialect),
+            rule: None,
         });
         out.names.push("VjpInterface".into());
     }

@@ -1,4 +1,4 @@
-// `InferMeta` needs `infer_meta(...)`, `Vjp` needs `backward`.
+// `InferMeta` needs `infer_meta(...)`.
 use pir_macros::pir_op;
 
 #[pir_op(name = "test.abs", interfaces(InferMeta, Vjp))]

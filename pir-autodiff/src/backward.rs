@@ -1,0 +1,737 @@
+//! Paddle's `ir_backward` algorithm (`calc_gradient_helper`) on the top-level block of a
+//! [`Program`]: seed gradients with `full` + `full_like`, prune the forward ops to those on a
+//! path from the inputs to the outputs, walk them in inverse topological order (Kahn's
+//! algorithm from the sinks, FIFO), call each op's Vjp, sum the gradients of a value used more
+//! than once with `builtin.combine` + `pd_op.add_n`, then prune backward ops that do not lead
+//! to a wanted gradient and unused `full_like` seeds.
+
+use pir_runtime::op_support::{build_typed, build_with_attributes, AttrArg};
+use pir_runtime::phi::Place;
+use pir_runtime::{builtin, BlockId, Builder, OpId, Program, Value, ValueDef};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::{smallvec, SmallVec};
+
+use crate::error::AutodiffError;
+use crate::rules::RuleCache;
+use crate::stop_gradient::{set_default_after, value_stop_gradient};
+use crate::vjp::VjpArgs;
+
+/// The gradient value(s) recorded for one use of a value (several for a vector value).
+type Grads = SmallVec<[Option<Value>; 1]>;
+
+/// The state of one backward pass (Paddle's `State`).
+#[derive(Default)]
+struct State {
+    /// Value → the gradients its users produced, in the order they were produced.
+    value_to_valuegrad: FxHashMap<Value, Vec<Grads>>,
+    /// Value → the gradients that were summed into its one gradient.
+    value_to_sumvaluegrad: FxHashMap<Value, Vec<Grads>>,
+}
+
+impl State {
+    fn grads(&self, v: Value) -> &[Grads] {
+        self.value_to_valuegrad
+            .get(&v)
+            .map_or(&[], |g| g.as_slice())
+    }
+}
+
+struct Pass<'p> {
+    prog: &'p mut Program,
+    block: BlockId,
+    state: State,
+    backward_ops: Vec<OpId>,
+    no_grad: FxHashSet<Value>,
+    rules: RuleCache,
+}
+
+/// Computes the gradients of `outputs` with respect to `inputs` (Paddle's
+/// `paddle.autograd.ir_backward.grad(outputs, inputs, no_grad_vars=no_grad)`), appending the
+/// backward ops to the program's top-level block. Returns one gradient per input (`None`
+/// when the input does not affect the outputs).
+///
+/// # Errors
+///
+/// [`AutodiffError`] when a value is not in the top-level block, an op on the path has no
+/// Vjp, or a backward op cannot be built.
+pub fn grad(
+    prog: &mut Program,
+    outputs: &[Value],
+    inputs: &[Value],
+    no_grad: &[Value],
+) -> Result<Vec<Option<Value>>, AutodiffError> {
+    let block = prog.block();
+    check_in_block(prog, block, outputs, "output")?;
+    check_in_block(prog, block, inputs, "input")?;
+    let mut pass = Pass::new(prog, block, no_grad);
+    pass.calc_gradient(outputs, inputs)?;
+    Ok(inputs
+        .iter()
+        .map(|v| pass.state.grads(*v).first().and_then(|g| g[0]))
+        .collect())
+}
+
+/// Appends the backward of `loss` to the program (Paddle's `paddle.static.append_backward`):
+/// every persistable value (a parameter) gets its gradient. Returns `(parameter, gradient)`
+/// pairs in program order.
+///
+/// # Errors
+///
+/// As [`grad`].
+pub fn append_backward(
+    prog: &mut Program,
+    loss: Value,
+) -> Result<Vec<(Value, Option<Value>)>, AutodiffError> {
+    let block = prog.block();
+    check_in_block(prog, block, &[loss], "output")?;
+    let params = persistable_values(prog, block);
+    let mut pass = Pass::new(prog, block, &[]);
+    pass.calc_gradient(&[loss], &[])?;
+    Ok(params
+        .into_iter()
+        .map(|p| (p, pass.state.grads(p).first().and_then(|g| g[0])))
+        .collect())
+}
+
+fn check_in_block(
+    prog: &Program,
+    block: BlockId,
+    values: &[Value],
+    what: &'static str,
+) -> Result<(), AutodiffError> {
+    for (i, v) in values.iter().enumerate() {
+        let ok = prog
+            .defining_op(*v)
+            .is_some_and(|op| prog.op(op).parent_block() == Some(block));
+        if !ok {
+            return Err(AutodiffError::NotInBlock {
+                what,
+                value: format!("#{i}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Results whose `persistable` flag is set, in program order (Paddle's default parameter list).
+fn persistable_values(prog: &Program, block: BlockId) -> Vec<Value> {
+    let ctx = prog.ctx();
+    let mut out = Vec::new();
+    for op in prog.block_ops(block) {
+        let r = prog.op(op);
+        let Some(pir_runtime::AttrData::Array(flags)) = r.attr_data("persistable") else {
+            continue;
+        };
+        for (i, a) in flags.iter().enumerate() {
+            if matches!(ctx.attr_data(*a), pir_runtime::AttrData::Bool(true)) && i < r.num_results()
+            {
+                out.push(r.result(i));
+            }
+        }
+    }
+    out
+}
+
+fn is_builtin(prog: &Program, op: OpId) -> bool {
+    prog.op(op).name().starts_with("builtin.")
+}
+
+fn defining_combine(prog: &Program, v: Value) -> Option<OpId> {
+    prog.defining_op(v)
+        .filter(|&op| prog.op(op).name() == "builtin.combine")
+}
+
+impl<'p> Pass<'p> {
+    fn new(prog: &'p mut Program, block: BlockId, no_grad: &[Value]) -> Pass<'p> {
+        Pass {
+            prog,
+            block,
+            state: State::default(),
+            backward_ops: Vec::new(),
+            no_grad: no_grad.iter().copied().collect(),
+            rules: RuleCache::default(),
+        }
+    }
+
+    /// Runs `f` with a builder at the block's end; sets `stop_gradient` on the ops it created
+    /// and returns them in creation order.
+    fn emit<R>(
+        &mut self,
+        f: impl FnOnce(&mut Builder<'_>) -> Result<R, AutodiffError>,
+    ) -> Result<(R, Vec<OpId>), AutodiffError> {
+        let before = self.prog.last_op(self.block);
+        let r = f(&mut Builder::at_block_end(self.prog, self.block))?;
+        let created = set_default_after(self.prog, self.block, before)?;
+        Ok((r, created))
+    }
+
+    fn calc_gradient(&mut self, outputs: &[Value], inputs: &[Value]) -> Result<(), AutodiffError> {
+        let total_ops: Vec<OpId> = self.prog.block_ops(self.block).collect();
+        if self.all_stop_gradient_true(&total_ops) {
+            return Ok(());
+        }
+        // Every value that stops gradients joins the no-grad set.
+        for &op in &total_ops {
+            for v in self.prog.op(op).results() {
+                if value_stop_gradient(self.prog, v) {
+                    self.no_grad.insert(v);
+                }
+            }
+        }
+        let (seeds, complete_outputs) = self.prepare_grad_outputs(outputs)?;
+        let mut inputs_set: FxHashSet<Value> = inputs.iter().copied().collect();
+        let mut outputs_set: FxHashSet<Value> = complete_outputs
+            .iter()
+            .copied()
+            .filter(|v| !self.no_grad.contains(v))
+            .collect();
+        let effective = if self.is_inplace_net(&total_ops) {
+            total_ops.clone()
+        } else {
+            let no_grad = self.no_grad.clone();
+            prune_ops(
+                self.prog,
+                &total_ops,
+                &mut inputs_set,
+                &mut outputs_set,
+                &no_grad,
+            )
+            .0
+        };
+        let (outputs_fwd, inputs_fwd) = self.prepare_backward_prune_set(inputs, &complete_outputs);
+        self.append_backward_ops(&effective)?;
+        let (mut b_outputs, mut b_inputs, no_gradvar) =
+            self.create_backward_prune_set(&outputs_fwd, &inputs_fwd);
+        let mut remove: Vec<OpId> = Vec::new();
+        if !inputs.is_empty() && !self.is_inplace_net(&self.backward_ops.clone()) {
+            let ops = self.backward_ops.clone();
+            remove = prune_ops(self.prog, &ops, &mut b_inputs, &mut b_outputs, &no_gradvar).1;
+        }
+        let mut removing: FxHashSet<OpId> = remove.iter().copied().collect();
+        let live: Vec<OpId> = self.backward_ops.clone();
+        for op in inverse_sort_op(self.prog, &live)? {
+            let r = self.prog.op(op);
+            if r.name() == "pd_op.full_like" && !self.prog.has_uses(r.result(0)) {
+                if removing.insert(op) {
+                    remove.push(op);
+                }
+                if let Some(full) = r.operand(1).and_then(|v| self.prog.defining_op(v)) {
+                    if removing.insert(full) {
+                        remove.push(full);
+                    }
+                }
+            }
+        }
+        let seeds: FxHashSet<Value> = seeds.into_iter().collect();
+        for op in inverse_sort_op(self.prog, &remove)? {
+            let r = self.prog.op(op);
+            if r.num_results() == 0 || seeds.contains(&r.result(0)) {
+                continue;
+            }
+            if !self.prog.has_uses(r.result(0)) {
+                self.remove_op(op)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn all_stop_gradient_true(&self, ops: &[OpId]) -> bool {
+        ops.iter().all(|&op| {
+            self.prog
+                .op(op)
+                .results()
+                .all(|v| value_stop_gradient(self.prog, v))
+        })
+    }
+
+    /// Paddle treats a program with `array_write_` / `assign_out_` as in-place: no pruning,
+    /// ops walked in reverse program order.
+    fn is_inplace_net(&self, ops: &[OpId]) -> bool {
+        ops.iter().any(|&op| {
+            matches!(
+                self.prog.op(op).name(),
+                "pd_op.array_write_" | "pd_op.assign_out_"
+            )
+        })
+    }
+
+    /// The seed: `full_like(output, 1.0)` per output, `full_like(result, 0.0)` for the other
+    /// results of the outputs' defining ops. Returns the seeds and the completed outputs.
+    fn prepare_grad_outputs(
+        &mut self,
+        outputs: &[Value],
+    ) -> Result<(Vec<Value>, Vec<Value>), AutodiffError> {
+        let mut seeds = Vec::with_capacity(outputs.len());
+        for &out in outputs {
+            seeds.push(self.append_full_like(1.0, out, out)?);
+        }
+        let mut complete = outputs.to_vec();
+        let mut visited: FxHashSet<Value> = FxHashSet::default();
+        for &out in outputs {
+            if visited.contains(&out) {
+                continue;
+            }
+            let Some(def) = self.prog.defining_op(out) else {
+                continue;
+            };
+            let results: Vec<Value> = self.prog.op(def).results().collect();
+            for r in results {
+                if self.state.value_to_valuegrad.contains_key(&r) {
+                    visited.insert(r);
+                    continue;
+                }
+                self.append_full_like(0.0, r, r)?;
+                visited.insert(r);
+                complete.push(r);
+            }
+        }
+        Ok((seeds, complete))
+    }
+
+    /// `full` + `full_like(like, fill)` as `value`'s one gradient.
+    fn append_full_like(
+        &mut self,
+        fill: f32,
+        like: Value,
+        value: Value,
+    ) -> Result<Value, AutodiffError> {
+        let ctx = self.prog.ctx().clone();
+        let def = ctx
+            .op_def("pd_op.full_like")
+            .ok_or_else(|| AutodiffError::MissingOp("pd_op.full_like".into()))?;
+        let dtype = self
+            .prog
+            .value_type(like)
+            .and_then(|t| t.as_dense_tensor(&ctx).map(|t| t.dtype))
+            .unwrap_or(pir_runtime::phi::DataType::Float32);
+        let describe = self
+            .prog
+            .describe(self.prog.defining_op(like).unwrap_or(self.prog.module_op()));
+        let (op, created) = self.emit(|b| {
+            build_typed(
+                b,
+                def,
+                &[Some(like)],
+                &[AttrArg::F32(fill)],
+                &[AttrArg::DataType(dtype), AttrArg::Place(Place::default())],
+            )
+            .map_err(|source| AutodiffError::Build {
+                op: describe,
+                source,
+            })
+        })?;
+        // Paddle records [full_like, full].
+        self.backward_ops.extend(created.iter().rev());
+        let g = self.prog.op(op).result(0);
+        self.state
+            .value_to_valuegrad
+            .insert(value, vec![smallvec![Some(g)]]);
+        Ok(g)
+    }
+
+    /// `builtin.combine` + `pd_op.add_n` of a value's several gradients.
+    fn append_add_n(&mut self, value: Value) -> Result<(), AutodiffError> {
+        let all = self
+            .state
+            .value_to_valuegrad
+            .remove(&value)
+            .unwrap_or_default();
+        let list: Vec<Value> = all.iter().filter_map(|g| g[0]).collect();
+        self.state
+            .value_to_sumvaluegrad
+            .entry(value)
+            .or_default()
+            .extend(all);
+        if list.is_empty() {
+            self.state.value_to_valuegrad.insert(value, Vec::new());
+            return Ok(());
+        }
+        let ctx = self.prog.ctx().clone();
+        let def = ctx
+            .op_def("pd_op.add_n")
+            .ok_or_else(|| AutodiffError::MissingOp("pd_op.add_n".into()))?;
+        let describe = self.prog.describe(
+            self.prog
+                .defining_op(value)
+                .unwrap_or(self.prog.module_op()),
+        );
+        let (sum, created) = self.emit(|b| {
+            let err = |source| AutodiffError::Build {
+                op: describe.clone(),
+                source,
+            };
+            let combined = builtin::combine(b, &list).map_err(|e| err(e.into()))?;
+            let dict = b.ctx().empty_dict();
+            build_with_attributes(b, def, &[Some(combined)], dict).map_err(err)
+        })?;
+        self.backward_ops.extend(created);
+        let g = self.prog.op(sum).result(0);
+        self.state
+            .value_to_valuegrad
+            .insert(value, vec![smallvec![Some(g)]]);
+        Ok(())
+    }
+
+    fn split_op_of(&self, v: Value) -> Option<OpId> {
+        self.prog
+            .uses(v)
+            .map(|u| u.op)
+            .find(|&op| self.prog.op(op).name() == "builtin.split")
+    }
+
+    /// Paddle's `make_output_with_output_grad`: each result's gradient (summed if it has
+    /// several, a zero `full_like` if none), results consumed by `builtin.split` as lists.
+    #[allow(clippy::type_complexity)]
+    fn make_output_with_output_grad(
+        &mut self,
+        op: OpId,
+    ) -> Result<(Vec<bool>, Vec<Grads>, Vec<Grads>), AutodiffError> {
+        let r = self.prog.op(op);
+        let list: Vec<Value> = if r.name() == "pd_op.assign_out_" {
+            r.operand(1).into_iter().collect()
+        } else {
+            r.results().collect()
+        };
+        let mut zero = vec![false; list.len()];
+        let mut outputs = Vec::with_capacity(list.len());
+        let mut grads = Vec::with_capacity(list.len());
+        for (i, value) in list.into_iter().enumerate() {
+            let mut new_value: Grads = smallvec![Some(value)];
+            if self.state.grads(value).len() > 1 {
+                self.append_add_n(value)?;
+            }
+            if self.state.grads(value).is_empty() {
+                match self.split_op_of(value) {
+                    Some(split) => {
+                        let (z, outs, gs) = self.make_output_with_output_grad(split)?;
+                        zero[i] = z.iter().all(|&z| z);
+                        let g: Grads = gs.iter().map(|g| g[0]).collect();
+                        self.state.value_to_valuegrad.insert(value, vec![g]);
+                        new_value = outs.iter().map(|o| o[0]).collect();
+                    }
+                    None => {
+                        self.append_full_like(0.0, value, value)?;
+                        zero[i] = true;
+                    }
+                }
+            }
+            outputs.push(new_value);
+            let g = self.state.grads(value)[0].clone();
+            if g.first().copied().flatten().is_none() {
+                zero[i] = true;
+            }
+            grads.push(g);
+        }
+        Ok((zero, outputs, grads))
+    }
+
+    fn grad_semantics(&self, op: OpId) -> SmallVec<[bool; 8]> {
+        let r = self.prog.op(op);
+        if r.name() == "builtin.combine" {
+            return smallvec![true; r.num_operands()];
+        }
+        // A hand-written Vjp differentiates every tensor operand (its schema has no backward
+        // entry to say which).
+        let custom = r
+            .def()
+            .interface::<pir_runtime::interfaces::Vjp>()
+            .is_some_and(|v| v.custom.is_some());
+        match r.def().schema {
+            Some(s) if custom => s
+                .inputs
+                .iter()
+                .map(|i| matches!(i.kind, pir_spec::InputKind::Value(_)))
+                .collect(),
+            Some(s) => s.inputs.iter().map(|i| i.with_grad_semantic).collect(),
+            None => smallvec![false; r.num_operands()],
+        }
+    }
+
+    /// Paddle's `make_input_with_input_stopgradient`.
+    fn make_input_with_input_stopgradient(
+        &self,
+        op: OpId,
+    ) -> (Vec<Grads>, Vec<SmallVec<[bool; 1]>>) {
+        let sem = self.grad_semantics(op);
+        let operands: Vec<Option<Value>> = self.prog.op(op).operands().collect();
+        let mut inputs = Vec::with_capacity(operands.len());
+        let mut stops = Vec::new();
+        for (k, input) in operands.into_iter().enumerate() {
+            let combine = input.and_then(|v| defining_combine(self.prog, v));
+            if !sem.get(k).copied().unwrap_or(false) {
+                match combine {
+                    Some(c) => inputs.push(self.prog.op(c).operands().collect()),
+                    None => inputs.push(smallvec![input]),
+                }
+                continue;
+            }
+            match (input, combine) {
+                (Some(_), Some(c)) => {
+                    let (ci, cs) = self.make_input_with_input_stopgradient(c);
+                    inputs.push(ci.iter().map(|x| x[0]).collect());
+                    stops.push(cs.iter().map(|x| x[0]).collect());
+                }
+                (Some(v), None) => {
+                    inputs.push(smallvec![Some(v)]);
+                    let stop = self.no_grad.contains(&v) || value_stop_gradient(self.prog, v);
+                    stops.push(smallvec![stop]);
+                }
+                (None, _) => {
+                    inputs.push(smallvec![None]);
+                    stops.push(smallvec![true]);
+                }
+            }
+        }
+        (inputs, stops)
+    }
+
+    /// Paddle's `update_input_grad_map`: records each operand's gradient (a combined operand's
+    /// gradients go to the combined values).
+    fn update_input_grad_map(&mut self, op: OpId, grads: &[Grads]) {
+        let sem = self.grad_semantics(op);
+        let operands: Vec<Option<Value>> = self.prog.op(op).operands().collect();
+        let mut i = 0;
+        for (k, input) in operands.into_iter().enumerate() {
+            if !sem.get(k).copied().unwrap_or(false) {
+                continue;
+            }
+            let g = grads.get(i).cloned().unwrap_or_default();
+            i += 1;
+            let Some(input) = input else { continue };
+            match defining_combine(self.prog, input) {
+                Some(c) => {
+                    let per: Vec<Grads> = g.iter().map(|x| smallvec![*x]).collect();
+                    self.update_input_grad_map(c, &per);
+                }
+                None => self
+                    .state
+                    .value_to_valuegrad
+                    .entry(input)
+                    .or_default()
+                    .push(g),
+            }
+        }
+    }
+
+    fn append_backward_ops(&mut self, forward_ops: &[OpId]) -> Result<(), AutodiffError> {
+        let order = if self.is_inplace_net(forward_ops) {
+            forward_ops.iter().rev().copied().collect()
+        } else {
+            inverse_sort_op(self.prog, forward_ops)?
+        };
+        for op in order {
+            let name = self.prog.op(op).name();
+            if name == "builtin.combine" || name == "builtin.split" {
+                continue;
+            }
+            if self.rules.has_vjp(self.prog, op) {
+                self.backward_of(op)?;
+                continue;
+            }
+            let r = self.prog.op(op);
+            if r.num_operands() == 0 && r.num_results() != 0 {
+                let results: Vec<Value> = r.results().collect();
+                for v in results {
+                    if self.state.grads(v).len() > 1 {
+                        self.append_add_n(v)?;
+                    }
+                }
+            } else if !is_builtin(self.prog, op) {
+                return Err(AutodiffError::NoGradOp {
+                    op: self.prog.describe(op),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// One forward op's gradient: its output grads, its inputs' stop flags, its Vjp.
+    fn backward_of(&mut self, op: OpId) -> Result<(), AutodiffError> {
+        let (zero, outputs, out_grads) = self.make_output_with_output_grad(op)?;
+        let (inputs, stops) = self.make_input_with_input_stopgradient(op);
+        let none = out_grads.iter().all(|g| g.iter().all(Option::is_none));
+        if out_grads.is_empty() || zero.iter().all(|&z| z) || none {
+            return Ok(());
+        }
+        if stops.iter().all(|s| s.iter().all(|&x| x)) {
+            return Ok(());
+        }
+        let vjp = self.rules.vjp(self.prog, op)?;
+        let args = VjpArgs {
+            inputs: &inputs,
+            outputs: &outputs,
+            out_grads: &out_grads,
+            stop_gradients: &stops,
+        };
+        let (grads, created) = self.emit(|b| vjp.call(b, op, &args))?;
+        self.backward_ops.extend(created);
+        self.update_input_grad_map(op, &grads);
+        Ok(())
+    }
+
+    fn prepare_backward_prune_set(
+        &self,
+        inputs: &[Value],
+        outputs: &[Value],
+    ) -> (Vec<Value>, Vec<Value>) {
+        let mut outs_fwd = Vec::new();
+        let mut seen = FxHashSet::default();
+        for &input in inputs {
+            for u in self.prog.uses(input) {
+                for v in self.prog.op(u.op).operands().flatten() {
+                    if seen.insert(v) {
+                        outs_fwd.push(v);
+                    }
+                }
+            }
+        }
+        (outs_fwd, outputs.to_vec())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn create_backward_prune_set(
+        &self,
+        outputs_fwd: &[Value],
+        inputs_fwd: &[Value],
+    ) -> (FxHashSet<Value>, FxHashSet<Value>, FxHashSet<Value>) {
+        let first = |v: &Value| self.state.grads(*v).first().and_then(|g| g[0]);
+        let outputs: FxHashSet<Value> = outputs_fwd.iter().filter_map(first).collect();
+        let mut inputs: FxHashSet<Value> = inputs_fwd.iter().filter_map(first).collect();
+        let mut extra = Vec::new();
+        for &g in &inputs {
+            if let Some(u) = self.prog.uses(g).next() {
+                extra.extend(self.prog.op(u.op).operands().flatten());
+            }
+        }
+        inputs.extend(extra);
+        let mut no_gradvar = FxHashSet::default();
+        for (k, gs) in &self.state.value_to_valuegrad {
+            if self.no_grad.contains(k) {
+                if let Some(g) = gs.first().and_then(|g| g[0]) {
+                    no_gradvar.insert(g);
+                }
+            }
+        }
+        for (k, gs) in &self.state.value_to_sumvaluegrad {
+            if self.no_grad.contains(k) {
+                if let Some(first) = gs.first() {
+                    no_gradvar.extend(first.iter().flatten());
+                }
+            }
+        }
+        (outputs, inputs, no_gradvar)
+    }
+
+    /// Erases a backward op; the forward value whose gradient it made has none any more.
+    fn remove_op(&mut self, op: OpId) -> Result<(), AutodiffError> {
+        let results: FxHashSet<Value> = self.prog.op(op).results().collect();
+        for gs in self.state.value_to_valuegrad.values_mut() {
+            if gs
+                .first()
+                .and_then(|g| g[0])
+                .is_some_and(|g| results.contains(&g))
+            {
+                gs.clear();
+            }
+        }
+        self.prog.erase_op(op)?;
+        self.backward_ops.retain(|&o| o != op);
+        Ok(())
+    }
+}
+
+/// Paddle's `prune_ops`: flags ops on a path from `inputs` to `outputs` (effective, in order)
+/// and ops on no path at all (uneffective, in order).
+fn prune_ops(
+    prog: &Program,
+    ops: &[OpId],
+    inputs: &mut FxHashSet<Value>,
+    outputs: &mut FxHashSet<Value>,
+    no_grad: &FxHashSet<Value>,
+) -> (Vec<OpId>, Vec<OpId>) {
+    let n = ops.len();
+    let mut inter = vec![true; n];
+    let mut union = vec![false; n];
+    if !inputs.is_empty() {
+        for (i, &op) in ops.iter().enumerate() {
+            let r = prog.op(op);
+            if r.results().any(|v| inputs.contains(&v)) {
+                union[i] = true;
+                continue;
+            }
+            if r.operands().flatten().any(|v| inputs.contains(&v)) {
+                union[i] = true;
+                inputs.extend(r.results().filter(|v| !no_grad.contains(v)));
+            } else {
+                inter[i] = false;
+            }
+        }
+    }
+    for (i, &op) in ops.iter().enumerate().rev() {
+        let r = prog.op(op);
+        if r.results().any(|v| outputs.contains(&v)) {
+            union[i] = true;
+            outputs.extend(r.operands().flatten().filter(|v| !no_grad.contains(v)));
+        } else {
+            union[i] = false;
+            inter[i] = false;
+        }
+    }
+    // An op outside the path whose one user is on it joins the union.
+    let pos: FxHashMap<OpId, usize> = ops.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+    for (i, &op) in ops.iter().enumerate() {
+        if union[i] {
+            continue;
+        }
+        for v in prog.op(op).results() {
+            if prog.use_count(v) == 1 {
+                let next = prog.uses(v).next().map(|u| u.op);
+                if next.and_then(|o| pos.get(&o)).is_some_and(|&j| union[j]) {
+                    union[i] = true;
+                }
+            }
+        }
+    }
+    let effective = (0..n).filter(|&i| inter[i]).map(|i| ops[i]).collect();
+    let uneffective = (0..n).filter(|&i| !union[i]).map(|i| ops[i]).collect();
+    (effective, uneffective)
+}
+
+/// Paddle's `inverse_sort_op`: Kahn's algorithm from the sinks with a FIFO queue.
+fn inverse_sort_op(prog: &Program, ops: &[OpId]) -> Result<Vec<OpId>, AutodiffError> {
+    let in_set: FxHashSet<OpId> = ops.iter().copied().collect();
+    let mut pending: FxHashMap<OpId, i64> = FxHashMap::default();
+    let def_op = |v: Value| match prog.value_def(v) {
+        ValueDef::OpResult { op, .. } => Some(op),
+        _ => None,
+    };
+    for &op in ops {
+        for v in prog.op(op).operands().flatten() {
+            if let Some(d) = def_op(v).filter(|d| in_set.contains(d)) {
+                *pending.entry(d).or_default() += 1;
+            }
+        }
+    }
+    let mut queue: std::collections::VecDeque<OpId> = ops
+        .iter()
+        .copied()
+        .filter(|op| pending.get(op).copied().unwrap_or(0) == 0)
+        .collect();
+    let mut sorted = Vec::with_capacity(ops.len());
+    while let Some(op) = queue.pop_front() {
+        sorted.push(op);
+        for v in prog.op(op).operands().flatten() {
+            if let Some(d) = def_op(v).filter(|d| in_set.contains(d)) {
+                let p = pending.entry(d).or_default();
+                *p -= 1;
+                if *p == 0 {
+                    queue.push_back(d);
+                }
+            }
+        }
+    }
+    if sorted.len() != ops.len() {
+        return Err(AutodiffError::Cycle);
+    }
+    Ok(sorted)
+}

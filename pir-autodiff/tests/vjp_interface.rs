@@ -1,0 +1,171 @@
+//! Where Vjps come from: the generated table of a yaml op (equal to the one derived at run time
+//! from the two schemas), the run-time derivation for an op without a table, and a `#[pir_op]`
+//! op's hand-written Vjp (`interfaces(Vjp)` + `impl VjpOp`), used by `grad`.
+
+use pir_macros::pir_op;
+use pir_runtime::interfaces::{InferShapeOp, Vjp, VjpArgs, VjpOp, VjpResult};
+use pir_runtime::meta::{InferMetaCtx, InferMetaError, Scalar};
+use pir_runtime::op_support::{build_typed, AttrArg};
+use pir_runtime::{BuildError, Builder, IrContext, Op, OpId};
+use pir_spec::vjp::{vjp_rule, VjpOperand, VjpValue};
+
+/// `out = 2 * x`, whose gradient is written by hand: `x_grad = scale(out_grad, 2)`.
+#[pir_op(name = "toy.double", interfaces(InferShape, Vjp))]
+pub struct DoubleOp {
+    #[input]
+    x: DenseTensor,
+    #[output]
+    out: DenseTensor,
+}
+
+impl InferShapeOp for DoubleOp {
+    fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+        let x = ctx.tensor(0)?.clone();
+        ctx.set_output(0, x)
+    }
+}
+
+impl VjpOp for DoubleOp {
+    fn vjp(b: &mut Builder<'_>, _op: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
+        let g = args.out_grads[0][0].expect("an output grad");
+        let scale = b.ctx().op_def("pd_op.scale").expect("pd_op.scale");
+        let attrs = [AttrArg::Scalar(Scalar::F32(0.0)), AttrArg::Bool(true)];
+        let op = build_typed(b, scale, &[Some(g)], &[AttrArg::F32(2.0)], &attrs)?;
+        let x_grad = b.program().op(op).result(0);
+        Ok(vec![smallvec_of(x_grad)])
+    }
+}
+
+fn smallvec_of(v: pir_runtime::Value) -> smallvec::SmallVec<[Option<pir_runtime::Value>; 1]> {
+    smallvec::smallvec![Some(v)]
+}
+
+/// An op without a Vjp.
+#[pir_op(name = "toy.opaque", interfaces(InferShape))]
+pub struct OpaqueOp {
+    #[input]
+    x: DenseTensor,
+    #[output]
+    out: DenseTensor,
+}
+
+impl InferShapeOp for OpaqueOp {
+    fn infer_shape(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
+        let x = ctx.tensor(0)?.clone();
+        ctx.set_output(0, x)
+    }
+}
+
+pir_runtime::dialect!(
+    /// The ops of these tests.
+    pub ToyDialect = "toy" [DoubleOp, OpaqueOp]);
+
+fn context() -> std::sync::Arc<IrContext> {
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    ctx.register_dialect::<ToyDialect>().unwrap();
+    ctx
+}
+
+#[test]
+fn a_hand_written_vjp_is_called_by_grad() {
+    let ctx = context();
+    assert!(DoubleOp::DEF
+        .interface::<Vjp>()
+        .and_then(|v| v.custom)
+        .is_some());
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[2,3],stop_gradient:[false]} : () -> tensor<2x3xf32>
+    (%1) = \"toy.double\" (%0) {stop_gradient:[false]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%2) = \"pd_op.relu\" (%1) {stop_gradient:[false]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+}
+";
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let x = prog.op(prog.first_op(prog.block()).unwrap()).result(0);
+    let loss = prog.op(prog.last_op(prog.block()).unwrap()).result(0);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let names: Vec<&str> = out.lines().filter_map(|l| l.split('"').nth(1)).collect();
+    assert_eq!(
+        names,
+        [
+            "pd_op.data",
+            "toy.double",
+            "pd_op.relu",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.relu_grad",
+            "pd_op.full",
+            "pd_op.scale"
+        ],
+        "{out}"
+    );
+    let scale = prog.defining_op(grads[0].unwrap()).unwrap();
+    assert_eq!(prog.op(scale).name(), "pd_op.scale");
+    pir_runtime::verify(&prog).unwrap();
+}
+
+#[test]
+fn generated_tables_equal_the_tables_derived_at_run_time() {
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    let lookup = |n: &str| ctx.op_def(&format!("pd_op.{n}")).and_then(|d| d.schema);
+    let mut with_table = 0;
+    for def in ctx.registered_ops() {
+        let Some(v) = def.interface::<Vjp>() else {
+            continue;
+        };
+        let Some(rule) = v.rule else { continue };
+        with_table += 1;
+        let derived = vjp_rule(def.schema.unwrap(), lookup).unwrap();
+        assert_eq!(*rule, derived, "{}", def.name);
+    }
+    assert!(
+        with_table > 50,
+        "only {with_table} ops have a generated table"
+    );
+    // relu's: relu_grad(out, out_grad) -> x_grad.
+    let relu = ctx
+        .op_def("pd_op.relu")
+        .unwrap()
+        .interface::<Vjp>()
+        .unwrap();
+    let rule = relu.rule.unwrap();
+    assert_eq!(rule.op, "relu_grad");
+    assert_eq!(
+        rule.operands[..],
+        [
+            VjpOperand::Value(VjpValue::Output(0)),
+            VjpOperand::Value(VjpValue::OutputGrad(0))
+        ]
+    );
+    assert_eq!(rule.outputs[..], [Some(0)]);
+}
+
+#[test]
+fn an_op_without_a_vjp_on_the_path_is_a_clear_error() {
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[2,3],stop_gradient:[false]} : () -> tensor<2x3xf32>
+    (%1) = \"toy.opaque\" (%0) {stop_gradient:[false]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%2) = \"pd_op.relu\" (%1) {stop_gradient:[false]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+}
+";
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let x = prog.op(prog.first_op(prog.block()).unwrap()).result(0);
+    let loss = prog.op(prog.last_op(prog.block()).unwrap()).result(0);
+    let err = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "op toy.opaque (op 1 of block 0) has no grad op (no VjpInterface)"
+    );
+    // With the op's result in the no-grad set, the op is off the path: no error, no gradient.
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let first = prog.first_op(prog.block()).unwrap();
+    let x = prog.op(first).result(0);
+    let opaque = prog.op(first).next_op().unwrap();
+    let y = prog.op(opaque).result(0);
+    let loss = prog.op(prog.last_op(prog.block()).unwrap()).result(0);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[y]).unwrap();
+    assert_eq!(grads, [None]);
+}
