@@ -106,13 +106,7 @@ fn conv2d_refuses_a_dilated_kernel_past_paddles_int() {
     );
     // Unknown extents are not computed, so nothing overflows.
     assert_eq!(
-        conv(
-            &mut setup(),
-            &[0, 0],
-            &[1, i32::MAX],
-            &[1, 3, 8, -1]
-        )
-        .unwrap(),
+        conv(&mut setup(), &[0, 0], &[1, i32::MAX], &[1, 3, 8, -1]).unwrap(),
         [1, 4, 6, -1]
     );
 }

@@ -238,6 +238,8 @@ fn kind_of(d: &TypeData) -> crate::TypeKind {
         TypeData::DenseTensor(_) => K::DenseTensor,
         TypeData::SelectedRows(_) => K::SelectedRows,
         TypeData::DenseTensorArray { .. } => K::DenseTensorArray,
+        TypeData::SparseCoo(_) => K::SparseCoo,
+        TypeData::SparseCsr(_) => K::SparseCsr,
         TypeData::Custom { .. } => K::Custom,
     }
 }
@@ -267,6 +269,8 @@ fn type_dims(ctx: &IrContext, ty: Type, declared: bool) -> Option<(i64, &'static
         TypeData::DenseTensorArray { dtype, dims, .. } => {
             dims_problem(dims, dtype.size_of(), declared)
         }
+        TypeData::SparseCoo(t) => dims_problem(&t.dims, t.dtype.size_of(), declared),
+        TypeData::SparseCsr(t) => dims_problem(&t.dims, t.dtype.size_of(), declared),
         TypeData::Vector(elems) => elems.iter().find_map(|&e| type_dims(ctx, e, declared)),
         TypeData::Scalar(_) | TypeData::Custom { .. } => None,
     }

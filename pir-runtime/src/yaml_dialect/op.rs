@@ -74,7 +74,7 @@ fn interfaces(
                     Some(b) => leak_str(format!("{}.{b}", s.dialect)),
                     None => "",
                 };
-                InterfaceEntry::of(Box::leak(Box::new(Vjp { backward_op })))
+                InterfaceEntry::of(Box::leak(Box::new(Vjp::new(backward_op))))
             }
             InterfaceImpl::DeclarationOnly | InterfaceImpl::OwnInferShape => {
                 declaration_only_entry(runtime).ok_or_else(unknown)?
