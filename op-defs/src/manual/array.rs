@@ -13,13 +13,13 @@
 //! let x = builtin::parameter(&mut b, "x", ctx.dense_tensor_type(DataType::Float32, &[2, 3])).unwrap();
 //! let arr = CreateArrayOp::build(&mut b, CreateArrayOpAttrs::new(DataType::Float32)).unwrap();
 //! let arr = arr.out(b.program());
-//! let w = ArrayWrite_Op::build(&mut b, arr, x, 0).unwrap(); // the index as an int64 `full`
-//! let len = ArrayLengthOp::build(&mut b, w.out(b.program())).unwrap();
-//! let read = ArrayReadOp::build(&mut b, w.out(b.program()), 0).unwrap();
-//! let show = |v| b.program().value_type(v).unwrap().display(&ctx).to_string();
-//! assert_eq!(show(w.out(b.program())), "pd_op.tensor_array<f32>");
-//! assert_eq!(show(len.out(b.program())), "tensor<1xi64>");
-//! assert_eq!(show(read.out(b.program())), "tensor<-1x-1xf32>");
+//! let w = ArrayWrite_Op::build(&mut b, arr, x, 0).unwrap().out(b.program()); // i: an int64 `full`
+//! let len = ArrayLengthOp::build(&mut b, w).unwrap().out(b.program());
+//! let read = ArrayReadOp::build(&mut b, w, 0).unwrap().out(b.program());
+//! let show = |v| prog.value_type(v).unwrap().display(&ctx).to_string();
+//! assert_eq!(show(w), "pd_op.tensor_array<f32>");
+//! assert_eq!(show(len), "tensor<1xi64>");
+//! assert_eq!(show(read), "tensor<-1x-1xf32>");
 //! ```
 
 use pir_macros::pir_op;
