@@ -114,10 +114,10 @@ fn a_region_using_an_enclosing_ops_result_is_refused_at_any_depth() {
         let e = &errs.0[0];
         assert_eq!(e.op, u);
         assert!(
-            matches!(&*e.kind, VerifyErrorKind::UseBeforeDefinition { operand: 0, value, .. } if *value == outer)
+            matches!(&*e.kind, VerifyErrorKind::UsesEnclosingResult { operand: 0, value, result: 0, .. } if *value == outer)
         );
         assert!(
-            e.message().contains("test.loop (op 0 of block 0), which encloses this op: an op's results exist only after its regions ran"),
+            e.message().contains("result 0 of the enclosing test.loop (op 0 of block 0), which its regions cannot use"),
             "{e}"
         );
     }
@@ -153,15 +153,10 @@ fn deep_nesting_is_checked_without_recursion() {
         t,
         0,
     );
-    // Only the structural check is run here: the op verifier's own walk is engineer cflow's.
+    // The whole verifier (structure, dominance, op verifiers) on a small stack.
     let errs = std::thread::Builder::new()
         .stack_size(256 * 1024)
-        .spawn(move || {
-            pir_runtime::verify::verify_structure(&prog)
-                .unwrap_err()
-                .0
-                .len()
-        })
+        .spawn(move || verify(&prog).unwrap_err().0.len())
         .unwrap()
         .join()
         .unwrap();
