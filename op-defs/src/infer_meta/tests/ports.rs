@@ -1645,3 +1645,41 @@ fn fused_multi_transformer_int8_follows_fusion_cc() {
     let e = err("FusedMultiTransformerInt8InferMeta", &args(cache, -1), 2);
     assert!(e.contains("must be greater than 0"), "{e}");
 }
+
+/// The MoE dispatch gradients, shaped like their forwards' inputs (`ternary.cc`'s
+/// `MoeGateDispatchPermuteInferMeta` / `MoeGateDispatchPartialNoSoftmaxTopKInferMeta`).
+#[test]
+fn moe_dispatch_grads_mirror_their_forwards() {
+    let o = ok(
+        "MoeGateDispatchPermuteGradInferMeta",
+        &[
+            f32t(&[6, 2]),
+            t(Int32, &[2, 6]),
+            t(Int32, &[6, 2]),
+            f16(&[2, 4, 3, 32]),
+        ]
+        .into_iter()
+        .chain([f32t(&[6, 2]), i64a(2), i64a(3), i64a(4)])
+        .collect::<Vec<_>>(),
+        2,
+    );
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, 8], Float32);
+    let mut p = vec![
+        f32t(&[6, 2]),
+        t(Int32, &[2, 6]),
+        t(Int32, &[24]),
+        t(Int64, &[8]),
+    ];
+    p.extend([
+        t(Int64, &[8]),
+        f16(&[-1, 32]),
+        f32t(&[6, 2]),
+        i64a(2),
+        i64a(3),
+    ]);
+    p.extend([b(false), i64a(0), i64a(4)]);
+    let o = ok("MoeGateDispatchPartialNoSoftmaxTopkGradInferMeta", &p, 2);
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, 2], Float32);
+}
