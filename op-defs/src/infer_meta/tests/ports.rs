@@ -9,7 +9,7 @@ fn f64t(dims: &[i64]) -> A {
     t(DataType::Float64, dims)
 }
 fn fls(v: &[f64]) -> A {
-    A::At(AttrValue::Floats(v.iter().copied().collect()))
+    A::At(AttrValue::Floats(v.to_vec()))
 }
 fn scf64(v: f64) -> A {
     A::At(AttrValue::Scalar(Some(Scalar::F64(v))))
