@@ -113,10 +113,18 @@ fn strided_slice_matches_paddle() {
         1,
     );
     is(&o[0], &[2, 2], Float32);
-    // x[::2, ::-1]: the -1 extent stays; the reversed full axis keeps its 6.
+    // x[::2, ::-1] as Paddle passes it: the -1 extent stays; the reversed axis keeps its 6.
+    let (big, small) = (i64::from(i32::MAX), i64::from(i32::MIN));
     let o = ok(
         "StridedSliceInferMeta",
-        &args(f64t(&[-1, 6]), &[0, 1], &[0, -1], &[i64::MAX, -1], &[2, -1]),
+        &args(f64t(&[-1, 6]), &[0, 1], &[0, big], &[big, small], &[2, -1]),
+        1,
+    );
+    is(&o[0], &[-1, 6], DataType::Float64);
+    // An end of -1 with a negative stride is the `None` stop too.
+    let o = ok(
+        "StridedSliceInferMeta",
+        &args(f64t(&[-1, 6]), &[0, 1], &[0, -1], &[big, -1], &[2, -1]),
         1,
     );
     is(&o[0], &[-1, 6], DataType::Float64);
