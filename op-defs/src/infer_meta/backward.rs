@@ -1492,3 +1492,79 @@ pub fn moe_combine_grad_infer_meta(
     combine_weights_grad.set_if_present(dims_dtype_of(combine_weights));
     Ok(())
 }
+
+/// `MoeGateDispatchPartialNoSoftmaxTopkGradInferMeta(combine_weights_out, scatter_index,
+/// scatter_index_rev, expert_offset, expert_offset_local, y_grad, combine_weights_out_grad, k,
+/// capacity, use_pad, expert_start_index, expert_end_index)`: the forward
+/// (`MoeGateDispatchPartialNoSoftmaxTopKInferMeta`, `ternary.cc`) maps `x` `[rows, hidden]`
+/// and `combine_weights` `[rows, k]` to `y` `[-1, hidden]` and `combine_weights_out` of
+/// `combine_weights`' metadata; so `x_grad` is `[rows, hidden]` in `y_grad`'s dtype and
+/// `combine_weights_grad` has `combine_weights_out`'s dims and dtype. (The body is not in the
+/// reference store; the shapes are the forward's inputs'.)
+#[infer_meta]
+pub fn moe_gate_dispatch_partial_no_softmax_topk_grad_infer_meta(
+    combine_weights_out: &TensorMeta,
+    _scatter_index: &TensorMeta,
+    _scatter_index_rev: &TensorMeta,
+    _expert_offset: &TensorMeta,
+    _expert_offset_local: &TensorMeta,
+    y_grad: &TensorMeta,
+    _combine_weights_out_grad: &TensorMeta,
+    _k: i64,
+    _capacity: i64,
+    _use_pad: bool,
+    _expert_start_index: i64,
+    _expert_end_index: i64,
+    x_grad: Output<'_>,
+    combine_weights_grad: Output<'_>,
+) -> R {
+    let rows = dim_at(&combine_weights_out.dims, 0, "combine_weights_out")?;
+    ensure_meta!(
+        y_grad.rank() >= 1,
+        "y_grad must have at least one dimension"
+    );
+    let hidden = y_grad.dims[y_grad.rank() - 1];
+    x_grad.set_if_present(with_dtype_of(y_grad, &[rows, hidden]));
+    combine_weights_grad.set_if_present(dims_dtype_of(combine_weights_out));
+    Ok(())
+}
+
+/// `MoeGateDispatchPermuteGradInferMeta(combine_weights, scatter_index, expert_id, y_grad,
+/// combine_weights_grad, k, capacity, world_size)`: the forward
+/// (`MoeGateDispatchPermuteInferMeta`, `ternary.cc`) maps `x` `[rows, hidden]` and float32
+/// `gate_logits` `[rows, experts]` to `y` `[experts / world_size, world_size, capacity,
+/// hidden]` and `combine_weights` `[rows, k]`; so `x_grad` is `[rows, hidden]` in `y_grad`'s
+/// dtype and `gate_logits_grad` float32 `[rows, y[0] × y[1]]`. (The body is not in the
+/// reference store; the shapes are the forward's inputs'.)
+#[infer_meta]
+pub fn moe_gate_dispatch_permute_grad_infer_meta(
+    combine_weights: &TensorMeta,
+    _scatter_index: &TensorMeta,
+    _expert_id: &TensorMeta,
+    y_grad: &TensorMeta,
+    _combine_weights_grad: &TensorMeta,
+    _k: i64,
+    _capacity: i64,
+    _world_size: i64,
+    x_grad: Output<'_>,
+    gate_logits_grad: Output<'_>,
+) -> R {
+    let rows = dim_at(&combine_weights.dims, 0, "combine_weights")?;
+    need_rank(
+        y_grad,
+        4,
+        "y_grad ([local_experts, world_size, capacity, hidden])",
+    )?;
+    let y = &y_grad.dims;
+    let experts = if y[0] < 0 || y[1] < 0 {
+        -1
+    } else {
+        mul(y[0], y[1])
+    };
+    x_grad.set_if_present(with_dtype_of(y_grad, &[rows, y[3]]));
+    gate_logits_grad.set_if_present(TensorMeta::new(
+        pir_runtime::phi::DataType::Float32,
+        &[rows, experts],
+    ));
+    Ok(())
+}

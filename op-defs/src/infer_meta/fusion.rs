@@ -823,7 +823,7 @@ pub fn fused_feed_forward_infer_meta(
         (super::common::product(&x.dims[..r - 1]), x.dims[r - 1])
     };
     ensure_meta!(
-        width > 1 || width < 0,
+        !(0..=1).contains(&width),
         "the product from x's shape[1] to shape[n-1] must be larger than 1, x is {}",
         fmt_dims(&x.dims)
     );

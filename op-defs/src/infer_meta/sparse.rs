@@ -124,8 +124,8 @@ fn sparse_conv_dims(
     let rank = if x.rank() == 4 { 4 } else { 5 };
     let (mut p, mut s) = (paddings.to_vec(), strides.to_vec());
     if subm {
-        for i in 0..p.len() {
-            p[i] = dim_at(&kernel.dims, i, "kernel")? / 2;
+        for (i, pi) in p.iter_mut().enumerate() {
+            *pi = dim_at(&kernel.dims, i, "kernel")? / 2;
             if let Some(si) = s.get_mut(i) {
                 *si = 1;
             }

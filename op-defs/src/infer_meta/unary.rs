@@ -3533,7 +3533,12 @@ pub fn einsum_raw_infer_meta(
 }
 
 /// Paddle's `funcs::StridedSliceOutDims` at build time (`infer_flags` all 1, no decreased
-/// axes): the extent of every sliced axis of known size.
+/// axes): the extent of every sliced axis of known size, Python's slice rule. A negative
+/// index counts from the end; a positive stride clamps both ends to `[0, size]`; a negative
+/// stride clamps `start` to `size - 1` and an `end` before the first element to `-1` (an `end`
+/// of -1 is Python's `None` stop). `paddle-ref/ops/programs/strided_slice.txt`: `x[::2, ::-1]`
+/// on `-1x6` (starts `[0, INT32_MAX]`, ends `[INT32_MAX, INT32_MIN]`, strides `[2, -1]`) keeps
+/// the 6.
 fn strided_slice_dims(
     in_dims: &[i64],
     axes: &[i64],
@@ -3549,27 +3554,39 @@ fn strided_slice_dims(
         if size < 0 {
             continue;
         }
-        if start < 0 {
-            start = start.saturating_add(size).max(0);
-        }
-        // An end of -1 with a negative stride is Python's `None` stop.
-        if end < 0 && !(end == -1 && stride < 0) {
-            end = end.saturating_add(size).max(0);
-        }
-        if stride < 0 {
-            start = start.saturating_add(1);
-            end = end.saturating_add(1);
-        }
-        ensure_meta!(
-            !((stride < 0 && start < end) || (stride > 0 && start > end)),
-            "axis {a}: start {} and end {} are invalid for stride {stride}",
-            starts[i],
-            ends[i]
-        );
-        let left = start.min(end).max(0);
-        let right = size.min(start.max(end));
         let step = stride.unsigned_abs().min(i64::MAX as u64) as i64;
-        let span = right.wrapping_sub(left).wrapping_abs();
+        let span = if stride > 0 {
+            if start < 0 {
+                start = start.saturating_add(size).max(0);
+            }
+            if end < 0 {
+                end = end.saturating_add(size).max(0);
+            }
+            let (start, end) = (start.min(size), end.min(size));
+            ensure_meta!(
+                start <= end,
+                "axis {a}: start {} and end {} are invalid for stride {stride}",
+                starts[i],
+                ends[i]
+            );
+            end - start
+        } else {
+            if start < 0 {
+                start = start.saturating_add(size);
+            }
+            start = start.clamp(-1, size - 1);
+            if end < 0 && end != -1 {
+                end = end.saturating_add(size).max(-1);
+            }
+            end = end.min(size - 1);
+            ensure_meta!(
+                start >= end,
+                "axis {a}: start {} and end {} are invalid for stride {stride}",
+                starts[i],
+                ends[i]
+            );
+            start - end
+        };
         out[a as usize] = span.saturating_add(step - 1) / step;
     }
     Ok(out)

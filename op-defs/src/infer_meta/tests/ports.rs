@@ -9,7 +9,7 @@ fn f64t(dims: &[i64]) -> A {
     t(DataType::Float64, dims)
 }
 fn fls(v: &[f64]) -> A {
-    A::At(AttrValue::Floats(v.iter().copied().collect()))
+    A::At(AttrValue::Floats(v.to_vec()))
 }
 fn scf64(v: f64) -> A {
     A::At(AttrValue::Scalar(Some(Scalar::F64(v))))
@@ -113,10 +113,18 @@ fn strided_slice_matches_paddle() {
         1,
     );
     is(&o[0], &[2, 2], Float32);
-    // x[::2, ::-1]: the -1 extent stays; the reversed full axis keeps its 6.
+    // x[::2, ::-1] as Paddle passes it: the -1 extent stays; the reversed axis keeps its 6.
+    let (big, small) = (i64::from(i32::MAX), i64::from(i32::MIN));
     let o = ok(
         "StridedSliceInferMeta",
-        &args(f64t(&[-1, 6]), &[0, 1], &[0, -1], &[i64::MAX, -1], &[2, -1]),
+        &args(f64t(&[-1, 6]), &[0, 1], &[0, big], &[big, small], &[2, -1]),
+        1,
+    );
+    is(&o[0], &[-1, 6], DataType::Float64);
+    // An end of -1 with a negative stride is the `None` stop too.
+    let o = ok(
+        "StridedSliceInferMeta",
+        &args(f64t(&[-1, 6]), &[0, 1], &[0, -1], &[big, -1], &[2, -1]),
         1,
     );
     is(&o[0], &[-1, 6], DataType::Float64);
@@ -1644,4 +1652,42 @@ fn fused_multi_transformer_int8_follows_fusion_cc() {
     let cache = A::Ts(vec![TensorMeta::new(Float16, &[2, 2, 4, 0, 16])]);
     let e = err("FusedMultiTransformerInt8InferMeta", &args(cache, -1), 2);
     assert!(e.contains("must be greater than 0"), "{e}");
+}
+
+/// The MoE dispatch gradients, shaped like their forwards' inputs (`ternary.cc`'s
+/// `MoeGateDispatchPermuteInferMeta` / `MoeGateDispatchPartialNoSoftmaxTopKInferMeta`).
+#[test]
+fn moe_dispatch_grads_mirror_their_forwards() {
+    let o = ok(
+        "MoeGateDispatchPermuteGradInferMeta",
+        &[
+            f32t(&[6, 2]),
+            t(Int32, &[2, 6]),
+            t(Int32, &[6, 2]),
+            f16(&[2, 4, 3, 32]),
+        ]
+        .into_iter()
+        .chain([f32t(&[6, 2]), i64a(2), i64a(3), i64a(4)])
+        .collect::<Vec<_>>(),
+        2,
+    );
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, 8], Float32);
+    let mut p = vec![
+        f32t(&[6, 2]),
+        t(Int32, &[2, 6]),
+        t(Int32, &[24]),
+        t(Int64, &[8]),
+    ];
+    p.extend([
+        t(Int64, &[8]),
+        f16(&[-1, 32]),
+        f32t(&[6, 2]),
+        i64a(2),
+        i64a(3),
+    ]);
+    p.extend([b(false), i64a(0), i64a(4)]);
+    let o = ok("MoeGateDispatchPartialNoSoftmaxTopkGradInferMeta", &p, 2);
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, 2], Float32);
 }
