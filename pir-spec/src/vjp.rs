@@ -13,6 +13,7 @@
 //! ```
 //! # #[cfg(feature = "yaml")] {
 //! use pir_spec::vjp::{vjp_rule, VjpAttr, VjpOperand, VjpValue};
+//! use pir_spec::DefaultValue;
 //! use pir_spec::yaml::{load_op_set, YamlSource};
 //! let ops = "- op : scale\n  args : (Tensor x, Scalar scale=1.0, float bias=0.0)\n  output : Tensor(out)\n  backward : scale_grad\n";
 //! let bwd = "- backward_op : scale_grad\n  forward : scale (Tensor x, Scalar scale, float bias) -> Tensor(out)\n  args : (Tensor out_grad, Scalar scale=1.0)\n  output : Tensor(x_grad)\n  invoke : scale(out_grad, scale, 0.0f)\n";
@@ -21,10 +22,10 @@
 //! let fwd = set.get("scale").unwrap();
 //! let rule = vjp_rule(fwd, |n| set.get(n)).unwrap();
 //! assert_eq!(rule.op, "scale"); // the invoked op
-//! assert_eq!(rule.operands[0], VjpOperand::Value(VjpValue::OutputGrad(0)));
-//! assert_eq!(rule.operands[1], VjpOperand::Value(VjpValue::Input(1))); // forward's scale operand
-//! assert!(matches!(rule.attributes[0], VjpAttr::Const(_)));
-//! assert_eq!(rule.outputs[..], [Some(0)]);
+//! assert_eq!(rule.operands[..], [VjpOperand::Value(VjpValue::OutputGrad(0))]);
+//! assert_eq!(rule.attributes[0], VjpAttr::Forward(0)); // the forward op's `scale`
+//! assert_eq!(rule.attributes[1], VjpAttr::Const(DefaultValue::Float(0.0))); // the literal
+//! assert_eq!(rule.outputs[..], [Some(0)]); // scale's output is x's gradient
 //! # }
 //! ```
 
