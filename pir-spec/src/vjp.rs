@@ -259,11 +259,12 @@ impl Matcher<'_> {
                 .map(|i| Source::Value(VjpValue::Input(i)));
         }
         if let Some(k) = d.outputs.iter().position(|o| o == name) {
-            return (k < self.fwd.outputs.len()).then(|| Source::Value(VjpValue::Output(k as u16)));
+            return (k < self.fwd.outputs.len())
+                .then_some(Source::Value(VjpValue::Output(k as u16)));
         }
         let base = name.strip_suffix("_grad")?;
         let k = d.outputs.iter().position(|o| o == base)?;
-        (k < self.fwd.outputs.len()).then(|| Source::Value(VjpValue::OutputGrad(k as u16)))
+        (k < self.fwd.outputs.len()).then_some(Source::Value(VjpValue::OutputGrad(k as u16)))
     }
 
     /// The forward value or attribute named `name` (`out_grad` is output `out`'s gradient):
