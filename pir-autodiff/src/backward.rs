@@ -16,6 +16,76 @@ use crate::rules::RuleCache;
 use crate::stop_gradient::{set_default_after, value_stop_gradient};
 use crate::vjp::VjpArgs;
 
+/// Ops Paddle lets stand on the path without a Vjp (`ALLOW_NO_GRAD_OPS` of Paddle's
+/// `backward_utils.py`): comparisons, logical and bitwise ops, array ops, random and shape ops.
+const ALLOW_NO_GRAD_OPS: &[&str] = &[
+    "pd_op.equal",
+    "pd_op.equal_",
+    "pd_op.greater_than",
+    "pd_op.greater_than_",
+    "pd_op.greater_equal",
+    "pd_op.greater_equal_",
+    "pd_op.less_than",
+    "pd_op.less_than_",
+    "pd_op.less_equal",
+    "pd_op.less_equal_",
+    "pd_op.not_equal",
+    "pd_op.not_equal_",
+    "pd_op.logical_and",
+    "pd_op.logical_and_",
+    "pd_op.logical_not",
+    "pd_op.logical_not_",
+    "pd_op.logical_or",
+    "pd_op.logical_or_",
+    "pd_op.logical_xor",
+    "pd_op.logical_xor_",
+    "pd_op.bitwise_and",
+    "pd_op.bitwise_and_",
+    "pd_op.bitwise_left_shift",
+    "pd_op.bitwise_left_shift_",
+    "pd_op.bitwise_not",
+    "pd_op.bitwise_not_",
+    "pd_op.bitwise_or",
+    "pd_op.bitwise_or_",
+    "pd_op.bitwise_right_shift",
+    "pd_op.bitwise_right_shift_",
+    "pd_op.bitwise_xor",
+    "pd_op.bitwise_xor_",
+    "pd_op.assign_array",
+    "pd_op.assign_array_",
+    "pd_op.array_length",
+    "pd_op.array_pop",
+    "pd_op.array_read",
+    "pd_op.array_write_",
+    "pd_op.create_array",
+    "pd_op.create_array_like",
+    "pd_op.slice_array",
+    "pd_op.slice_array_dense",
+    "pd_op.accuracy",
+    "pd_op.all",
+    "pd_op.any",
+    "pd_op.argmax",
+    "pd_op.assign_value_",
+    "pd_op.bernoulli",
+    "pd_op.distribute_fpn_proposals",
+    "pd_op.floor_divide",
+    "pd_op.full_like",
+    "pd_op.full_with_tensor",
+    "pd_op.gaussian",
+    "pd_op.isnan",
+    "pd_op.isinf",
+    "pd_op.nextafter",
+    "pd_op.nonzero",
+    "pd_op.one_hot",
+    "pd_op.print",
+    "pd_op.prior_box",
+    "pd_op.randint",
+    "pd_op.remainder",
+    "pd_op.shape",
+    "pd_op.share_data_",
+    "pd_op.uniform",
+];
+
 /// The gradient value(s) recorded for one use of a value (several for a vector value).
 type Grads = SmallVec<[Option<Value>; 1]>;
 
@@ -536,7 +606,7 @@ impl<'p> Pass<'p> {
                         self.append_add_n(v)?;
                     }
                 }
-            } else if !is_builtin(self.prog, op) {
+            } else if !is_builtin(self.prog, op) && !ALLOW_NO_GRAD_OPS.contains(&r.name()) {
                 return Err(AutodiffError::NoGradOp {
                     op: self.prog.describe(op),
                 });

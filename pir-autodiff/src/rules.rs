@@ -83,9 +83,14 @@ pub struct RuleCache {
 }
 
 impl RuleCache {
-    /// Whether `op` declares a Vjp (Paddle's `has_vjp`).
+    /// Whether `op` declares a Vjp (Paddle's `has_vjp`): the interface, or, for an op
+    /// registered at run time from a schema, `VjpInterface` in the schema with a backward op.
     pub fn has_vjp(&self, prog: &Program, op: OpId) -> bool {
-        prog.op(op).def().has_interface::<Vjp>()
+        let def = prog.op(op).def();
+        def.has_interface::<Vjp>()
+            || def
+                .schema
+                .is_some_and(|s| s.backward.is_some() && s.has_interface("VjpInterface"))
     }
 
     /// The Vjp of `op`.

@@ -169,3 +169,45 @@ fn an_op_without_a_vjp_on_the_path_is_a_clear_error() {
     let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[y]).unwrap();
     assert_eq!(grads, [None]);
 }
+
+#[test]
+fn a_grad_op_differentiates_through_its_double_grad() {
+    // tanh_double_grad's backward entry names tanh_grad's operands `out, grad_out` and its
+    // result `grad_x` (its `forward :` declaration), not tanh_grad's own names.
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[2,3],stop_gradient:[false]} : () -> tensor<2x3xf32>
+    (%1) = \"pd_op.tanh\" (%0) {stop_gradient:[false]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+}
+";
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let x = prog.op(prog.first_op(prog.block()).unwrap()).result(0);
+    let out = prog.op(prog.last_op(prog.block()).unwrap()).result(0);
+    let g = pir_autodiff::grad(&mut prog, &[out], &[x], &[]).unwrap()[0].unwrap();
+    let gg = pir_autodiff::grad(&mut prog, &[g], &[x], &[]).unwrap()[0].unwrap();
+    let text = prog.to_string();
+    let names: Vec<&str> = text.lines().filter_map(|l| l.split('"').nth(1)).collect();
+    assert_eq!(
+        names,
+        [
+            "pd_op.data",
+            "pd_op.tanh",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.tanh_grad",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.tanh_double_grad",
+            "pd_op.tanh_grad"
+        ],
+        "{text}"
+    );
+    // x's second derivative: tanh_grad(out, d out) where d out is tanh_double_grad's first
+    // result (the gradient of tanh_grad's `out` operand).
+    let last = prog.defining_op(gg).unwrap();
+    let dout = prog.op(last).operand(1).unwrap();
+    let double = prog.defining_op(dout).unwrap();
+    assert_eq!(prog.op(double).name(), "pd_op.tanh_double_grad");
+    assert_eq!(prog.op(double).result(0), dout);
+    pir_runtime::verify(&prog).unwrap();
+}

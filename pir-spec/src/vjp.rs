@@ -13,6 +13,7 @@
 //! ```
 //! # #[cfg(feature = "yaml")] {
 //! use pir_spec::vjp::{vjp_rule, VjpAttr, VjpOperand, VjpValue};
+//! use pir_spec::DefaultValue;
 //! use pir_spec::yaml::{load_op_set, YamlSource};
 //! let ops = "- op : scale\n  args : (Tensor x, Scalar scale=1.0, float bias=0.0)\n  output : Tensor(out)\n  backward : scale_grad\n";
 //! let bwd = "- backward_op : scale_grad\n  forward : scale (Tensor x, Scalar scale, float bias) -> Tensor(out)\n  args : (Tensor out_grad, Scalar scale=1.0)\n  output : Tensor(x_grad)\n  invoke : scale(out_grad, scale, 0.0f)\n";
@@ -21,10 +22,10 @@
 //! let fwd = set.get("scale").unwrap();
 //! let rule = vjp_rule(fwd, |n| set.get(n)).unwrap();
 //! assert_eq!(rule.op, "scale"); // the invoked op
-//! assert_eq!(rule.operands[0], VjpOperand::Value(VjpValue::OutputGrad(0)));
-//! assert_eq!(rule.operands[1], VjpOperand::Value(VjpValue::Input(1))); // forward's scale operand
-//! assert!(matches!(rule.attributes[0], VjpAttr::Const(_)));
-//! assert_eq!(rule.outputs[..], [Some(0)]);
+//! assert_eq!(rule.operands[..], [VjpOperand::Value(VjpValue::OutputGrad(0))]);
+//! assert_eq!(rule.attributes[0], VjpAttr::Forward(0)); // the forward op's `scale`
+//! assert_eq!(rule.attributes[1], VjpAttr::Const(DefaultValue::Float(0.0))); // the literal
+//! assert_eq!(rule.outputs[..], [Some(0)]); // scale's output is x's gradient
 //! # }
 //! ```
 
@@ -145,7 +146,12 @@ pub fn vjp_rule<'s>(
         op: op.clone(),
         backward: bwd_name.to_string(),
     })?;
-    let m = Matcher { fwd, bwd };
+    let declared = bwd
+        .extra
+        .iter()
+        .find(|(k, _)| k == "forward")
+        .and_then(|(_, v)| Declared::parse(v));
+    let m = Matcher { fwd, bwd, declared };
     match bwd.invoke.as_deref() {
         Some(inv) => invoke_rule(&m, inv, &lookup),
         None => grad_op_rule(&m),
@@ -163,6 +169,65 @@ enum Source {
 struct Matcher<'a> {
     fwd: &'a OpSchema,
     bwd: &'a OpSchema,
+    /// The backward entry's `forward :` declaration, whose names the backward arguments use
+    /// (`tanh_grad (Tensor out, Tensor grad_out) -> Tensor(grad_x)` for `tanh_double_grad`).
+    declared: Option<Declared>,
+}
+
+/// The tensor arguments and outputs of a `forward : op (args) -> outputs` declaration, by
+/// position: they name the forward op's tensor operands and results.
+#[derive(Debug, Default)]
+struct Declared {
+    tensors: Vec<String>,
+    outputs: Vec<String>,
+}
+
+impl Declared {
+    fn parse(text: &str) -> Option<Declared> {
+        let (call, outs) = text.split_once("->")?;
+        let (_, args) = split_call(call.trim())?;
+        let tensors = args
+            .iter()
+            .filter(|a| a.trim_start().starts_with("Tensor"))
+            .filter_map(|a| {
+                let a = a.split('=').next()?.trim();
+                a.rsplit(|c: char| c.is_whitespace() || c == ']')
+                    .next()
+                    .map(str::to_string)
+            })
+            .collect();
+        let outputs = split_top(outs)
+            .into_iter()
+            .filter_map(|o| {
+                let open = o.find('(')?;
+                let close = o[open..].find(')')? + open;
+                Some(o[open + 1..close].trim().to_string())
+            })
+            .collect();
+        Some(Declared { tensors, outputs })
+    }
+}
+
+/// `a, b(c, d), e` split at top-level commas.
+fn split_top(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
 }
 
 impl Matcher<'_> {
@@ -174,8 +239,40 @@ impl Matcher<'_> {
         }
     }
 
-    /// The forward value or attribute named `name` (`out_grad` is output `out`'s gradient).
+    /// Operand index of the forward op's `k`-th tensor input.
+    fn tensor_input(&self, k: usize) -> Option<u16> {
+        self.fwd
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i.kind, InputKind::Value(_)))
+            .nth(k)
+            .map(|(i, _)| i as u16)
+    }
+
+    /// A name of the `forward :` declaration: a tensor input, an output or an output's grad.
+    fn declared_source(&self, name: &str) -> Option<Source> {
+        let d = self.declared.as_ref()?;
+        if let Some(k) = d.tensors.iter().position(|t| t == name) {
+            return self
+                .tensor_input(k)
+                .map(|i| Source::Value(VjpValue::Input(i)));
+        }
+        if let Some(k) = d.outputs.iter().position(|o| o == name) {
+            return (k < self.fwd.outputs.len())
+                .then_some(Source::Value(VjpValue::Output(k as u16)));
+        }
+        let base = name.strip_suffix("_grad")?;
+        let k = d.outputs.iter().position(|o| o == base)?;
+        (k < self.fwd.outputs.len()).then_some(Source::Value(VjpValue::OutputGrad(k as u16)))
+    }
+
+    /// The forward value or attribute named `name` (`out_grad` is output `out`'s gradient):
+    /// by the `forward :` declaration's names, else by the forward op's own names.
     fn source(&self, name: &str) -> Option<Source> {
+        if let Some(s) = self.declared_source(name) {
+            return Some(s);
+        }
         let f = self.fwd;
         if let Some(i) = f.input_index(name) {
             return Some(Source::Value(VjpValue::Input(i as u16)));
@@ -191,6 +288,12 @@ impl Matcher<'_> {
 
     /// The forward input a backward output `<x>_grad` is the gradient of.
     fn grad_of(&self, name: &str) -> Option<u16> {
+        let base = name.strip_suffix("_grad")?;
+        if let Some(d) = &self.declared {
+            if let Some(k) = d.tensors.iter().position(|t| t == base) {
+                return self.tensor_input(k);
+            }
+        }
         name.strip_suffix("_grad")
             .and_then(|n| self.fwd.input_index(n))
             .map(|i| i as u16)
@@ -437,24 +540,7 @@ fn split_call(text: &str) -> Option<(&str, Vec<&str>)> {
     let close = text.rfind(')')?;
     let name = text[..open].trim();
     let inner = text.get(open + 1..close)?;
-    let mut args = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' | '{' | '[' => depth += 1,
-            ')' | '}' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                args.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = inner[start..].trim();
-    if !last.is_empty() {
-        args.push(last);
-    }
-    (!name.is_empty()).then_some((name, args))
+    (!name.is_empty()).then(|| (name, split_top(inner)))
 }
 
 #[cfg(test)]
@@ -467,6 +553,18 @@ mod tests {
         assert_eq!(n, "sum");
         assert_eq!(a, ["grad_x_grad", "axis", "grad_x_grad.dtype()", "keepdim"]);
         assert_eq!(split_call("conj(out_grad)").unwrap().1, ["out_grad"]);
+    }
+
+    #[test]
+    fn forward_declarations_name_tensor_inputs_and_outputs_by_position() {
+        let d = Declared::parse(
+            "matmul_grad (Tensor x, Tensor y, Tensor grad_out, bool transpose_x = false) -> Tensor(grad_x), Tensor[](grad_y){y.size()}",
+        )
+        .unwrap();
+        assert_eq!(d.tensors, ["x", "y", "grad_out"]);
+        assert_eq!(d.outputs, ["grad_x", "grad_y"]);
+        let d = Declared::parse("concat (Tensor[] x, Scalar axis=0) -> Tensor(out)").unwrap();
+        assert_eq!(d.tensors, ["x"]);
     }
 
     #[test]
