@@ -101,3 +101,14 @@ fn resnet50_conv2d_bn_fuse_and_lowering(bencher: Bencher<'_, '_>) {
             m
         });
 }
+
+/// Only builds the 1M-op program: subtracting its CPU time from `dce_cse_1m_ops`'s gives the
+/// passes' CPU time when the machine is loaded (BENCHMARKS.md).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn build_1m_ops_only(bencher: Bencher<'_, '_>) {
+    let ctx = setup();
+    let n = 250_000;
+    bencher
+        .with_inputs(|| IrModule::from(dce_cse_program(&ctx, n)))
+        .bench_local_values(|m| m);
+}

@@ -57,24 +57,20 @@ const BLOCKED_USERS: &[&str] = &["builtin.shadow_output", "cf.yield", "pd_op.whi
 /// `Analyzer::info` of an op not analysed.
 const NONE: (u32, bool) = (u32::MAX, false);
 
-/// An operand, as equality sees it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Operand {
-    Null,
-    /// A terminal value or block argument: itself.
-    Leaf(u32),
-    /// Result `index` of an op of class `class`.
-    Result {
-        class: u32,
-        index: u32,
-    },
-}
+/// An operand, as equality sees it, packed in a word: 0 for null; a terminal value or block
+/// argument by its index (tag `LEAF`); result `index` of an op of class `class` (tag
+/// `RESULT`).
+type Operand = u64;
 
+const LEAF: u64 = 1 << 62;
+const RESULT: u64 = 2 << 62;
+
+/// Everything two equal ops share; the schema's attributes in schema order.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     def: usize,
-    attrs: SmallVec<[(usize, Option<Attribute>); 6]>,
-    operands: SmallVec<[Operand; 4]>,
+    attrs: SmallVec<[Option<Attribute>; 4]>,
+    operands: SmallVec<[Operand; 3]>,
     results: SmallVec<[Option<Type>; 2]>,
 }
 
@@ -107,7 +103,7 @@ impl Analyzer<'_> {
     }
 
     fn operand(&self, v: Option<Value>) -> Operand {
-        let Some(v) = v else { return Operand::Null };
+        let Some(v) = v else { return 0 };
         match self.prog.defining_op(v) {
             Some(d) if !is_terminal(self.prog, d) => {
                 let (class, _) = self.info(d);
@@ -115,9 +111,9 @@ impl Analyzer<'_> {
                     pir_runtime::ValueDef::OpResult { index, .. } => index,
                     pir_runtime::ValueDef::BlockArg { index, .. } => index,
                 };
-                Operand::Result { class, index }
+                RESULT | u64::from(class) << 24 | u64::from(index)
             }
-            _ => Operand::Leaf(v.index() as u32),
+            _ => LEAF | v.index() as u64,
         }
     }
 
@@ -133,12 +129,11 @@ impl Analyzer<'_> {
             Some(s) => s
                 .attributes
                 .iter()
-                .enumerate()
-                .map(|(i, a)| (i, ctx.dict_get(r.attributes(), &a.name)))
+                .map(|a| ctx.dict_get(r.attributes(), &a.name))
                 .collect(),
-            None => SmallVec::from_elem((usize::MAX, Some(r.attributes())), 1),
+            None => SmallVec::from_elem(Some(r.attributes()), 1),
         };
-        let mut operands: SmallVec<[Operand; 4]> = r.operands().map(|v| self.operand(v)).collect();
+        let mut operands: SmallVec<[Operand; 3]> = r.operands().map(|v| self.operand(v)).collect();
         if COMMUTATIVE.contains(&r.name()) && operands.len() >= 2 {
             operands[..2].sort();
         }
