@@ -84,3 +84,85 @@ fn list_and_unknown_pass() {
         "error: pass `nope` has not been registered (`pir opt --list` lists the passes)\n"
     );
 }
+
+/// Paddle's pass pairs through the command, with the project's own `pd_op` dialect: each
+/// `_before` file run through its passes prints byte for byte as `_after`. Without
+/// `PIR_PADDLE_REF` the test prints a notice and passes.
+#[test]
+fn paddle_pairs_through_the_command() {
+    let Some(root) = std::env::var_os("PIR_PADDLE_REF").map(std::path::PathBuf::from) else {
+        eprintln!("notice: PIR_PADDLE_REF is not set; the pass pairs are not checked");
+        return;
+    };
+    let dir = root.join("programs/passes");
+    let registry = root.join("phi_kernels_cpu.json");
+    let lower = format!("pd_op_to_kernel:kernel_registry={}", registry.display());
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "small_cnn__dead_code_elimination_pass",
+            "dead_code_elimination_pass",
+            "2",
+        ),
+        (
+            "small_cnn__common_subexpression_elimination_pass",
+            "common_subexpression_elimination_pass",
+            "2",
+        ),
+        ("small_cnn__conv2d_bn_fuse_pass", "conv2d_bn_fuse_pass", "2"),
+        (
+            "small_cnn__identity_op_clean_pass",
+            "identity_op_clean_pass",
+            "2",
+        ),
+        ("small_cnn__inplace_pass", "inplace_pass", "3"),
+        (
+            "small_cnn__pipeline_bnfuse_cse_dce",
+            "conv2d_bn_fuse_pass,common_subexpression_elimination_pass,dead_code_elimination_pass",
+            "2",
+        ),
+        (
+            "small_cnn_predictor__conv2d_bn_fuse_pass",
+            "conv2d_bn_fuse_pass",
+            "2",
+        ),
+        (
+            "small_cnn_predictor__common_subexpression_elimination_pass",
+            "common_subexpression_elimination_pass",
+            "2",
+        ),
+        (
+            "small_cnn_predictor__dead_code_elimination_pass",
+            "dead_code_elimination_pass",
+            "2",
+        ),
+        (
+            "small_cnn_predictor__replace_fetch_with_shadow_output_pass",
+            "replace_fetch_with_shadow_output_pass",
+            "2",
+        ),
+        ("small_cnn_predictor__pd_op_to_kernel", &lower, "2"),
+        ("small_cnn_executor__pd_op_to_kernel", &lower, "2"),
+        ("small_cnn_predictor__inplace_pass", "inplace_pass", "3"),
+    ];
+    for (stem, passes, level) in cases {
+        let before = dir.join(format!("{stem}_before.txt"));
+        let after = std::fs::read_to_string(dir.join(format!("{stem}_after.txt"))).unwrap();
+        let out = pir(&[
+            "opt",
+            before.to_str().unwrap(),
+            "--pass",
+            passes,
+            "--opt-level",
+            level,
+        ]);
+        assert!(
+            out.status.success(),
+            "{stem}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8(out.stdout).unwrap() == after,
+            "{stem}: output differs from Paddle's"
+        );
+    }
+}

@@ -316,10 +316,10 @@ fn stops_gradient(prog: &Program, v: Value) -> bool {
 }
 
 /// Position of every op of `block`.
-fn positions(prog: &Program, block: pir_runtime::BlockId) -> FxHashMap<OpId, usize> {
+fn positions(prog: &Program, block: pir_runtime::BlockId) -> FxHashMap<OpId, f64> {
     prog.block_ops(block)
         .enumerate()
-        .map(|(i, o)| (o, i))
+        .map(|(i, o)| (o, i as f64))
         .collect()
 }
 
@@ -346,6 +346,16 @@ impl DrrRewrite {
             .op(anchor)
             .parent_block()
             .ok_or_else(|| self.err(rw.program(), anchor, "the anchor is not in a block"))?;
+        // Positions, once per match; new ops get positions between their neighbours'.
+        let mut pos: FxHashMap<OpId, f64> = positions(rw.program(), block);
+        let first_src = src_ops
+            .iter()
+            .filter_map(|o| pos.get(o).map(|&p| (p, *o)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, o)| o)
+            .unwrap_or(anchor);
+        let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
+        let mut before_cursor = first_pos - 1.0;
         for (ri, attr_list) in attrs {
             let res = &self.pattern.result[ri];
             let def = ctx.op_def(res.name).ok_or_else(|| {
@@ -362,24 +372,28 @@ impl DrrRewrite {
                 .collect();
             // Paddle's place: max(after the last input defined in this block, before the
             // first source op).
-            let at = {
+            let last_input = {
                 let prog = rw.program();
-                let pos = positions(prog, block);
-                let first_src = src_ops
-                    .iter()
-                    .filter_map(|o| pos.get(o).map(|&p| (p, *o)))
-                    .min()
-                    .map(|(_, o)| o)
-                    .unwrap_or(anchor);
-                let last_input = operands
+                operands
                     .iter()
                     .flatten()
                     .filter_map(|&v| prog.defining_op(v))
                     .filter_map(|d| pos.get(&d).map(|&p| (p, d)))
-                    .max();
-                match last_input {
-                    Some((p, d)) if p >= pos[&first_src] => InsertPoint::After(d),
-                    _ => InsertPoint::Before(first_src),
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+            };
+            let (at, new_pos) = match last_input {
+                Some((p, d)) if p >= first_pos => {
+                    let next = rw
+                        .program()
+                        .op(d)
+                        .next_op()
+                        .and_then(|n| pos.get(&n).copied())
+                        .unwrap_or(p + 1.0);
+                    (InsertPoint::After(d), (p + next) / 2.0)
+                }
+                _ => {
+                    before_cursor = (before_cursor + first_pos) / 2.0;
+                    (InsertPoint::Before(first_src), before_cursor)
                 }
             };
             let mut dict = match res.copy_attrs_of {
@@ -402,6 +416,13 @@ impl DrrRewrite {
                     pass: "drr",
                     source,
                 })?;
+            // Ops the build made for mutable attributes sit just before `op`.
+            let mut prev = rw.program().op(op).prev_op();
+            pos.insert(op, new_pos);
+            while let Some(p) = prev.filter(|p| !pos.contains_key(p)) {
+                pos.insert(p, new_pos - 1e-9);
+                prev = rw.program().op(p).prev_op();
+            }
             for (k, &t) in res.outputs.iter().enumerate() {
                 tensors.insert(t, rw.program().op(op).get_result(k));
             }

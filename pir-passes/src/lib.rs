@@ -47,3 +47,8 @@ pub use manager::{PassManager, PassReport, PassTiming};
 pub use module::IrModule;
 pub use pass::{Pass, PassAttr, PassAttrs, PassStats};
 pub use rewrite::{PatternSet, RewritePattern, Rewriter};
+
+/// The guide `docs/writing-a-pass.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/writing-a-pass.md")]
+pub struct GuideDoctests;

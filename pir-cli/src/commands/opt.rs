@@ -50,11 +50,7 @@ pub fn run(args: OptArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Usage(e.to_string()))?;
     }
     pm.enable_ir_printing(args.print_ir, args.print_ir);
-    let loaded = super::program::read_program(&file)?;
-    let mut module = IrModule {
-        program: loaded.program,
-        op_ids: loaded.op_ids,
-    };
+    let mut module = read(&file)?;
     let report = pm.run(&mut module).map_err(|e| CliError::Input {
         path: file.clone(),
         source: Box::new(e),
@@ -90,4 +86,32 @@ fn parse_pass(spec: &str) -> Result<(&str, pir_passes::PassAttrs), CliError> {
         attrs.insert(k.to_string(), pir_passes::PassAttr::parse(v));
     }
     Ok((name, attrs))
+}
+
+/// Reads the program; text goes through the parser with the kernel dialect's syntax too, so
+/// lowered programs (the input of `inplace_pass`) read as well.
+fn read(file: &std::path::Path) -> Result<IrModule, CliError> {
+    let bytes = std::fs::read(file).map_err(|e| CliError::io(file, e))?;
+    let text = std::str::from_utf8(&bytes).ok().filter(|t| {
+        let t = t.trim_start_matches('\u{feff}').trim_start();
+        t.strip_prefix('{')
+            .is_some_and(|rest| !rest.trim_start().starts_with('"'))
+    });
+    let Some(text) = text else {
+        let loaded = super::program::read_program(file)?;
+        return Ok(IrModule {
+            program: loaded.program,
+            op_ids: loaded.op_ids,
+        });
+    };
+    let ctx = super::catalog::context()?;
+    pir_passes::kernel::register(&ctx)?;
+    let parsed = pir_runtime::parser::parse_module_with(&ctx, text, &pir_passes::kernel::syntax())
+        .map_err(|e| CliError::Located {
+            path: file.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message: e.message(),
+        })?;
+    Ok(IrModule::from(parsed))
 }

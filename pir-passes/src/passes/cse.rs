@@ -54,24 +54,23 @@ const COMMUTATIVE: &[&str] = &[
 /// Users that make a value unsafe to replace.
 const BLOCKED_USERS: &[&str] = &["builtin.shadow_output", "cf.yield", "pd_op.while"];
 
-/// An operand, as equality sees it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Operand {
-    Null,
-    /// A terminal value or block argument: itself.
-    Leaf(u32),
-    /// Result `index` of an op of class `class`.
-    Result {
-        class: u32,
-        index: u32,
-    },
-}
+/// `Analyzer::info` of an op not analysed.
+const NONE: (u32, bool) = (u32::MAX, false);
 
+/// An operand, as equality sees it, packed in a word: 0 for null; a terminal value or block
+/// argument by its index (tag `LEAF`); result `index` of an op of class `class` (tag
+/// `RESULT`).
+type Operand = u64;
+
+const LEAF: u64 = 1 << 62;
+const RESULT: u64 = 2 << 62;
+
+/// Everything two equal ops share; the schema's attributes in schema order.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     def: usize,
-    attrs: SmallVec<[(usize, Option<Attribute>); 6]>,
-    operands: SmallVec<[Operand; 4]>,
+    attrs: SmallVec<[Option<Attribute>; 4]>,
+    operands: SmallVec<[Operand; 3]>,
     results: SmallVec<[Option<Type>; 2]>,
 }
 
@@ -87,29 +86,34 @@ fn is_terminal(prog: &Program, op: OpId) -> bool {
 
 struct Analyzer<'p> {
     prog: &'p Program,
-    /// Class and safety of each analysed op, by op index.
-    info: FxHashMap<OpId, (u32, bool)>,
+    /// Class and safety of each analysed op, by op index (`NONE` if not analysed).
+    info: Vec<(u32, bool)>,
     classes: FxHashMap<Key, u32>,
-    /// The first safe op of each class in scope, with an undo log per block.
-    table: FxHashMap<u32, OpId>,
-    undo: Vec<(u32, Option<OpId>)>,
+    /// The first safe op of each class in scope, by class; nested blocks log what they add.
+    table: Vec<Option<OpId>>,
+    undo: Vec<u32>,
+    depth: usize,
     to_erase: Vec<(OpId, OpId)>,
     unique: u32,
 }
 
 impl Analyzer<'_> {
+    fn info(&self, op: OpId) -> (u32, bool) {
+        self.info.get(op.index()).copied().unwrap_or(NONE)
+    }
+
     fn operand(&self, v: Option<Value>) -> Operand {
-        let Some(v) = v else { return Operand::Null };
+        let Some(v) = v else { return 0 };
         match self.prog.defining_op(v) {
             Some(d) if !is_terminal(self.prog, d) => {
-                let (class, _) = self.info[&d];
+                let (class, _) = self.info(d);
                 let index = match self.prog.value_def(v) {
                     pir_runtime::ValueDef::OpResult { index, .. } => index,
                     pir_runtime::ValueDef::BlockArg { index, .. } => index,
                 };
-                Operand::Result { class, index }
+                RESULT | u64::from(class) << 24 | u64::from(index)
             }
-            _ => Operand::Leaf(v.index() as u32),
+            _ => LEAF | v.index() as u64,
         }
     }
 
@@ -125,12 +129,11 @@ impl Analyzer<'_> {
             Some(s) => s
                 .attributes
                 .iter()
-                .enumerate()
-                .map(|(i, a)| (i, ctx.dict_get(r.attributes(), &a.name)))
+                .map(|a| ctx.dict_get(r.attributes(), &a.name))
                 .collect(),
-            None => SmallVec::from_elem((usize::MAX, Some(r.attributes())), 1),
+            None => SmallVec::from_elem(Some(r.attributes()), 1),
         };
-        let mut operands: SmallVec<[Operand; 4]> = r.operands().map(|v| self.operand(v)).collect();
+        let mut operands: SmallVec<[Operand; 3]> = r.operands().map(|v| self.operand(v)).collect();
         if COMMUTATIVE.contains(&r.name()) && operands.len() >= 2 {
             operands[..2].sort();
         }
@@ -168,22 +171,22 @@ impl Analyzer<'_> {
             }
         }
         r.operands().flatten().all(|v| match prog.defining_op(v) {
-            Some(d) if !is_terminal(prog, d) => self.info.get(&d).is_some_and(|&(_, s)| s),
+            Some(d) if !is_terminal(prog, d) => self.info(d).1,
             _ => true,
         })
     }
 
     fn block(&mut self, block: pir_runtime::BlockId) {
         let mark = self.undo.len();
+        self.depth += 1;
         for op in self.prog.block_ops(block) {
             self.operation(op);
         }
+        self.depth -= 1;
+        // A nested block's expressions are not visible after it.
         while self.undo.len() > mark {
-            let (class, old) = self.undo.pop().expect("above the mark");
-            match old {
-                Some(o) => self.table.insert(class, o),
-                None => self.table.remove(&class),
-            };
+            let class = self.undo.pop().expect("above the mark");
+            self.table[class as usize] = None;
         }
     }
 
@@ -198,15 +201,24 @@ impl Analyzer<'_> {
         }
         let class = self.class_of(op);
         let safe = self.safe(op);
-        self.info.insert(op, (class, safe));
-        if !safe {
+        if op.index() >= self.info.len() {
+            self.info.resize(op.index() + 1, NONE);
+        }
+        self.info[op.index()] = (class, safe);
+        if !safe || class >= u32::MAX / 2 {
             return;
         }
-        match self.table.get(&class) {
-            Some(&existing) => self.to_erase.push((op, existing)),
+        let c = class as usize;
+        if c >= self.table.len() {
+            self.table.resize(c + 1, None);
+        }
+        match self.table[c] {
+            Some(existing) => self.to_erase.push((op, existing)),
             None => {
-                self.table.insert(class, op);
-                self.undo.push((class, None));
+                self.table[c] = Some(op);
+                if self.depth > 1 {
+                    self.undo.push(class);
+                }
             }
         }
     }
@@ -223,12 +235,14 @@ impl Pass for CommonSubexpressionElimination {
 
     fn run(&self, m: &mut IrModule) -> Result<PassStats, PassError> {
         let to_erase = {
+            let n = m.program.num_values_allocated();
             let mut a = Analyzer {
                 prog: &m.program,
-                info: FxHashMap::default(),
+                info: Vec::with_capacity(n),
                 classes: FxHashMap::default(),
-                table: FxHashMap::default(),
+                table: Vec::new(),
                 undo: Vec::new(),
+                depth: 0,
                 to_erase: Vec::new(),
                 unique: 0,
             };

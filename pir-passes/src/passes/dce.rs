@@ -62,12 +62,13 @@ impl Pass for DeadCodeElimination {
         // Users come after producers: look at the last ops first, so a chain goes in one walk.
         let mut stack: Vec<OpId> = order;
         let mut erased = 0;
+        let mut producers = Vec::new();
         while let Some(op) = stack.pop() {
             if op == module || !prog.is_alive(op) || !removable(prog, op) || !unused(prog, op) {
                 continue;
             }
             // Producers of the operands of the op and of the ops nested in it.
-            let mut producers = Vec::new();
+            producers.clear();
             prog.walk(op, &mut |o| {
                 for v in prog.op(o).operands().flatten() {
                     if let Some(d) = prog.defining_op(v) {
@@ -75,14 +76,19 @@ impl Pass for DeadCodeElimination {
                     }
                 }
             });
-            let mut nested = 0;
-            prog.walk(op, &mut |_| nested += 1);
+            let nested = if prog.op(op).num_regions() == 0 {
+                1
+            } else {
+                let mut n = 0;
+                prog.walk(op, &mut |_| n += 1);
+                n
+            };
             prog.erase_op(op).map_err(|source| PassError::Ir {
                 pass: "dead_code_elimination_pass",
                 source,
             })?;
             erased += nested;
-            stack.extend(producers.into_iter().rev());
+            stack.extend(producers.drain(..).rev());
         }
         Ok(PassStats::changed(erased))
     }
