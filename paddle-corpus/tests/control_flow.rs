@@ -329,11 +329,18 @@ fn cond_basic_translates_byte_identical_verifies_and_type_checks() {
 }
 
 #[test]
-fn while_is_refused_with_its_position() {
-    let Some((bytes, _)) = legacy("while_is_refused", "while_basic") else {
+fn while_basic_translates_byte_identical_verifies_and_type_checks() {
+    let Some((bytes, expected)) = legacy("while_basic_translates", "while_basic") else {
         return;
     };
     let translator = pir_translator::Translator::new(context());
-    let err = translator.translate_bytes(&bytes).unwrap_err();
-    assert!(err.to_string().contains("`while`"), "{err}");
+    let t = translator
+        .translate_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("while_basic: {e}"));
+    if let Err(errs) = pir_runtime::verify(&t.program) {
+        panic!("while_basic: verification failed:\n{errs}");
+    }
+    same_text("while_basic", &t.program.to_string(), &expected);
+    let report = pir_runtime::check_types(&t.program);
+    assert!(report.is_clean(), "while_basic: {report}");
 }

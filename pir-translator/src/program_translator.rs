@@ -76,6 +76,8 @@ pub(crate) struct ProgramTranslator<'a> {
     candidates: FxHashMap<&'a str, &'a LegacyVar>,
     /// Parameters already given a `builtin.parameter` or `builtin.set_parameter`.
     visited: FxHashSet<&'a str>,
+    /// How many `while` bodies are being translated.
+    in_loop: usize,
 }
 
 impl<'a> ProgramTranslator<'a> {
@@ -104,6 +106,7 @@ impl<'a> ProgramTranslator<'a> {
             vars: VariableMap::with_capacity(legacy.global_block().vars.len()),
             candidates,
             visited: FxHashSet::default(),
+            in_loop: 0,
         }
     }
 
@@ -299,6 +302,10 @@ impl<'a> ProgramTranslator<'a> {
             }
             match op.op_type.as_str() {
                 "conditional_block" => self.conditional_block(bi, i, op, block, depth)?,
+                "while" => self.while_op(bi, i, op, block, depth)?,
+                "assign" if self.in_loop > 0 && self.writes_defined(op) => {
+                    self.assign_out(bi, i, op, block)?
+                }
                 "select_input" => self.select_input(bi, i, op, block)?,
                 _ => {
                     let handlers = self.handlers;
@@ -492,6 +499,164 @@ impl<'a> ProgramTranslator<'a> {
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
         for (k, name) in outs.iter().enumerate() {
             let v = self.program.op(if_op).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
+        Ok(())
+    }
+
+    /// Whether `op`'s one `Out` variable already has a value (a loop variable or the loop
+    /// condition written back in a `while` body).
+    fn writes_defined(&self, op: &LegacyOp) -> bool {
+        matches!(op.output("Out"), Some([out]) if self.vars.contains(out))
+    }
+
+    /// `assign(X) -> Out` in a `while` body where `Out` already has a value: Paddle 3.3.1
+    /// writes it back in place, `pd_op.assign_out_(x, out)`, typed as `out`.
+    fn assign_out(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "pd_op.assign_out_")?;
+        let x = self.input_value(bi, i, op, "X", 0)?;
+        let Some([out]) = op.output("Out") else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: "assign must have one `Out`".into(),
+            });
+        };
+        let Some(current) = self.vars.get(out).map(|v| v.value) else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: format!("`{out}` has no value to assign to"),
+            });
+        };
+        let ty = self.program.value_type(current);
+        let empty = self.ctx().empty_dict();
+        let new = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &[Some(x), Some(current)],
+                    attributes: empty,
+                    result_types: &[ty],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let v = self.program.op(new).result(0);
+        self.vars.push(out, VariableDefiningInfo::new(v));
+        Ok(())
+    }
+
+    /// `while(Condition, X) -> Out, StepScopes` with `sub_block`: Paddle 3.3.1 makes it a
+    /// `pd_op.while` of the condition over the loop variables (the `Out` variables other than
+    /// the condition, in `Out` order), whose body block has one argument per loop variable
+    /// (no attributes), holds the translated sub-block (its `assign`s back to a loop variable
+    /// or to the condition become `pd_op.assign_out_`) and yields the condition, then the
+    /// loop variables. After the loop, the loop variables are its results.
+    fn while_op(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+        depth: usize,
+    ) -> Result<(), TranslateError> {
+        let invalid = |message: String| TranslateError::Invalid {
+            at: Box::new(at(bi, i, op)),
+            message,
+        };
+        if depth >= MAX_SUB_BLOCK_DEPTH {
+            return Err(invalid(format!(
+                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
+            )));
+        }
+        let def = self.control_flow_def(bi, i, op, "pd_op.while")?;
+        let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
+        let cond = self.input_value(bi, i, op, "Condition", 0)?;
+        let cond_name: &'a str = op
+            .input("Condition")
+            .and_then(|c| c.first())
+            .map(String::as_str)
+            .unwrap_or_default();
+        let sub = match op.attr("sub_block") {
+            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => *b,
+            _ => return Err(invalid("attribute `sub_block` is not a valid block".into())),
+        };
+        let loop_vars: Vec<&'a str> = op
+            .output("Out")
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+            .filter(|&n| n != cond_name)
+            .collect();
+        let mut inputs = Vec::with_capacity(loop_vars.len() + 1);
+        inputs.push(Some(cond));
+        let mut types = Vec::with_capacity(loop_vars.len());
+        for name in &loop_vars {
+            let v = self.vars.get(name).map(|v| v.value).ok_or_else(|| {
+                invalid(format!(
+                    "loop variable `{name}` has no value before the loop"
+                ))
+            })?;
+            inputs.push(Some(v));
+            types.push(self.program.value_type(v));
+        }
+        let empty = self.ctx().empty_dict();
+        let while_op = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &inputs,
+                    attributes: empty,
+                    result_types: &types,
+                    num_regions: 1,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let region = self.program.op(while_op).region(0);
+        let body = self.program.add_block(region);
+        let mark = self.vars.mark();
+        for (name, ty) in loop_vars.iter().zip(&types) {
+            let arg = self.program.add_block_arg(body, *ty);
+            self.vars.push(name, VariableDefiningInfo::new(arg));
+        }
+        self.in_loop += 1;
+        let translated = self.translate_ops(sub, body, depth + 1);
+        self.in_loop -= 1;
+        let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
+            std::iter::once(cond_name)
+                .chain(loop_vars.iter().copied())
+                .map(|n| {
+                    self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
+                        invalid(format!("`{n}` has no value at the end of the body"))
+                    })
+                })
+                .collect()
+        });
+        self.vars.rollback(mark);
+        let yields = yields?;
+        self.program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def: yield_def,
+                    operands: &yields,
+                    attributes: empty,
+                    result_types: &[],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(body),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in loop_vars.iter().enumerate() {
+            let v = self.program.op(while_op).result(k);
             self.vars.push(name, VariableDefiningInfo::new(v));
         }
         Ok(())
