@@ -302,3 +302,45 @@ mod built {
         );
     }
 }
+
+/// `programs/legacy/<name>`: the legacy program and Paddle's translation of it.
+fn legacy(test: &str, name: &str) -> Option<(Vec<u8>, String)> {
+    let dir = dir(test)?.join("../legacy");
+    let bytes = std::fs::read(dir.join(format!("{name}.pdmodel"))).unwrap();
+    let text = read(&dir, &format!("{name}_translated_pir.txt"));
+    Some((bytes, text))
+}
+
+#[test]
+fn cond_basic_translates_byte_identical_verifies_and_type_checks() {
+    let Some((bytes, expected)) = legacy("cond_basic_translates", "cond_basic") else {
+        return;
+    };
+    let translator = pir_translator::Translator::new(context());
+    let t = translator
+        .translate_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("cond_basic: {e}"));
+    if let Err(errs) = pir_runtime::verify(&t.program) {
+        panic!("cond_basic: verification failed:\n{errs}");
+    }
+    same_text("cond_basic", &t.program.to_string(), &expected);
+    let report = pir_runtime::check_types(&t.program);
+    assert!(report.is_clean(), "cond_basic: {report}");
+}
+
+#[test]
+fn while_basic_translates_byte_identical_verifies_and_type_checks() {
+    let Some((bytes, expected)) = legacy("while_basic_translates", "while_basic") else {
+        return;
+    };
+    let translator = pir_translator::Translator::new(context());
+    let t = translator
+        .translate_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("while_basic: {e}"));
+    if let Err(errs) = pir_runtime::verify(&t.program) {
+        panic!("while_basic: verification failed:\n{errs}");
+    }
+    same_text("while_basic", &t.program.to_string(), &expected);
+    let report = pir_runtime::check_types(&t.program);
+    assert!(report.is_clean(), "while_basic: {report}");
+}

@@ -224,20 +224,7 @@ impl Verifier<'_> {
         let prog = self.prog;
         if let Some(d) = prog.defining_op(v) {
             if self.open.contains(&d) {
-                let index = match prog.value_def(v) {
-                    crate::program::ValueDef::OpResult { index, .. } => index as usize,
-                    crate::program::ValueDef::BlockArg { .. } => 0,
-                };
-                self.errors.push(failure(
-                    prog,
-                    op,
-                    VerifyErrorKind::UsesEnclosingResult {
-                        operand: i,
-                        value: v,
-                        result: index,
-                        op: prog.describe(d),
-                    },
-                ));
+                // The structural pass reports a use of an enclosing op's result.
                 return;
             }
         }

@@ -15,13 +15,15 @@
 //!    `persistable` at its index of the op's `stop_gradient` / `persistable` arrays (created as
 //!    all-`false` when the op has none).
 //!
-//! Only block 0 is translated: control-flow ops (`conditional_block`, `while`) are refused with
-//! a located error.
+//! Block 0 is translated, and the sub-block of each `conditional_block` into the regions of
+//! its `pd_op.if` (with `select_input` → `pd_op.select_input`); `while` and the backward
+//! control-flow ops are refused with a located error.
 
-use pir_legacy::{LegacyProgram, LegacyVar, Location, VarKind};
+use pir_legacy::{AttrValue, LegacyOp, LegacyProgram, LegacyVar, Location, VarKind};
+use pir_runtime::phi::Place;
 use pir_runtime::{
     builtin, AttrData, Attribute, BlockId, InsertPoint, IrContext, OpId, Parameter, Program, Type,
-    Value,
+    TypeData, Value,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -36,6 +38,14 @@ use crate::translate_error::TranslateError;
 use crate::type_translator::{tensor_meta, translate_var_type};
 use crate::var_index::VarIndex;
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
+
+/// How deep `conditional_block` sub-blocks may nest (a recursion bound on hostile inputs).
+const MAX_SUB_BLOCK_DEPTH: usize = 256;
+
+/// Where op `i` of legacy block `bi` is.
+fn at(bi: usize, i: usize, op: &LegacyOp) -> Location {
+    Location::program().block(bi).op(i, Some(&op.op_type))
+}
 
 /// Legacy op types `SetParameterFromSingleBlock` skips.
 const NO_SET_PARAMETER_OPS: [&str; 2] = ["data", "feed"];
@@ -66,6 +76,8 @@ pub(crate) struct ProgramTranslator<'a> {
     candidates: FxHashMap<&'a str, &'a LegacyVar>,
     /// Parameters already given a `builtin.parameter` or `builtin.set_parameter`.
     visited: FxHashSet<&'a str>,
+    /// How many `while` bodies are being translated.
+    in_loop: usize,
 }
 
 impl<'a> ProgramTranslator<'a> {
@@ -94,6 +106,7 @@ impl<'a> ProgramTranslator<'a> {
             vars: VariableMap::with_capacity(legacy.global_block().vars.len()),
             candidates,
             visited: FxHashSet::default(),
+            in_loop: 0,
         }
     }
 
@@ -254,11 +267,29 @@ impl<'a> ProgramTranslator<'a> {
 
     /// Step 3: every op of block 0 through its handler.
     fn translate_block(&mut self) -> Result<(), TranslateError> {
+        let block = self.block;
+        self.translate_ops(0, block, 0)
+    }
+
+    /// The ops of legacy block `bi` into `block` (Paddle's `TranslateBlock`); a
+    /// `conditional_block` becomes a `pd_op.if` whose regions hold its sub-block.
+    fn translate_ops(
+        &mut self,
+        bi: usize,
+        block: BlockId,
+        depth: usize,
+    ) -> Result<(), TranslateError> {
         let legacy = self.legacy;
-        for (i, op) in legacy.global_block().ops.iter().enumerate() {
+        let Some(src) = legacy.block(bi) else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(Location::program().block(bi)),
+                message: format!("block {bi} does not exist"),
+            });
+        };
+        for (i, op) in src.ops.iter().enumerate() {
             if UNSUPPORTED_OPS.contains(&op.op_type.as_str()) {
                 return Err(TranslateError::Unsupported {
-                    at: Box::new(self.at_op(i)),
+                    at: Box::new(at(bi, i, op)),
                     what: format!("the control-flow op `{}`", op.op_type),
                 });
             }
@@ -269,21 +300,403 @@ impl<'a> ProgramTranslator<'a> {
                     }
                 }
             }
-            let mut cx = OpContext {
-                dialects: self.dialects,
-                special_handler: self.handlers.is_special(&op.op_type),
-                legacy,
-                var_index: &self.var_index,
-                block_index: 0,
-                op_index: i,
-                op,
-                names: self.dialects.compat().op_names(&op.op_type),
-                program: &mut self.program,
-                block: self.block,
-                vars: &mut self.vars,
-            };
-            self.handlers.get(&op.op_type).translate(&mut cx)?;
+            match op.op_type.as_str() {
+                "conditional_block" => self.conditional_block(bi, i, op, block, depth)?,
+                "while" => self.while_op(bi, i, op, block, depth)?,
+                "assign" if self.in_loop > 0 && self.writes_defined(op) => {
+                    self.assign_out(bi, i, op, block)?
+                }
+                "select_input" => self.select_input(bi, i, op, block)?,
+                _ => {
+                    let handlers = self.handlers;
+                    let mut cx = self.op_context(bi, i, op, block);
+                    handlers.get(&op.op_type).translate(&mut cx)?;
+                }
+            }
         }
+        Ok(())
+    }
+
+    fn op_context<'v>(
+        &'v mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+    ) -> OpContext<'a, 'v> {
+        OpContext {
+            dialects: self.dialects,
+            special_handler: self.handlers.is_special(&op.op_type),
+            legacy: self.legacy,
+            var_index: &self.var_index,
+            block_index: bi,
+            op_index: i,
+            op,
+            names: self.dialects.compat().op_names(&op.op_type),
+            program: &mut self.program,
+            block,
+            vars: &mut self.vars,
+        }
+    }
+
+    /// The value of input `slot`'s argument `k` of `op`.
+    fn input_value(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &LegacyOp,
+        slot: &str,
+        k: usize,
+    ) -> Result<Value, TranslateError> {
+        let invalid = |message: String| TranslateError::Invalid {
+            at: Box::new(at(bi, i, op)),
+            message,
+        };
+        let name = op
+            .input(slot)
+            .and_then(|a| a.get(k))
+            .ok_or_else(|| invalid(format!("input `{slot}` has no argument {k}")))?;
+        self.vars
+            .get(name)
+            .map(|info| info.value)
+            .ok_or_else(|| invalid(format!("input `{slot}`: variable `{name}` is not defined")))
+    }
+
+    /// The translated type of variable `name` as block `bi` sees it.
+    fn var_type(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &LegacyOp,
+        name: &str,
+    ) -> Result<Type, TranslateError> {
+        let var = self
+            .var_index
+            .find(bi, name)
+            .ok_or_else(|| TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: format!("variable `{name}` is not declared"),
+            })?;
+        translate_var_type(self.ctx(), var).map_err(|e| TranslateError::Variable {
+            at: Box::new(at(bi, i, op)),
+            var: name.to_string(),
+            problem: e.to_string(),
+        })
+    }
+
+    fn control_flow_def(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &LegacyOp,
+        name: &str,
+    ) -> Result<&'static pir_runtime::OpDef, TranslateError> {
+        self.ctx()
+            .op_def(name)
+            .ok_or_else(|| TranslateError::MissingOps {
+                at: Box::new(at(bi, i, op)),
+                op_type: op.op_type.clone(),
+                missing: vec![name.to_string()],
+            })
+    }
+
+    /// `conditional_block(Cond, Input) -> Out, Scope` with `sub_block`: Paddle 3.3.1 makes it
+    /// a `pd_op.if` of the condition with `fake_false_branch:true`, whose then block is the
+    /// translated sub-block yielding the `Out` variables (the sub-block's trailing `assign`s
+    /// included) and whose else block yields zeros of the outputs' shapes (`pd_op.full` on
+    /// the CPU, made last output first). The sub-block's variables are scoped to it: only the
+    /// `if`'s results define the outputs after it.
+    fn conditional_block(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+        depth: usize,
+    ) -> Result<(), TranslateError> {
+        let invalid = |message: String| TranslateError::Invalid {
+            at: Box::new(at(bi, i, op)),
+            message,
+        };
+        if depth >= MAX_SUB_BLOCK_DEPTH {
+            return Err(invalid(format!(
+                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
+            )));
+        }
+        let def = self.control_flow_def(bi, i, op, "pd_op.if")?;
+        let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
+        let cond = self.input_value(bi, i, op, "Cond", 0)?;
+        let sub = match op.attr("sub_block") {
+            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => *b,
+            _ => return Err(invalid("attribute `sub_block` is not a valid block".into())),
+        };
+        let outs: &'a [String] = op.output("Out").unwrap_or(&[]);
+        let types = outs
+            .iter()
+            .map(|n| self.var_type(bi, i, op, n).map(Some))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ctx = self.ctx();
+        let attrs = ctx.dict_attr(&[("fake_false_branch", ctx.bool_attr(true))]);
+        let if_op = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &[Some(cond)],
+                    attributes: attrs,
+                    result_types: &types,
+                    num_regions: 2,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let regions: Vec<_> = self.program.op(if_op).regions().collect();
+        let then_block = self.program.add_block(regions[0]);
+        let else_block = self.program.add_block(regions[1]);
+        // The then block: the sub-block, in a scope of its own.
+        let mark = self.vars.mark();
+        let translated = self.translate_ops(sub, then_block, depth + 1);
+        let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
+            outs.iter()
+                .map(|n| {
+                    self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
+                        invalid(format!("output `{n}` is not written by block {sub}"))
+                    })
+                })
+                .collect()
+        });
+        self.vars.rollback(mark);
+        let yields = yields?;
+        let empty = ctx.empty_dict();
+        let at_end = |b| InsertPoint::BlockEnd(b);
+        let yield_args = |operands| pir_runtime::OperationArgs {
+            def: yield_def,
+            operands,
+            attributes: empty,
+            result_types: &[],
+            num_regions: 0,
+        };
+        self.program
+            .create_op_at(yield_args(&yields), at_end(then_block))
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        // The else block: zeros of each output's shape, last output first.
+        let mut zeros = vec![None; outs.len()];
+        for (k, ty) in types.iter().enumerate().rev() {
+            let (dtype, dims) = match ty.map(|t| ctx.type_data(t)) {
+                Some(TypeData::DenseTensor(t)) => (t.dtype, t.dims.to_vec()),
+                _ => {
+                    return Err(invalid(format!(
+                        "output `{}` is not a dense tensor",
+                        outs[k]
+                    )))
+                }
+            };
+            let mut cx = self.op_context(bi, i, op, else_block);
+            zeros[k] = Some(cx.full_shaped(&dims, 0.0, dtype, Place::cpu())?);
+        }
+        self.program
+            .create_op_at(yield_args(&zeros), at_end(else_block))
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in outs.iter().enumerate() {
+            let v = self.program.op(if_op).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
+        Ok(())
+    }
+
+    /// Whether `op`'s one `Out` variable already has a value (a loop variable or the loop
+    /// condition written back in a `while` body).
+    fn writes_defined(&self, op: &LegacyOp) -> bool {
+        matches!(op.output("Out"), Some([out]) if self.vars.contains(out))
+    }
+
+    /// `assign(X) -> Out` in a `while` body where `Out` already has a value: Paddle 3.3.1
+    /// writes it back in place, `pd_op.assign_out_(x, out)`, typed as `out`.
+    fn assign_out(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "pd_op.assign_out_")?;
+        let x = self.input_value(bi, i, op, "X", 0)?;
+        let Some([out]) = op.output("Out") else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: "assign must have one `Out`".into(),
+            });
+        };
+        let Some(current) = self.vars.get(out).map(|v| v.value) else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: format!("`{out}` has no value to assign to"),
+            });
+        };
+        let ty = self.program.value_type(current);
+        let empty = self.ctx().empty_dict();
+        let new = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &[Some(x), Some(current)],
+                    attributes: empty,
+                    result_types: &[ty],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let v = self.program.op(new).result(0);
+        self.vars.push(out, VariableDefiningInfo::new(v));
+        Ok(())
+    }
+
+    /// `while(Condition, X) -> Out, StepScopes` with `sub_block`: Paddle 3.3.1 makes it a
+    /// `pd_op.while` of the condition over the loop variables (the `Out` variables other than
+    /// the condition, in `Out` order), whose body block has one argument per loop variable
+    /// (no attributes), holds the translated sub-block (its `assign`s back to a loop variable
+    /// or to the condition become `pd_op.assign_out_`) and yields the condition, then the
+    /// loop variables. After the loop, the loop variables are its results.
+    fn while_op(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+        depth: usize,
+    ) -> Result<(), TranslateError> {
+        let invalid = |message: String| TranslateError::Invalid {
+            at: Box::new(at(bi, i, op)),
+            message,
+        };
+        if depth >= MAX_SUB_BLOCK_DEPTH {
+            return Err(invalid(format!(
+                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
+            )));
+        }
+        let def = self.control_flow_def(bi, i, op, "pd_op.while")?;
+        let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
+        let cond = self.input_value(bi, i, op, "Condition", 0)?;
+        let cond_name: &'a str = op
+            .input("Condition")
+            .and_then(|c| c.first())
+            .map(String::as_str)
+            .unwrap_or_default();
+        let sub = match op.attr("sub_block") {
+            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => *b,
+            _ => return Err(invalid("attribute `sub_block` is not a valid block".into())),
+        };
+        let loop_vars: Vec<&'a str> = op
+            .output("Out")
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+            .filter(|&n| n != cond_name)
+            .collect();
+        let mut inputs = Vec::with_capacity(loop_vars.len() + 1);
+        inputs.push(Some(cond));
+        let mut types = Vec::with_capacity(loop_vars.len());
+        for name in &loop_vars {
+            let v = self.vars.get(name).map(|v| v.value).ok_or_else(|| {
+                invalid(format!(
+                    "loop variable `{name}` has no value before the loop"
+                ))
+            })?;
+            inputs.push(Some(v));
+            types.push(self.program.value_type(v));
+        }
+        let empty = self.ctx().empty_dict();
+        let while_op = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &inputs,
+                    attributes: empty,
+                    result_types: &types,
+                    num_regions: 1,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let region = self.program.op(while_op).region(0);
+        let body = self.program.add_block(region);
+        let mark = self.vars.mark();
+        for (name, ty) in loop_vars.iter().zip(&types) {
+            let arg = self.program.add_block_arg(body, *ty);
+            self.vars.push(name, VariableDefiningInfo::new(arg));
+        }
+        self.in_loop += 1;
+        let translated = self.translate_ops(sub, body, depth + 1);
+        self.in_loop -= 1;
+        let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
+            std::iter::once(cond_name)
+                .chain(loop_vars.iter().copied())
+                .map(|n| {
+                    self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
+                        invalid(format!("`{n}` has no value at the end of the body"))
+                    })
+                })
+                .collect()
+        });
+        self.vars.rollback(mark);
+        let yields = yields?;
+        self.program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def: yield_def,
+                    operands: &yields,
+                    attributes: empty,
+                    result_types: &[],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(body),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in loop_vars.iter().enumerate() {
+            let v = self.program.op(while_op).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
+        Ok(())
+    }
+
+    /// `select_input(Mask, X) -> Out`: `pd_op.select_input(mask, x0, x1)`, typed as `Out`.
+    fn select_input(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "pd_op.select_input")?;
+        let mask = self.input_value(bi, i, op, "Mask", 0)?;
+        let x0 = self.input_value(bi, i, op, "X", 0)?;
+        let x1 = self.input_value(bi, i, op, "X", 1)?;
+        let Some([out]) = op.output("Out") else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: "select_input must have one `Out`".into(),
+            });
+        };
+        let ty = self.var_type(bi, i, op, out)?;
+        let empty = self.ctx().empty_dict();
+        let new = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &[Some(mask), Some(x0), Some(x1)],
+                    attributes: empty,
+                    result_types: &[Some(ty)],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let v = self.program.op(new).result(0);
+        self.vars.push(out, VariableDefiningInfo::new(v));
         Ok(())
     }
 

@@ -36,6 +36,10 @@ pub struct VariableMap<'a> {
     map: FxHashMap<&'a str, SmallVec<[VariableDefiningInfo; 1]>>,
     /// Names in first-push order: the deterministic order of the final passes.
     order: Vec<&'a str>,
+    /// Every push, in order, while a scope is open ([`VariableMap::mark`]).
+    journal: Vec<&'a str>,
+    /// Open scopes.
+    scopes: usize,
 }
 
 impl<'a> VariableMap<'a> {
@@ -49,6 +53,8 @@ impl<'a> VariableMap<'a> {
         VariableMap {
             map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
             order: Vec::with_capacity(n),
+            journal: Vec::new(),
+            scopes: 0,
         }
     }
 
@@ -59,6 +65,35 @@ impl<'a> VariableMap<'a> {
             self.order.push(name);
         }
         entry.push(info);
+        if self.scopes > 0 {
+            self.journal.push(name);
+        }
+    }
+
+    /// Opens a scope (a sub-block being translated, Paddle's child `TranslationContext`):
+    /// what is pushed from now on is undone by [`VariableMap::rollback`] with the mark returned.
+    pub fn mark(&mut self) -> usize {
+        self.scopes += 1;
+        self.journal.len()
+    }
+
+    /// Closes the scope opened at `mark`: pops every value pushed since, newest first.
+    pub fn rollback(&mut self, mark: usize) {
+        while self.journal.len() > mark {
+            if let Some(name) = self.journal.pop() {
+                let emptied = self.map.get_mut(name).is_some_and(|v| {
+                    v.pop();
+                    v.is_empty()
+                });
+                if emptied {
+                    // Its first push was in the scope: it leaves the order too.
+                    if let Some(i) = self.order.iter().rposition(|&n| n == name) {
+                        self.order.remove(i);
+                    }
+                }
+            }
+        }
+        self.scopes = self.scopes.saturating_sub(1);
     }
 
     /// Pops the newest value of `name` (Paddle's `PopValue`).

@@ -11,8 +11,8 @@
 //! [`PyLayerOp::build`]).
 //!
 //! ```
-//! use op_defs::control_flow::{IfOp, YieldOp};
-//! use op_defs::pd_op::{DataOp, DataOpAttrs, ExpOp, AbsOp};
+//! use op_defs::control_flow::IfOp;
+//! use op_defs::pd_op::{DataOp, DataOpAttrs, ReluOp, TanhOp};
 //! use pir_runtime::{phi::{DataType, Place}, Builder, IrContext, Program};
 //!
 //! let ctx = IrContext::new();
@@ -28,17 +28,16 @@
 //! let op = IfOp::build(
 //!     &mut b,
 //!     c,
-//!     |b| Ok(vec![ExpOp::build(b, x)?.out(b.program())]),
-//!     |b| Ok(vec![AbsOp::build(b, x)?.out(b.program())]),
+//!     |b| Ok(vec![ReluOp::build(b, x)?.out(b.program())]),
+//!     |b| Ok(vec![TanhOp::build(b, x)?.out(b.program())]),
 //! )
 //! .unwrap();
 //! pir_runtime::verify(&prog).unwrap();
 //! let text = prog.to_string();
 //! assert!(text.contains("\"pd_op.if\" (%1) {stop_gradient:[false]} -> tensor<4xf32> {\n"));
 //! assert!(text.contains("    } else {\n"));
-//! assert_eq!(prog.op(op.then_block(&prog).into_last(&prog)).name(), "cf.yield");
-//! # trait Last { fn into_last(self, p: &Program) -> pir_runtime::OpId; }
-//! # impl Last for pir_runtime::BlockId { fn into_last(self, p: &Program) -> pir_runtime::OpId { p.last_op(self).unwrap() } }
+//! let last = prog.last_op(op.then_block(&prog)).unwrap();
+//! assert_eq!(prog.op(last).name(), "cf.yield");
 //! ```
 
 mod build;

@@ -211,18 +211,6 @@ pub enum VerifyErrorKind {
         /// op`).
         defined_by: String,
     },
-    /// An op in a region uses a result of an op enclosing it (results are defined after the
-    /// op's regions, so its regions cannot see them).
-    UsesEnclosingResult {
-        /// Operand index.
-        operand: usize,
-        /// The value used.
-        value: Value,
-        /// Which result of the enclosing op it is.
-        result: usize,
-        /// The enclosing op (`pd_op.if (op 5 of block 0)`).
-        op: String,
-    },
     /// A region's block does not end with the terminator the op needs (`cf.yield`).
     MissingTerminator {
         /// The region's index.
@@ -286,9 +274,7 @@ impl VerifyErrorKind {
             K::NullOperand { index, .. } | K::OperandType { index, .. } => {
                 Some(Slot::Operand(*index))
             }
-            K::UseBeforeDefinition { operand, .. } | K::UsesEnclosingResult { operand, .. } => {
-                Some(Slot::Operand(*operand))
-            }
+            K::UseBeforeDefinition { operand, .. } => Some(Slot::Operand(*operand)),
             K::ResultType { index, .. } => Some(Slot::Result(*index)),
             K::VectorLength { vector: slot, .. }
             | K::ElementType { value: slot, .. }
@@ -466,15 +452,6 @@ impl fmt::Display for VerifyErrorKind {
             } => write!(
                 f,
                 "operand {operand} is used before it is defined, or outside the block that defines it (defined by {defined_by})"
-            ),
-            K::UsesEnclosingResult {
-                operand,
-                result,
-                op,
-                ..
-            } => write!(
-                f,
-                "operand {operand} is result {result} of the enclosing {op}, which its regions cannot use (an op's results are defined after its regions)"
             ),
             K::MissingTerminator { region, expected } => write!(
                 f,
