@@ -268,6 +268,9 @@ pub enum InsertPoint {
 }
 
 const BLOCK_ARG_TAG: u32 = 1 << 31;
+/// Set by `push_op` in the handle it returns when an operand was a value of another program
+/// (never a real index: arenas stay below 2^31 entries).
+const FOREIGN_OPERAND: u32 = 1 << 31;
 const NO_LINK: u32 = 0;
 
 #[derive(Clone, Copy)]
@@ -442,6 +445,9 @@ pub struct Program {
     arg_index: rustc_hash::FxHashMap<u32, u32>,
     /// Attribute dictionaries of recent typed builds.
     pub(crate) attr_memo: crate::op_support::AttrMemo,
+    /// The bitwise OR of every type and attribute handle stored, an upper bound of their
+    /// indices: `verify` checks them one by one only when it exceeds the context's count.
+    handle_bits: checks::HandleBits,
 }
 
 impl Program {
@@ -496,6 +502,7 @@ impl Program {
             extra: Default::default(),
             arg_index: Default::default(),
             attr_memo: Default::default(),
+            handle_bits: Default::default(),
         };
         p.def_id(&crate::builtin::MODULE_DEF);
         p.ops.push(placeholder_op);
@@ -765,7 +772,11 @@ impl Program {
     /// If an operand is not a value of this program (out of its range);
     /// [`create_op_at`](Self::create_op_at) returns an error instead.
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
-        self.push_op(args, None, None, None)
+        let op = self.push_op(args, None, None, None);
+        if op.0.get() & FOREIGN_OPERAND != 0 {
+            panic!("{}", self.drop_foreign(op, args.operands));
+        }
+        op
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
@@ -788,7 +799,6 @@ impl Program {
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
-        self.check_values(args.operands)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
             let data = self
@@ -797,6 +807,9 @@ impl Program {
                 .ok_or_else(|| IrError::Invalid(format!("{b:?} is not a block of this program")))?;
             let prev = data.last;
             let op = self.push_op(args, Some(b), prev, None);
+            if op.0.get() & FOREIGN_OPERAND != 0 {
+                return Err(self.drop_foreign(op, args.operands));
+            }
             match prev {
                 Some(p) => self.ops[p.index()].next = Some(op),
                 None => self.blocks[b.index()].first = Some(op),
@@ -807,6 +820,9 @@ impl Program {
             return Ok(op);
         }
         let op = self.push_op(args, None, None, None);
+        if op.0.get() & FOREIGN_OPERAND != 0 {
+            return Err(self.drop_foreign(op, args.operands));
+        }
         self.insert_op(op, at)?;
         Ok(op)
     }
@@ -877,9 +893,20 @@ impl Program {
             }
         }
         let owner = id.0.get();
+        let mut foreign = false;
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
             match v {
+                Some(v) if v.index() >= self.values.len() => {
+                    // A value of another program: kept null, and the op dropped by the caller.
+                    foreign = true;
+                    self.operands.push(OperandData {
+                        value: None,
+                        owner,
+                        next_use: NO_LINK,
+                        prev_use: NO_LINK,
+                    });
+                }
                 Some(v) => {
                     // Link at the head of v's use list.
                     let head = self.values[v.index()].first_use;
@@ -902,12 +929,18 @@ impl Program {
                 }),
             }
         }
+        let mut bits = 0;
         for &ty in args.result_types {
+            bits |= ty.map_or(0, Type::raw);
             self.values.push(ValueData {
                 ty,
                 first_use: NO_LINK,
                 owner,
             });
+        }
+        self.handle_bits.add(bits, args.attributes.raw());
+        if foreign {
+            return OpId(id.0 | FOREIGN_OPERAND);
         }
         id
     }
@@ -960,6 +993,7 @@ impl Program {
             first_use: NO_LINK,
             owner: block.0.get() | BLOCK_ARG_TAG,
         });
+        self.handle_bits.add(ty.map_or(0, Type::raw), 0);
         self.arg_index.insert(v.0.get(), index);
         let data = &mut self.blocks[block.index()];
         data.args.push(v);
@@ -1220,7 +1254,7 @@ impl Program {
             });
         }
         if let Some(v) = value {
-            self.check_values(&[Some(v)])?;
+            self.check_value(v)?;
         }
         let slot = d.operands_start + index as u32;
         self.unlink_use(slot);
@@ -1413,6 +1447,7 @@ impl Program {
     /// ```
     pub fn set_value_type(&mut self, value: Value, ty: Option<Type>) {
         self.values[value.index()].ty = ty;
+        self.handle_bits.add(ty.map_or(0, Type::raw), 0);
     }
 
     /// Where `value` comes from.
@@ -1487,6 +1522,7 @@ impl Program {
     pub fn set_attributes(&mut self, op: OpId, dict: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
         self.ops[op.index()].attrs = dict;
+        self.handle_bits.add(0, dict.raw());
         Ok(())
     }
 

@@ -2,19 +2,53 @@
 //! tree stays a tree (an op may not be inserted into a block nested in its own regions: its
 //! location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, Program, Value, EXTRA};
+use super::{BlockData, BlockId, OpId, Program, Value, ALIVE, EXTRA, FOREIGN_OPERAND};
 use crate::error::IrError;
 
 impl Program {
-    /// `Err` if a value is out of this program's range (a value of another, bigger program).
-    /// One comparison per value.
+    /// `Err` if `v` is out of this program's range (a value of another, bigger program).
     #[inline]
-    pub(super) fn check_values(&self, values: &[Option<Value>]) -> Result<(), IrError> {
-        let n = self.values.len();
-        match values.iter().flatten().find(|v| v.index() >= n) {
-            None => Ok(()),
-            Some(v) => Err(foreign_value(*v)),
+    pub(super) fn check_value(&self, v: Value) -> Result<(), IrError> {
+        if v.index() < self.values.len() {
+            Ok(())
+        } else {
+            Err(foreign_value(v))
         }
+    }
+
+    /// Erases the op `push_op` just made (its handle flagged `FOREIGN_OPERAND`) because an
+    /// operand was a value of another program; the error names that value.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn drop_foreign(&mut self, flagged: OpId, operands: &[Option<Value>]) -> IrError {
+        let op = OpId::new((flagged.0.get() & !FOREIGN_OPERAND) as usize);
+        // Not linked into its block yet (`push_op` only set its fields).
+        let d = &mut self.ops[op.index()];
+        (d.parent, d.prev, d.next) = (None, None, None);
+        self.erase_one(op);
+        let n = self.values.len();
+        let v = operands.iter().flatten().find(|v| v.index() >= n);
+        foreign_value(*v.expect("push_op flags only ops with a foreign operand"))
+    }
+
+    /// Whether every type and attribute handle ever stored is in the context's range (then
+    /// `verify` need not look at them one by one).
+    pub(crate) fn handles_in_range(&self) -> bool {
+        let b = self.handle_bits;
+        crate::types::Type::index_bound(b.types) as usize <= self.ctx.num_types()
+            && b.attrs as usize <= self.ctx.num_attrs()
+    }
+
+    /// The ops that have regions, alive, by index.
+    pub(crate) fn ops_with_regions(&self) -> Vec<OpId> {
+        let mut v: Vec<OpId> = self
+            .extra
+            .iter()
+            .filter(|(&i, e)| e.num_regions > 0 && self.ops[i as usize].flags & ALIVE != 0)
+            .map(|(&i, _)| OpId::new(i as usize))
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// The data of `block`, or `Err` for a handle out of this program's range.
@@ -53,4 +87,19 @@ impl Program {
 #[cold]
 fn foreign_value(v: Value) -> IrError {
     IrError::Invalid(format!("{v:?} is not a value of this program"))
+}
+
+/// The bitwise OR of the raw type and attribute handles a program stored.
+#[derive(Clone, Copy, Default)]
+pub(super) struct HandleBits {
+    types: u32,
+    attrs: u32,
+}
+
+impl HandleBits {
+    #[inline(always)]
+    pub(super) fn add(&mut self, types: u32, attrs: u32) {
+        self.types |= types;
+        self.attrs |= attrs;
+    }
 }
