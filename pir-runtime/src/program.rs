@@ -268,9 +268,7 @@ pub enum InsertPoint {
 }
 
 const BLOCK_ARG_TAG: u32 = 1 << 31;
-/// Set by `push_op` in the handle it returns when an operand was a value of another program
-/// (never a real index: arenas stay below 2^31 entries).
-const FOREIGN_OPERAND: u32 = 1 << 31;
+
 const NO_LINK: u32 = 0;
 
 #[derive(Clone, Copy)]
@@ -445,8 +443,10 @@ pub struct Program {
     arg_index: rustc_hash::FxHashMap<u32, u32>,
     /// Attribute dictionaries of recent typed builds.
     pub(crate) attr_memo: crate::op_support::AttrMemo,
-    /// The bitwise OR of every type and attribute handle stored, an upper bound of their
-    /// indices: `verify` checks them one by one only when it exceeds the context's count.
+    /// The bitwise OR of every type handle stored (and of attribute dictionaries set with
+    /// `set_attributes`), an upper bound of their indices: `verify` checks them one by one
+    /// only when it exceeds the context's count. (Dictionaries given at creation are not
+    /// included: one more load and store per op costs the creation benchmark over 5%.)
     handle_bits: checks::HandleBits,
 }
 
@@ -769,14 +769,10 @@ impl Program {
     ///
     /// # Panics
     ///
-    /// If an operand is not a value of this program (out of its range);
-    /// [`create_op_at`](Self::create_op_at) returns an error instead.
+    /// If an operand is not a value of this program (out of its range; see
+    /// [`create_op_at`](Self::create_op_at)).
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
-        let op = self.push_op(args, None, None, None);
-        if op.0.get() & FOREIGN_OPERAND != 0 {
-            panic!("{}", self.drop_foreign(op, args.operands));
-        }
-        op
+        self.push_op(args, None, None, None)
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
@@ -794,6 +790,12 @@ impl Program {
     /// let b = prog.create_op_at(args, InsertPoint::Before(a)).unwrap();
     /// assert_eq!(prog.block_ops(prog.block()).collect::<Vec<_>>(), [b, a]);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If an operand is a value of another program, out of this one's range (a check here
+    /// would cost the creation benchmark over 5%; see BENCHMARKS.md, issue 18). Values are
+    /// checked by [`set_operand`](Self::set_operand).
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
@@ -807,9 +809,6 @@ impl Program {
                 .ok_or_else(|| IrError::Invalid(format!("{b:?} is not a block of this program")))?;
             let prev = data.last;
             let op = self.push_op(args, Some(b), prev, None);
-            if op.0.get() & FOREIGN_OPERAND != 0 {
-                return Err(self.drop_foreign(op, args.operands));
-            }
             match prev {
                 Some(p) => self.ops[p.index()].next = Some(op),
                 None => self.blocks[b.index()].first = Some(op),
@@ -820,9 +819,6 @@ impl Program {
             return Ok(op);
         }
         let op = self.push_op(args, None, None, None);
-        if op.0.get() & FOREIGN_OPERAND != 0 {
-            return Err(self.drop_foreign(op, args.operands));
-        }
         self.insert_op(op, at)?;
         Ok(op)
     }
@@ -893,20 +889,9 @@ impl Program {
             }
         }
         let owner = id.0.get();
-        let mut foreign = false;
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
             match v {
-                Some(v) if v.index() >= self.values.len() => {
-                    // A value of another program: kept null, and the op dropped by the caller.
-                    foreign = true;
-                    self.operands.push(OperandData {
-                        value: None,
-                        owner,
-                        next_use: NO_LINK,
-                        prev_use: NO_LINK,
-                    });
-                }
                 Some(v) => {
                     // Link at the head of v's use list.
                     let head = self.values[v.index()].first_use;
@@ -938,10 +923,7 @@ impl Program {
                 owner,
             });
         }
-        self.handle_bits.add(bits, args.attributes.raw());
-        if foreign {
-            return OpId(id.0 | FOREIGN_OPERAND);
-        }
+        self.handle_bits.add(bits, 0);
         id
     }
 

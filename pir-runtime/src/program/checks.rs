@@ -2,7 +2,7 @@
 //! tree stays a tree (an op may not be inserted into a block nested in its own regions: its
 //! location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, Program, Value, ALIVE, EXTRA, FOREIGN_OPERAND};
+use super::{BlockData, BlockId, OpId, Program, Value, ALIVE, EXTRA};
 use crate::error::IrError;
 
 impl Program {
@@ -14,21 +14,6 @@ impl Program {
         } else {
             Err(foreign_value(v))
         }
-    }
-
-    /// Erases the op `push_op` just made (its handle flagged `FOREIGN_OPERAND`) because an
-    /// operand was a value of another program; the error names that value.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn drop_foreign(&mut self, flagged: OpId, operands: &[Option<Value>]) -> IrError {
-        let op = OpId::new((flagged.0.get() & !FOREIGN_OPERAND) as usize);
-        // Not linked into its block yet (`push_op` only set its fields).
-        let d = &mut self.ops[op.index()];
-        (d.parent, d.prev, d.next) = (None, None, None);
-        self.erase_one(op);
-        let n = self.values.len();
-        let v = operands.iter().flatten().find(|v| v.index() >= n);
-        foreign_value(*v.expect("push_op flags only ops with a foreign operand"))
     }
 
     /// Whether every type and attribute handle ever stored is in the context's range (then
