@@ -165,14 +165,17 @@ fn values_of_another_program_are_refused_when_out_of_range() {
 fn types_and_attributes_of_another_context_fail_verify_instead_of_the_printer() {
     // A context with many types: its last ones are out of range in a fresh context.
     let other = IrContext::new();
-    let types: Vec<_> = (1..2000)
-        .map(|i| other.dense_tensor_type(DataType::Float32, &[i]))
-        .collect();
-    let far_type = *types.last().unwrap();
-    let dicts: Vec<_> = (0..2000)
-        .map(|i| other.dict_attr(&[("n", other.i64_attr(1 << 40 | i))]))
-        .collect();
-    let far_attrs = *dicts.last().unwrap();
+    // Every one is interned; the last is kept.
+    let far_type = (1..2000)
+        .fold(None, |_, i| {
+            Some(other.dense_tensor_type(DataType::Float32, &[i]))
+        })
+        .unwrap();
+    let far_attrs = (0..2000)
+        .fold(None, |_, i| {
+            Some(other.dict_attr(&[("n", other.i64_attr(1 << 40 | i))]))
+        })
+        .unwrap();
 
     let mut prog = setup();
     let t = prog.ctx().dense_tensor_type(DataType::Float32, &[2]);
