@@ -176,28 +176,7 @@ impl Checker<'_, '_> {
                     .into(),
             )));
         }
-        for (i, v) in r.operands().enumerate() {
-            let Some(v) = v else { continue };
-            if self.n_open == 0 {
-                continue; // no enclosing op whose result it could be
-            }
-            let Some(d) = prog.defining_op(v) else {
-                continue;
-            };
-            if self.open.get(d.index()).copied().unwrap_or(false) {
-                self.errors.push(fail(VerifyErrorKind::UseBeforeDefinition {
-                    operand: i,
-                    value: v,
-                    defined_by: format!(
-                        "{}, which encloses this op: an op's results exist only after its \
-                         regions ran",
-                        prog.describe(d)
-                    ),
-                }));
-            }
-        }
-        // A dim below -1 is a product of an input's unknown (-1) dim with known dims: an op
-        // with no operand has nothing to take it from.
+        // A use of an enclosing op's result is the main verifier's (its scope of values).
         if !self.values {
             return;
         }
