@@ -7,9 +7,7 @@
 use std::sync::Arc;
 
 use pir_runtime::phi::DataType;
-use pir_runtime::{
-    builtin, verify, Builder, IrContext, OpDef, OpId, Program, Type, Value, VerifyErrorKind,
-};
+use pir_runtime::{builtin, verify, Builder, IrContext, OpDef, OpId, Program, Type, Value};
 
 static SOURCE: OpDef = OpDef::new("test.source", "test");
 static UNARY: OpDef = OpDef::new("test.unary", "test");
