@@ -81,6 +81,9 @@ pub struct IrContext {
     /// strides and flags are mostly small, and these need no hashing.
     small_i32: Box<[Attribute]>,
     small_i64: Box<[Attribute]>,
+    /// How many types `verify` has looked at for dims Paddle never writes, and whether one
+    /// had some (then `verify` checks each value's type).
+    dims_scan: parking_lot::Mutex<(usize, bool)>,
 }
 
 const SMALL_INT_MIN: i64 = -64;
@@ -125,6 +128,7 @@ impl IrContext {
             bools: [f, t],
             small_i32,
             small_i64,
+            dims_scan: parking_lot::Mutex::new((0, false)),
         };
         ctx.register_dialect::<crate::builtin::BuiltinDialect>()
             .expect("the builtin dialect registers into an empty context");
@@ -132,6 +136,19 @@ impl IrContext {
     }
 
     // ----- types --------------------------------------------------------------------------
+
+    /// Whether some type of the context has a dim below -1 or a size past an int64 (the
+    /// verifier's dim checks then look at every value). Looks only at the types interned since
+    /// the last call.
+    pub(crate) fn has_unusual_dims(&self, unusual: impl Fn(&TypeData) -> bool) -> bool {
+        let mut scan = self.dims_scan.lock();
+        let n = self.num_types();
+        if !scan.1 {
+            scan.1 = (scan.0..n).any(|i| unusual(self.types.get(i as u32)));
+        }
+        scan.0 = n;
+        scan.1
+    }
 
     /// Interns a type.
     ///

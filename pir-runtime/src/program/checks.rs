@@ -2,19 +2,38 @@
 //! tree stays a tree (an op may not be inserted into a block nested in its own regions: its
 //! location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, Program, Value, EXTRA};
+use super::{BlockData, BlockId, OpId, Program, Value, ALIVE, EXTRA};
 use crate::error::IrError;
 
 impl Program {
-    /// `Err` if a value is out of this program's range (a value of another, bigger program).
-    /// One comparison per value.
+    /// `Err` if `v` is out of this program's range (a value of another, bigger program).
     #[inline]
-    pub(super) fn check_values(&self, values: &[Option<Value>]) -> Result<(), IrError> {
-        let n = self.values.len();
-        match values.iter().flatten().find(|v| v.index() >= n) {
-            None => Ok(()),
-            Some(v) => Err(foreign_value(*v)),
+    pub(super) fn check_value(&self, v: Value) -> Result<(), IrError> {
+        if v.index() < self.values.len() {
+            Ok(())
+        } else {
+            Err(foreign_value(v))
         }
+    }
+
+    /// Whether every type and attribute handle ever stored is in the context's range (then
+    /// `verify` need not look at them one by one).
+    pub(crate) fn handles_in_range(&self) -> bool {
+        let b = self.handle_bits;
+        crate::types::Type::index_bound(b.types) as usize <= self.ctx.num_types()
+            && b.attrs as usize <= self.ctx.num_attrs()
+    }
+
+    /// The ops that have regions, alive, by index.
+    pub(crate) fn ops_with_regions(&self) -> Vec<OpId> {
+        let mut v: Vec<OpId> = self
+            .extra
+            .iter()
+            .filter(|(&i, e)| e.num_regions > 0 && self.ops[i as usize].flags & ALIVE != 0)
+            .map(|(&i, _)| OpId::new(i as usize))
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// The data of `block`, or `Err` for a handle out of this program's range.
@@ -53,4 +72,19 @@ impl Program {
 #[cold]
 fn foreign_value(v: Value) -> IrError {
     IrError::Invalid(format!("{v:?} is not a value of this program"))
+}
+
+/// The bitwise OR of the raw type and attribute handles a program stored.
+#[derive(Clone, Copy, Default)]
+pub(super) struct HandleBits {
+    types: u32,
+    attrs: u32,
+}
+
+impl HandleBits {
+    #[inline(always)]
+    pub(super) fn add(&mut self, types: u32, attrs: u32) {
+        self.types |= types;
+        self.attrs |= attrs;
+    }
 }

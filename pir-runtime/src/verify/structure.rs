@@ -57,51 +57,83 @@ pub(super) fn check(prog: &Program, errors: &mut Vec<VerifyError>) -> bool {
             ))),
         });
     }
+    let ctx = prog.ctx();
+    // Dims and handles are checked value by value only when the cheap bounds say a problem
+    // may exist; regions (and what their ops use) always, they are few.
+    let handles = !prog.handles_in_range();
+    let dims = ctx.has_unusual_dims(|d| type_data_dims(d, true).is_some());
     let mut c = Checker {
         prog,
-        ctx: prog.ctx(),
+        ctx,
         open: Vec::new(),
         n_open: 0,
         types: Vec::new(),
         errors,
         foreign: false,
+        values: handles || dims,
     };
-    let mut stack = vec![Frame::Ops(prog.first_op(top))];
-    while let Some(frame) = stack.pop() {
-        let op = match frame {
-            Frame::Close(op) => {
-                c.open[op.index()] = false;
-                c.n_open -= 1;
-                continue;
-            }
-            Frame::Ops(None) => continue,
-            Frame::Ops(Some(op)) => op,
-        };
-        c.op(op);
-        let r = prog.op(op);
-        // The op's regions come first, then it is closed, then the rest of its block.
-        stack.push(Frame::Ops(r.next_op()));
-        if r.num_regions() > 0 {
-            if c.open.len() <= op.index() {
-                c.open.resize(op.index() + 1, false);
-            }
-            c.open[op.index()] = true;
-            c.n_open += 1;
-            stack.push(Frame::Close(op));
-            for i in (0..r.num_regions()).rev() {
-                for &b in prog.region_blocks(r.region(i)).iter().rev() {
-                    stack.push(Frame::Ops(prog.first_op(b)));
-                }
+    if c.values {
+        c.walk(Frame::Ops(prog.first_op(top)));
+    } else {
+        for op in prog.ops_with_regions() {
+            let top_level = prog
+                .op(op)
+                .parent_block()
+                .and_then(|b| prog.block_parent(b))
+                .and_then(|r| prog.region_parent(r))
+                == Some(prog.module_op());
+            if top_level {
+                c.walk(Frame::One(op));
             }
         }
     }
     c.foreign
 }
 
+impl Checker<'_, '_> {
+    /// Checks the ops from `start` on (one op or the rest of a block) and all nested in them.
+    fn walk(&mut self, start: Frame) {
+        let prog = self.prog;
+        let mut stack = vec![start];
+        while let Some(frame) = stack.pop() {
+            let op = match frame {
+                Frame::Close(op) => {
+                    self.open[op.index()] = false;
+                    self.n_open -= 1;
+                    continue;
+                }
+                Frame::Ops(None) => continue,
+                Frame::Ops(Some(op)) => {
+                    stack.push(Frame::Ops(prog.op(op).next_op()));
+                    op
+                }
+                Frame::One(op) => op,
+            };
+            self.op(op);
+            let r = prog.op(op);
+            // The op's regions come first, then it is closed, then the rest of its block.
+            if r.num_regions() > 0 {
+                if self.open.len() <= op.index() {
+                    self.open.resize(op.index() + 1, false);
+                }
+                self.open[op.index()] = true;
+                self.n_open += 1;
+                stack.push(Frame::Close(op));
+                for i in (0..r.num_regions()).rev() {
+                    for &b in prog.region_blocks(r.region(i)).iter().rev() {
+                        stack.push(Frame::Ops(prog.first_op(b)));
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A step of the walk: visit ops from this one to the end of its block, or leave an op's
 /// regions.
 enum Frame {
     Ops(Option<OpId>),
+    One(OpId),
     Close(OpId),
 }
 
@@ -120,6 +152,9 @@ struct Checker<'a, 'e> {
     types: Vec<u8>,
     errors: &'e mut Vec<VerifyError>,
     foreign: bool,
+    /// Whether to check every value's type and every op's attributes (else only the ops in
+    /// regions are visited, for the region rules).
+    values: bool,
 }
 
 impl Checker<'_, '_> {
@@ -133,7 +168,7 @@ impl Checker<'_, '_> {
                 found: r.num_regions(),
             }));
         }
-        if !attrs_of_ctx(ctx, r.attributes()) {
+        if self.values && !attrs_of_ctx(ctx, r.attributes()) {
             self.foreign = true;
             self.errors.push(fail(VerifyErrorKind::Custom(
                 "its attribute dictionary is not of the program's context (an attribute of \
@@ -141,18 +176,10 @@ impl Checker<'_, '_> {
                     .into(),
             )));
         }
-        for (i, v) in r.operands().enumerate() {
-            let Some(v) = v else { continue };
-            if v.index() >= prog.num_values_allocated() {
-                self.foreign = true;
-                self.errors.push(fail(VerifyErrorKind::Custom(format!(
-                    "operand {i} is {v:?}, not a value of this program (a value of another \
-                     program)"
-                ))));
-            }
+        // A use of an enclosing op's result is the main verifier's (its scope of values).
+        if !self.values {
+            return;
         }
-        // A dim below -1 is a product of an input's unknown (-1) dim with known dims: an op
-        // with no operand has nothing to take it from.
         let declared = r.num_operands() == 0;
         for (i, v) in r.results().enumerate() {
             if let Some(kind) = self.value(v, declared, || format!("result {i}")) {
@@ -247,14 +274,22 @@ fn may_have_regions(def: &crate::OpDef) -> bool {
 /// The first invalid dim of `ty` (elements of vectors included) and why.
 fn type_dims(ctx: &IrContext, ty: Type, declared: bool) -> Option<(i64, &'static str)> {
     match ctx.type_data(ty) {
+        TypeData::Vector(elems) => elems.iter().find_map(|&e| type_dims(ctx, e, declared)),
+        d => type_data_dims(d, declared),
+    }
+}
+
+/// The first invalid dim of a tensor type's data and why (vectors: see [`type_dims`]; their
+/// elements are types of the context too).
+fn type_data_dims(d: &TypeData, declared: bool) -> Option<(i64, &'static str)> {
+    match d {
         TypeData::DenseTensor(t) | TypeData::SelectedRows(t) => tensor_dims(t, declared),
         TypeData::DenseTensorArray { dtype, dims, .. } => {
             dims_problem(dims, dtype.size_of(), declared)
         }
         TypeData::SparseCoo(t) => dims_problem(&t.dims, t.dtype.size_of(), declared),
         TypeData::SparseCsr(t) => dims_problem(&t.dims, t.dtype.size_of(), declared),
-        TypeData::Vector(elems) => elems.iter().find_map(|&e| type_dims(ctx, e, declared)),
-        TypeData::Scalar(_) | TypeData::Custom { .. } => None,
+        TypeData::Vector(_) | TypeData::Scalar(_) | TypeData::Custom { .. } => None,
     }
 }
 
