@@ -222,13 +222,11 @@ impl Verifier<'_> {
     #[cold]
     fn undefined(&mut self, op: OpId, i: usize, v: crate::program::Value) {
         let prog = self.prog;
-        if let Some(d) = prog.defining_op(v) {
-            if self.open.contains(&d) {
-                // The structural pass reports a use of an enclosing op's result.
-                return;
-            }
-        }
         let def = match prog.defining_op(v) {
+            Some(d) if self.open.contains(&d) => format!(
+                "{}, which encloses this op: an op's results exist only after its regions ran",
+                prog.describe(d)
+            ),
             Some(d) if prog.is_alive(d) => prog.describe(d),
             Some(_) => "an erased op".to_string(),
             None => "a block argument".to_string(),

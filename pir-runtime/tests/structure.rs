@@ -113,8 +113,9 @@ fn a_region_using_an_enclosing_ops_result_is_refused_at_any_depth() {
         assert_eq!(e.op, u);
         assert_eq!(e.kind.slot(), Some(pir_runtime::Slot::Operand(0)));
         assert!(
-            e.message()
-                .contains("enclosing test.loop (op 0 of block 0)"),
+            e.message().contains(
+                "test.loop (op 0 of block 0), which encloses this op: an op's results exist only after its regions ran"
+            ),
             "{e}"
         );
     }
