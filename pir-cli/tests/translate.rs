@@ -321,9 +321,10 @@ fn legacy_programs_without_control_flow_translate_byte_identical() {
         ),
         (
             "tensor_manip",
-            "op 37 (`tril_triu`)",
-            "op_compat names `x: X` under `tril_triu`, which is no PIR op, so tril/triu find no \
-             legacy name for `x` (not translated yet)",
+            "op 47 (`one_hot_v2`)",
+            "Paddle's one_hot handler reads `num_classes` from the legacy `depth` / \
+             `depth_tensor`; op_compat.yaml names the scalar `depth`, which pd_op.one_hot \
+             lacks (not translated yet)",
         ),
     ];
     for model in [
