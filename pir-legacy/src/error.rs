@@ -199,16 +199,6 @@ pub enum DecodeError {
         /// The `VarType.Type` name found.
         found: &'static str,
     },
-    /// A tensor dimension is smaller than `-1` (the only negative value, meaning "unknown").
-    #[error("{at}: tensor dimension {index} is {dim} (must be >= -1)")]
-    InvalidDim {
-        /// Where.
-        at: Box<Location>,
-        /// Position of the dimension.
-        index: usize,
-        /// Its value.
-        dim: i64,
-    },
     /// A name occurs twice where Paddle keeps a map and never writes duplicates (variables of a
     /// block, input/output parameters of an op, attributes of a variable). Repeated op
     /// attributes are legal (see [`LegacyOp::attrs`](crate::LegacyOp::attrs)).
@@ -238,7 +228,6 @@ impl DecodeError {
             | DecodeError::AttrTypeMismatch { at: old, .. }
             | DecodeError::UnsupportedVarAttrType { at: old, .. }
             | DecodeError::NotADataType { at: old, .. }
-            | DecodeError::InvalidDim { at: old, .. }
             | DecodeError::Duplicate { at: old, .. } => **old = at,
         }
         self

@@ -1133,11 +1133,9 @@ fn validation_errors_name_the_place_and_the_problem() {
         err_text(&program_with(vec![var], vec![])),
         "block 0, var 0 (`x`): tensor data_type DENSE_TENSOR is not an element data type"
     );
-    let var = dense_var("x", VarKind::Fp32 as i32, vec![-1, 4, -2]);
-    assert_eq!(
-        err_text(&program_with(vec![var], vec![])),
-        "block 0, var 0 (`x`): tensor dimension 2 is -2 (must be >= -1)"
-    );
+    // Dims below -1 are kept as Paddle's VarDesc keeps them (nn_ops has -8).
+    let var = dense_var("x", VarKind::Fp32 as i32, vec![-1, 4, -8]);
+    assert!(check(&program_with(vec![var], vec![])).is_ok());
 
     // Duplicates where Paddle keeps maps.
     let vars = vec![

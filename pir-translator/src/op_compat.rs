@@ -36,6 +36,8 @@ type Name = Cow<'static, str>;
 /// * `mul`, `mul_grad`: op_compat.yaml `matmul_with_flatten (mul)` (backward
 ///   `matmul_with_flatten_grad (mul_grad)`), used by the `mul` handlers;
 /// * `grad_add`: op_compat.yaml `grad_add`;
+/// * `tril_triu`: op_compat.yaml `tril_triu` (no PIR op of that name: the op translates to
+///   `pd_op.tril` or `pd_op.triu`, whose schemas name no legacy op);
 /// * `lookup_table`: the names of `embedding (lookup_table_v2)`, which the `lookup_table`
 ///   handler also translates to `pd_op.embedding`.
 pub const LEGACY_ONLY_ENTRIES: &[(&str, &[(&str, &str)])] = &[
@@ -57,6 +59,7 @@ pub const LEGACY_ONLY_ENTRIES: &[(&str, &[(&str, &str)])] = &[
     ("mul", &[("x", "X"), ("y", "Y"), ("out", "Out")]),
     ("mul_grad", &[("x", "X"), ("y", "Y"), ("out", "Out")]),
     ("grad_add", &[("x", "X"), ("y", "Y"), ("out", "Out")]),
+    ("tril_triu", &[("x", "X"), ("out", "Out")]),
     (
         "lookup_table",
         &[

@@ -306,13 +306,8 @@ impl TensorFields {
                 found: data_type.proto_name(),
             });
         }
-        if let Some((index, &dim)) = self.dims.iter().enumerate().find(|(_, &d)| d < -1) {
-            return Err(DecodeError::InvalidDim {
-                at: Box::default(),
-                index,
-                dim,
-            });
-        }
+        // Dims are kept as written: Paddle's VarDesc takes any int64 (its infer-meta writes
+        // values such as -8 into legacy descs, e.g. instance_norm's saved statistics).
         Ok(TensorDesc {
             data_type,
             dims: self.dims,

@@ -5,7 +5,7 @@
 use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::OpDef;
 
-use crate::op_translator::{OpContext, OpTranscriber};
+use crate::op_translator::{general, OpContext, OpTranscriber};
 use crate::translate_error::TranslateError;
 
 /// A legacy op whose translation needs ops the dialect lacks; `needs` picks them for one op
@@ -32,14 +32,19 @@ impl NeedsOps {
 impl OpTranscriber for NeedsOps {
     fn translate(&self, cx: &mut OpContext<'_, '_>) -> Result<(), TranslateError> {
         let (needs, missing) = self.needs(cx);
-        if missing.is_empty() {
-            return Err(cx.invalid(format!(
-                "the translation of `{}` into {} is not implemented",
-                cx.op_type(),
-                needs.join(", ")
-            )));
+        if !missing.is_empty() {
+            return Err(cx.missing_ops(missing));
         }
-        Err(cx.missing_ops(missing))
+        // The dialect has the ops (e.g. loaded from the yaml folder): a single target
+        // translates by Paddle's general rule, with the target chosen by `look_up`.
+        if needs.len() == 1 {
+            return general::translate(self, cx);
+        }
+        Err(cx.invalid(format!(
+            "the translation of `{}` into {} is not implemented",
+            cx.op_type(),
+            needs.join(", ")
+        )))
     }
 
     fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
