@@ -6,8 +6,9 @@
 //! `op_defs::yaml_dialect`, `pir_json`, `verify`, `check_types`, the printer); a sample runs the
 //! binary itself. Each program that does not pass is listed in [`EXCEPTIONS`] with its evidence,
 //! and the test checks that it fails for exactly that reason; an exception of the snapshot's
-//! own making (a Paddle quirk, yaml drift) that starts passing fails the test, one waiting for
-//! work in progress (more generator files, hand-written ops, infer-meta ports) is reported.
+//! own making (a Paddle quirk, yaml drift) that starts passing or fails otherwise fails the
+//! test, one waiting for work in progress (more generator files, hand-written ops, infer-meta
+//! ports) is reported (`NOTE:` on stderr) so the list gets updated.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -248,8 +249,12 @@ fn every_one_op_program_verifies_type_checks_and_prints_as_paddle() {
                     m.lines().take(4).collect::<Vec<_>>().join("\n")
                 )),
                 (Err(m), Some(why)) => {
-                    if let Err(e) = check_reason(name, check, why, &m, &ours, &paddle) {
-                        problems.push(e);
+                    match check_reason(name, check, why, &m, &ours, &paddle) {
+                        Ok(()) => {}
+                        // Work in progress elsewhere (a generator file read, an op ported)
+                        // moves these on: reported, so the list is updated, not fatal.
+                        Err(e) if why.pending() => eprintln!("NOTE: {e}"),
+                        Err(e) => problems.push(e),
                     }
                 }
             }
