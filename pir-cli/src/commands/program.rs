@@ -73,8 +73,11 @@ pub fn read_program(path: &Path) -> Result<Loaded, CliError> {
         Format::Json => {
             let ctx = super::catalog::context()?;
             pir_json::read_program(&ctx, utf8(path, &bytes)?).map_err(|e| {
-                let unknown = matches!(e, pir_json::JsonError::UnknownOp { .. });
-                super::catalog::input_error(path, e, unknown)
+                let unknown = match &e {
+                    pir_json::JsonError::UnknownOp { name, .. } => Some(name.clone()),
+                    _ => None,
+                };
+                super::catalog::input_error(path, e, unknown.as_deref())
             })?
         }
         Format::Pdmodel => {
@@ -108,8 +111,9 @@ fn read_text(path: &Path, bytes: &[u8]) -> Result<Loaded, CliError> {
     let ctx = super::catalog::context()?;
     let parsed = pir_runtime::parser::parse_module(&ctx, text).map_err(|e| {
         let mut message = e.message();
-        if matches!(e.kind, ParseErrorKind::UnknownOp { .. }) {
-            message = format!("{message}\n{}", super::catalog::unknown_op_hint());
+        if let ParseErrorKind::UnknownOp { name } = &e.kind {
+            let hint = super::catalog::unknown_op_hint(Some(name));
+            message = format!("{message}\n{hint}");
         }
         CliError::Located {
             path: path.to_path_buf(),

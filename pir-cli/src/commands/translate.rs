@@ -47,13 +47,15 @@ pub fn translate_bytes(
     let legacy = LegacyProgram::decode(bytes).map_err(|e| file_error(path, e))?;
     let translator = Translator::new(super::catalog::context()?);
     let translation = translator.translate_with(&legacy, options).map_err(|e| {
-        let unknown = matches!(
-            e,
-            TranslateError::UnknownOp { .. }
-                | TranslateError::MissingOps { .. }
-                | TranslateError::UnknownOps(_)
-        );
-        super::catalog::input_error(path, e, unknown)
+        let unknown = match &e {
+            TranslateError::UnknownOp { missing, .. }
+            | TranslateError::MissingOps { missing, .. } => {
+                Some(missing.first().cloned().unwrap_or_default())
+            }
+            TranslateError::UnknownOps(_) => Some(String::new()),
+            _ => None,
+        };
+        super::catalog::input_error(path, e, unknown.as_deref())
     })?;
     Ok(translation.program)
 }

@@ -94,21 +94,24 @@ pub enum YamlDialectError {
 }
 
 /// The op classes of a yaml folder as `'static` definitions, ready to register in any number of
-/// contexts.
+/// contexts, and the classes it could not define ([`YamlDialect::skipped`]).
 #[derive(Debug)]
 pub struct YamlDialect {
     name: &'static str,
     ops: Vec<&'static OpDef>,
+    skipped: Vec<OpDefError>,
 }
 
 impl YamlDialect {
     /// Reads the folder `dir` (Paddle's `paddle/phi/ops/yaml/` layout) and defines every class
     /// of dialect `dialect`, with infer-meta functions from `registry`.
     ///
+    /// A class that cannot be defined (where the macro would not compile) is left out and
+    /// listed in [`YamlDialect::skipped`]; [`YamlDialect::complete`] makes that an error.
+    ///
     /// # Errors
     ///
-    /// The folder's read error, every yaml problem (file:line), or every class that cannot be
-    /// defined.
+    /// The folder's read error, or every yaml problem (file:line).
     pub fn load(
         dir: &Path,
         dialect: &str,
@@ -116,44 +119,50 @@ impl YamlDialect {
     ) -> Result<YamlDialect, YamlDialectError> {
         let folder = YamlFolder::read(dir)?;
         let set = folder.load(dialect).map_err(YamlDialectError::Spec)?;
-        YamlDialect::from_op_set(set, registry)
+        Ok(YamlDialect::from_op_set(set, registry))
     }
 
     /// Defines every class of `set` (as [`pir_spec::yaml::load_op_set`] returns it).
-    ///
-    /// # Errors
-    ///
-    /// Every class that cannot be defined.
-    pub fn from_op_set(
-        set: OpSet,
-        registry: &'static InferMetaRegistry,
-    ) -> Result<YamlDialect, YamlDialectError> {
+    pub fn from_op_set(set: OpSet, registry: &'static InferMetaRegistry) -> YamlDialect {
         let name = String::leak(set.dialect.clone());
         YamlDialect::from_schemas(name, set.ops, registry)
     }
 
-    /// Defines the classes `schemas` of dialect `name`.
-    ///
-    /// # Errors
-    ///
-    /// Every class that cannot be defined (all of them, not only the first).
+    /// Defines the classes `schemas` of dialect `name`; those that cannot be defined are
+    /// listed in [`YamlDialect::skipped`].
     pub fn from_schemas(
         name: &'static str,
         schemas: Vec<OpSchema>,
         registry: &'static InferMetaRegistry,
-    ) -> Result<YamlDialect, YamlDialectError> {
+    ) -> YamlDialect {
         let mut ops = Vec::with_capacity(schemas.len());
-        let mut errors = Vec::new();
+        let mut skipped = Vec::new();
         for s in schemas {
             match op::op_def(s, registry) {
                 Ok(d) => ops.push(d),
-                Err(e) => errors.push(e),
+                Err(e) => skipped.push(e),
             }
         }
-        if !errors.is_empty() {
-            return Err(YamlDialectError::Ops(errors));
+        YamlDialect { name, ops, skipped }
+    }
+
+    /// The classes the yaml describes that could not be defined, each located (an unknown
+    /// trait or interface, an `infer_meta.param` list that does not fit its function).
+    pub fn skipped(&self) -> &[OpDefError] {
+        &self.skipped
+    }
+
+    /// `self`, or every skipped class as an error: what the macro would refuse to compile.
+    ///
+    /// # Errors
+    ///
+    /// [`YamlDialectError::Ops`] listing every class that could not be defined.
+    pub fn complete(self) -> Result<YamlDialect, YamlDialectError> {
+        if self.skipped.is_empty() {
+            Ok(self)
+        } else {
+            Err(YamlDialectError::Ops(self.skipped))
         }
-        Ok(YamlDialect { name, ops })
     }
 
     /// The dialect's name (`pd_op`).
