@@ -4,18 +4,22 @@
 #
 #   scripts/yaml-edit-rebuild.sh [YAML_DIR]
 #
-# YAML_DIR holds ops.yaml, backward.yaml, op_compat.yaml (default: $PIR_PADDLE_YAML, then
-# ../shared/paddle-yaml). Works on copies in a temporary directory; the repository is untouched.
+# YAML_DIR is a folder in Paddle's layout (default: $PIR_PADDLE_YAML, then ../shared/paddle-yaml):
+# every generator file present (ops.yaml, backward.yaml, fused_*, inconsistent/*, sparse_*) and
+# op_compat.yaml, read with `folder = ...` as paddle-corpus reads it. Works on copies in a
+# temporary directory; the repository is untouched.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=${1:-${PIR_PADDLE_YAML:-$root/../shared/paddle-yaml}}
 [ -f "$src/ops.yaml" ] || { echo "no ops.yaml in $src" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/yaml" "$work/demo/src"
-cp "$src/ops.yaml" "$work/yaml/"
-[ -f "$src/backward.yaml" ] && cp "$src/backward.yaml" "$work/yaml/" || touch "$work/yaml/backward.yaml"
-[ -f "$src/op_compat.yaml" ] && cp "$src/op_compat.yaml" "$work/yaml/" || touch "$work/yaml/op_compat.yaml"
+mkdir -p "$work/yaml/inconsistent" "$work/demo/src"
+for f in ops.yaml backward.yaml fused_ops.yaml fused_backward.yaml inconsistent/static_ops.yaml \
+    inconsistent/static_backward.yaml inconsistent/update_ops.yaml sparse_ops.yaml \
+    sparse_backward.yaml op_compat.yaml; do
+    if [ -f "$src/$f" ]; then cp "$src/$f" "$work/yaml/$f"; fi
+done
 
 cat > "$work/demo/Cargo.toml" <<EOF
 [package]
@@ -35,8 +39,7 @@ cat > "$work/demo/src/main.rs" <<'EOF'
 mod ops {
     pir_macros::define_ops_from_yaml! {
         dialect = "pd_op",
-        ops = ["../yaml/ops.yaml", "../yaml/backward.yaml"],
-        compat = "../yaml/op_compat.yaml",
+        folder = "../yaml",
     }
 }
 fn main() {

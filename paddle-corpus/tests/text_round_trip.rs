@@ -18,7 +18,7 @@ use std::sync::Arc;
 use pir_runtime::op_support::attribute_fits;
 use pir_runtime::parser::{self, ParseErrorKind};
 use pir_runtime::pir_spec::AttrKind;
-use pir_runtime::{AttrData, Attribute, Dialect, IrContext, Program};
+use pir_runtime::{AttrData, Attribute, Dialect, IrContext, Program, TypeData};
 
 fn paddle_ref() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PIR_PADDLE_REF") {
@@ -346,11 +346,25 @@ fn normalize(json: &Program, parsed: &mut Program, reasons: &mut BTreeMap<&'stat
         let results: Vec<_> = json.op(x).results().zip(parsed.op(y).results()).collect();
         for (v, w) in results {
             let (tv, tw) = (json.value_type(v), parsed.value_type(w));
-            let unset = match (
-                tv.and_then(|t| t.as_dense_tensor(&ctx)),
-                tw.and_then(|t| t.as_dense_tensor(&ctx)),
+            // Also inside a vector (`einsum`'s unset `inner_cache`, `vec[tensor<0xf32>,...]`).
+            let unset_pair = |a: pir_runtime::Type, b: pir_runtime::Type| match (
+                a.as_dense_tensor(&ctx),
+                b.as_dense_tensor(&ctx),
             ) {
                 (Some(a), Some(b)) => a.dims.is_empty() && b.dims[..] == [0] && a.dtype == b.dtype,
+                _ => false,
+            };
+            let unset = match (tv, tw) {
+                (Some(a), Some(b)) => match (a.data(&ctx), b.data(&ctx)) {
+                    (TypeData::Vector(x), TypeData::Vector(y)) => {
+                        x.len() == y.len()
+                            && x.iter().zip(y.iter()).any(|(&p, &q)| unset_pair(p, q))
+                            && x.iter()
+                                .zip(y.iter())
+                                .all(|(&p, &q)| p == q || unset_pair(p, q))
+                    }
+                    _ => unset_pair(a, b),
+                },
                 _ => false,
             };
             if unset {

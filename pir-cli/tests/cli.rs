@@ -345,6 +345,54 @@ fn yaml_check_reports_file_line_and_op() {
 }
 
 #[test]
+fn yaml_check_reports_class_collisions_and_backward_cycles() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-yaml-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ops = dir.join("ops.yaml");
+    std::fs::write(
+        &ops,
+        "- op : a_b\n  args : (Tensor x)\n  output : Tensor(out)\n\n- op : a__b\n  args : (Tensor x)\n  output : Tensor(out)\n",
+    )
+    .unwrap();
+    let o = pir(&["yaml", "check", ops.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{}:5: op `a__b`", ops.display())),
+        "{err}"
+    );
+    assert!(err.contains("class `ABOp`"), "{err}");
+
+    let backward = dir.join("backward.yaml");
+    std::fs::write(
+        &backward,
+        "- backward_op : a_grad\n  forward : b_grad (Tensor x) -> Tensor(out)\n  args : (Tensor x)\n  output : Tensor(out)\n  backward : b_grad\n\n\
+         - backward_op : b_grad\n  forward : a_grad (Tensor x) -> Tensor(out)\n  args : (Tensor x)\n  output : Tensor(out)\n  backward : a_grad\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &ops,
+        "- op : f\n  args : (Tensor x)\n  output : Tensor(out)\n",
+    )
+    .unwrap();
+    // A directory is read as Paddle's yaml folder.
+    let o = pir(&["yaml", "check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("backward.yaml:5: op `a_grad`"), "{err}");
+    assert!(err.contains("a_grad -> b_grad -> a_grad"), "{err}");
+    std::fs::remove_file(&backward).unwrap();
+    let o = pir(&["yaml", "check", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("ok: 1 op class(es) from 1 file(s)"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn bad_arguments_are_usage_errors() {
     let o = pir(&["demo", "--model", "vgg"]);
     assert!(!o.status.success());

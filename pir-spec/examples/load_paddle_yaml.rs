@@ -1,13 +1,15 @@
-//! Loads Paddle's yaml (`$PIR_PADDLE_YAML/{ops,backward,op_compat}.yaml`, or the directory given
-//! as the first argument), reports errors or a summary, and times parsing + lowering.
+//! Loads a folder of Paddle's yaml (`$PIR_PADDLE_YAML`, or the directory given as the first
+//! argument) the way every user does (`YamlFolder`: every generator file present and
+//! op_compat.yaml), reports errors or a summary, and times reading, parsing and lowering.
 //!
 //! ```text
 //! cargo run --release -p pir-spec --example load_paddle_yaml -- /path/to/paddle-yaml
 //! ```
 
+use std::path::Path;
 use std::time::Instant;
 
-use pir_spec::yaml::{load_op_set, YamlSource};
+use pir_spec::yaml::folder::YamlFolder;
 
 fn main() {
     let dir = std::env::args()
@@ -17,36 +19,20 @@ fn main() {
         eprintln!("usage: load_paddle_yaml DIR (or set PIR_PADDLE_YAML)");
         std::process::exit(2);
     };
-    let read = |name: &str| {
-        let path = format!("{dir}/{name}");
-        std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            eprintln!("cannot read {path}: {e}");
-            std::process::exit(2);
-        })
-    };
-    let ops = read("ops.yaml");
-    let backward = read("backward.yaml");
-    let compat = read("op_compat.yaml");
-    let sources = [
-        YamlSource {
-            path: "ops.yaml",
-            text: &ops,
-        },
-        YamlSource {
-            path: "backward.yaml",
-            text: &backward,
-        },
-    ];
-    let compat = YamlSource {
-        path: "op_compat.yaml",
-        text: &compat,
-    };
-
     let runs = 20;
     let start = Instant::now();
     let mut result = None;
+    let mut files = 0;
     for _ in 0..runs {
-        result = Some(load_op_set("pd_op", &sources, Some(compat)));
+        let folder = match YamlFolder::read(Path::new(&dir)) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(2);
+            }
+        };
+        files = folder.files().len();
+        result = Some(folder.load("pd_op"));
     }
     let per_run = start.elapsed() / runs;
     match result {
@@ -56,7 +42,7 @@ fn main() {
                 .filter(|o| o.kind == pir_spec::OpKind::Forward)
                 .count();
             println!(
-                "{} classes ({} forward, {} backward), {} compat entries",
+                "{} classes ({} forward, {} backward) from {files} generator file(s), {} compat entries",
                 set.len(),
                 forward,
                 set.len() - forward,
@@ -68,5 +54,5 @@ fn main() {
         }
         None => {}
     }
-    println!("parse + lower: {per_run:?} per run (mean of {runs})");
+    println!("read + parse + lower: {per_run:?} per run (mean of {runs})");
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use pir_spec::yaml::folder::YamlFolder;
 use pir_spec::yaml::{load_op_set, YamlSource};
 
 use crate::error::{read_to_string, CliError};
@@ -10,10 +11,13 @@ use crate::error::{read_to_string, CliError};
 /// `pir yaml ...`
 #[derive(Subcommand)]
 pub enum YamlCommand {
-    /// Check op yaml files (ops.yaml / backward.yaml style) and op_compat files; prints every
-    /// problem as `file:line: op: message` and exits with status 1 if there is any.
+    /// Check op yaml files (ops.yaml / backward.yaml style) and op_compat files, or a folder in
+    /// Paddle's layout; prints every problem as `file:line: op: message` and exits with status
+    /// 1 if there is any.
     Check {
-        /// Op yaml files; a file whose name contains `compat` is read as op_compat.yaml.
+        /// Op yaml files; a file whose name contains `compat` is read as op_compat.yaml. A
+        /// directory is read as Paddle's yaml folder: every generator file present and its
+        /// op_compat.yaml.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// An op_compat.yaml to use (instead of detecting it by name).
@@ -37,6 +41,11 @@ pub fn run(cmd: YamlCommand) -> Result<(), CliError> {
 }
 
 fn check(files: Vec<PathBuf>, compat: Option<PathBuf>, dialect: &str) -> Result<(), CliError> {
+    if let [dir] = &files[..] {
+        if dir.is_dir() && compat.is_none() {
+            return check_folder(dir, dialect);
+        }
+    }
     let mut ops = Vec::new();
     let mut compat_file = compat
         .map(|p| read_to_string(&p).map(|t| (p, t)))
@@ -81,4 +90,21 @@ fn check(files: Vec<PathBuf>, compat: Option<PathBuf>, dialect: &str) -> Result<
             ""
         }
     ))
+}
+
+/// `pir yaml check DIR`: the folder read as every user reads it ([`YamlFolder`]).
+fn check_folder(dir: &std::path::Path, dialect: &str) -> Result<(), CliError> {
+    let folder = YamlFolder::read(dir).map_err(|e| CliError::NotFound(e.to_string()))?;
+    let set = folder.load(dialect).map_err(CliError::Spec)?;
+    println!(
+        "ok: {} op class(es) from {} file(s){}",
+        set.ops.len(),
+        folder.files().len(),
+        if folder.compat().is_some() {
+            " and op_compat"
+        } else {
+            ""
+        }
+    );
+    Ok(())
 }

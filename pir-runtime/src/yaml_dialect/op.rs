@@ -111,6 +111,7 @@ fn infer_params(s: &OpSchema, has_infer_meta: bool) -> Option<Vec<ParamRef>> {
                 s.input_index(p)
                     .map(|i| ParamRef::Input(i as u16))
                     .or_else(|| s.attribute_index(p).map(|i| ParamRef::Attr(i as u16)))
+                    .or_else(|| OpSchema::param_constant(p).map(ParamRef::Bool))
             })
             .collect()
     } else if s.has_interface("InferShapeInterface") {
