@@ -333,7 +333,7 @@ impl<'p> Pass<'p> {
     ) -> Result<(Vec<Value>, Vec<Value>), AutodiffError> {
         let mut seeds = Vec::with_capacity(outputs.len());
         for &out in outputs {
-            seeds.push(self.append_full_like(1.0, out, out)?);
+            seeds.extend(self.append_full_like(1.0, out, out)?);
         }
         let mut complete = outputs.to_vec();
         let mut visited: FxHashSet<Value> = FxHashSet::default();
@@ -358,13 +358,21 @@ impl<'p> Pass<'p> {
         Ok((seeds, complete))
     }
 
-    /// `full` + `full_like(like, fill)` as `value`'s one gradient.
+    /// `full` + `full_like(like, fill)` as `value`'s one gradient; for a null value (Paddle's
+    /// `is_fake_value`: no type, as `fused_gemm_epilogue`'s absent `reserve_space`) a null
+    /// gradient and no op.
     fn append_full_like(
         &mut self,
         fill: f32,
         like: Value,
         value: Value,
-    ) -> Result<Value, AutodiffError> {
+    ) -> Result<Option<Value>, AutodiffError> {
+        if self.prog.value_type(value).is_none() {
+            self.state
+                .value_to_valuegrad
+                .insert(value, vec![smallvec![None]]);
+            return Ok(None);
+        }
         let ctx = self.prog.ctx().clone();
         let def = ctx
             .op_def("pd_op.full_like")
@@ -396,7 +404,7 @@ impl<'p> Pass<'p> {
         self.state
             .value_to_valuegrad
             .insert(value, vec![smallvec![Some(g)]]);
-        Ok(g)
+        Ok(Some(g))
     }
 
     /// `builtin.combine` + `pd_op.add_n` of a value's several gradients.

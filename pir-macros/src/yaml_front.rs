@@ -386,9 +386,10 @@ fn gen_for(s: &OpSchema, registry: &TokenStream, set: &OpSet) -> Result<GenOp, S
                     Some(b) => format!("{}.{b}", s.dialect),
                     None => String::new(),
                 },
-                // The Vjp table, when the backward op is in the same yaml set; else the
-                // runtime derives it from the registered schemas.
-                rule: pir_spec::vjp::vjp_rule(s, |n| set.get(n)).ok(),
+                // The Vjp table, when the backward entry is in the same yaml set (a
+                // hand-written backward class's entry too: its `invoke` decides, as in
+                // Paddle's generator); else the runtime derives it from the registered schemas.
+                rule: pir_spec::vjp::vjp_rule(s, |n| set.backward_entry(n)).ok(),
             },
             InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly => {
                 let id = Ident::new(k.runtime, Span::call_site());

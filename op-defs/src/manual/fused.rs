@@ -26,6 +26,7 @@ use pir_macros::pir_op;
 /// gradient of the activation needs, and is null when `activation` is `"none"`.
 #[pir_op(
     name = "pd_op.fused_gemm_epilogue",
+    interfaces(Vjp),
     compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "FusedGemmEpilogueInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "fused_gemm_epilogue")

@@ -82,6 +82,7 @@ pub struct Increment_Op {
 #[allow(non_camel_case_types)] // Paddle's class name.
 #[pir_op(
     name = "pd_op.assign_out_",
+    interfaces(Vjp),
     infer_meta(
         func = "UnchangedInferMeta",
         param(x),

@@ -12,6 +12,7 @@ pub mod fused;
 pub mod math;
 pub mod runtime;
 pub mod shape;
+mod vjp;
 
 use pir_runtime::{Op, OpDef};
 

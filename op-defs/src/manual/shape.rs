@@ -23,6 +23,7 @@ const MAX_FED_EXTENTS: usize = 4096;
 /// `expand(x, shape)`: `x` broadcast to `shape` (`-1` keeps `x`'s aligned extent).
 #[pir_op(
     name = "pd_op.expand",
+    interfaces(Vjp),
     compat = "../ops-yaml/op_compat.yaml",
     infer_meta(with = expand_build, func = "ExpandInferMeta"),
     kernel(func = "expand", data_type(x))

@@ -225,8 +225,15 @@ fn sorted_unique(mut v: Vec<String>) -> List<Str> {
 }
 
 /// Lowers one entry into its classes: one per name (the op, and its `_` twin when it has
-/// in-place or view pairs) and kernel function.
-pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
+/// in-place or view pairs) and kernel function. A class Paddle writes by hand goes to
+/// `hand_written` instead: no op is generated from it, but its entry (args, `invoke`) still
+/// defines the generated Vjp of the forward op whose `backward:` names it.
+pub(crate) fn lower_entry(
+    cx: &Ctx<'_>,
+    e: &OpEntry,
+    out: &mut Vec<OpSchema>,
+    hand_written: &mut Vec<OpSchema>,
+) {
     if SKIPPED_ENTRIES.contains(&e.name.as_str()) {
         return;
     }
@@ -235,13 +242,17 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
     if (shared.inplace.is_some() || shared.view.is_some()) && !e.origin.ends_with('_') {
         phi_names.push(format!("{}_", e.origin));
     }
-    // Paddle writes these classes by hand; the yaml entry must not shadow them.
-    phi_names.retain(|n| !PD_MANUAL_OPS.contains(&n.as_str()));
     let funcs: Vec<Option<&KernelFunc>> = match shared.kernel {
         Some(k) => k.funcs.iter().map(Some).collect(),
         None => vec![None],
     };
     for pn in &phi_names {
+        // Paddle writes these classes by hand; the yaml entry must not shadow them.
+        let sink = if PD_MANUAL_OPS.contains(&pn.as_str()) {
+            &mut *hand_written
+        } else {
+            &mut *out
+        };
         for f in &funcs {
             let class = Class {
                 phi_name: pn,
@@ -249,7 +260,7 @@ pub(crate) fn lower_entry(cx: &Ctx<'_>, e: &OpEntry, out: &mut Vec<OpSchema>) {
                 func: *f,
                 several_funcs: funcs.len() > 1,
             };
-            out.push(shared.lower_class(cx, &class));
+            sink.push(shared.lower_class(cx, &class));
         }
     }
 }

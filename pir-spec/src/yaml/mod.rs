@@ -116,6 +116,8 @@ pub struct OpSet {
     by_name: HashMap<String, usize>,
     by_class: HashMap<String, usize>,
     by_legacy: HashMap<String, Vec<usize>>,
+    /// The entries of classes Paddle writes by hand (`PD_MANUAL_OP_LIST`): not ops of the set.
+    hand_written: Vec<OpSchema>,
 }
 
 impl OpSet {
@@ -132,6 +134,26 @@ impl OpSet {
     /// ```
     pub fn get(&self, name: &str) -> Option<&OpSchema> {
         self.by_name.get(name).map(|&i| &self.ops[i])
+    }
+
+    /// The backward entry named `name` (op name or full name), as Paddle's Vjp generator reads
+    /// it: the class of [`OpSet::get`], or the entry of a class Paddle writes by hand
+    /// (`split_grad`), which makes no op of the set but whose args and `invoke` still define
+    /// the forward op's generated Vjp.
+    ///
+    /// ```
+    /// use pir_spec::yaml::{load_op_set, YamlSource};
+    /// let bwd = "- backward_op : split_grad\n  forward : split (Tensor x, IntArray sections, Scalar axis) -> Tensor[](out)\n  args : (Tensor[] out_grad, Scalar axis = -1)\n  output : Tensor(x_grad)\n  invoke : concat(out_grad, axis)\n";
+    /// let set = load_op_set("pd_op", &[YamlSource { path: "backward.yaml", text: bwd }], None).unwrap();
+    /// assert!(set.get("split_grad").is_none()); // op-defs writes the class by hand
+    /// assert_eq!(set.backward_entry("split_grad").unwrap().invoke.as_deref(), Some("concat(out_grad, axis)"));
+    /// ```
+    pub fn backward_entry(&self, name: &str) -> Option<&OpSchema> {
+        self.get(name).or_else(|| {
+            self.hand_written
+                .iter()
+                .find(|s| s.op_name == name || s.name == name)
+        })
     }
 
     /// The class with C++ class name `class` (`Conv2dOp`).
@@ -328,14 +350,16 @@ pub fn load_op_set(
             &mut diag,
         );
     }
-    let classes = lower_all(&cx, &mut diag);
+    let (classes, hand_written) = lower_all(&cx, &mut diag);
     if !diag.errors.is_empty() {
         let rank = |f: &str| files.iter().position(|p| *p == f).unwrap_or(files.len());
         let mut errors = diag.errors;
         errors.sort_by_key(|e| (rank(&e.file), e.line));
         return Err(SpecErrors::new(errors));
     }
-    Ok(OpSet::new(dialect, classes, compat_entries))
+    let mut set = OpSet::new(dialect, classes, compat_entries);
+    set.hand_written = hand_written;
+    Ok(set)
 }
 
 /// An entry that had errors: its name, file and line. Kept so that duplicates are still found
@@ -442,15 +466,17 @@ fn drop_duplicates(
 /// Lowers every entry into its classes; a class whose op name another op or class already
 /// takes (`foo` + `foo_`, or a kernel name), or whose C++/Rust class name another class takes
 /// (`a_b` and `a__b` are both `ABOp`, `ab` and `aB` both `AbOp`), is reported and dropped.
-fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> Vec<OpSchema> {
+/// Also returns the hand-written classes' entries (see [`OpSet::backward_entry`]).
+fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> (Vec<OpSchema>, Vec<OpSchema>) {
     let mut classes = Vec::with_capacity(cx.entries.len() * 2);
+    let mut hand_written = Vec::new();
     let mut generated: HashSet<String> = HashSet::with_capacity(cx.entries.len() * 2);
     // Class name -> (op name, file, line) of the class that took it first.
     let mut class_names: HashMap<String, (String, usize, u32)> =
         HashMap::with_capacity(cx.entries.len() * 2);
     for e in cx.entries {
         let before = classes.len();
-        lower::lower_entry(cx, e, &mut classes);
+        lower::lower_entry(cx, e, &mut classes, &mut hand_written);
         let mut i = before;
         while i < classes.len() {
             let name = classes[i].op_name.to_string();
@@ -483,7 +509,7 @@ fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> Vec<OpSchema> {
             classes.remove(i);
         }
     }
-    classes
+    (classes, hand_written)
 }
 
 impl OpSet {
@@ -507,6 +533,7 @@ impl OpSet {
             by_name,
             by_class,
             by_legacy,
+            hand_written: Vec::new(),
         }
     }
 }
