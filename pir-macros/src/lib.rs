@@ -210,7 +210,7 @@ pub fn infer_meta(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Declarative rewrite rules (Paddle's DRR), checked against the ops' schemas at compile time.
 ///
-/// Each pattern becomes a `static` [`pir_passes::drr::DrrPattern`] table that
+/// Each pattern becomes a `static` `pir_passes::drr::DrrPattern` table that
 /// `pir_passes::drr::DrrRewrite` runs. Source ops bind tensors (by name) and attribute
 /// captures (`@name`); result ops read source tensors or earlier results, and take attributes
 /// from captures, literals, functions `fn(&MatchContext) -> Option<Attribute>`, or every
