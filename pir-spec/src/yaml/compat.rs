@@ -109,7 +109,7 @@ impl CompatEntry {
     }
 
     /// The legacy names of op `name` (this entry's op or one of its backward ops) as the
-    /// op's schema carries them ([`CompatSpec`]): what Paddle's `OpNameNormalizer` knows of
+    /// op's schema carries them ([`CompatSpec`](crate::CompatSpec)): what Paddle's `OpNameNormalizer` knows of
     /// every op, hand-written ones included.
     ///
     /// ```
