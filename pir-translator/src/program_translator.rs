@@ -400,6 +400,30 @@ impl<'a> ProgramTranslator<'a> {
             })
     }
 
+    /// The `sub_block` of a control-flow op at nesting `depth`: another block of the program,
+    /// and not deeper than [`MAX_SUB_BLOCK_DEPTH`].
+    fn sub_block(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        depth: usize,
+    ) -> Result<usize, TranslateError> {
+        let invalid = |message: String| TranslateError::Invalid {
+            at: Box::new(at(bi, i, op)),
+            message,
+        };
+        if depth >= MAX_SUB_BLOCK_DEPTH {
+            return Err(invalid(format!(
+                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
+            )));
+        }
+        match op.attr("sub_block") {
+            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => Ok(*b),
+            _ => Err(invalid("attribute `sub_block` is not a valid block".into())),
+        }
+    }
+
     /// `conditional_block(Cond, Input) -> Out, Scope` with `sub_block`: Paddle 3.3.1 makes it
     /// a `pd_op.if` of the condition with `fake_false_branch:true`, whose then block is the
     /// translated sub-block yielding the `Out` variables (the sub-block's trailing `assign`s
@@ -418,18 +442,10 @@ impl<'a> ProgramTranslator<'a> {
             at: Box::new(at(bi, i, op)),
             message,
         };
-        if depth >= MAX_SUB_BLOCK_DEPTH {
-            return Err(invalid(format!(
-                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
-            )));
-        }
         let def = self.control_flow_def(bi, i, op, "pd_op.if")?;
         let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
         let cond = self.input_value(bi, i, op, "Cond", 0)?;
-        let sub = match op.attr("sub_block") {
-            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => *b,
-            _ => return Err(invalid("attribute `sub_block` is not a valid block".into())),
-        };
+        let sub = self.sub_block(bi, i, op, depth)?;
         let outs: &'a [String] = op.output("Out").unwrap_or(&[]);
         let types = outs
             .iter()
@@ -571,11 +587,6 @@ impl<'a> ProgramTranslator<'a> {
             at: Box::new(at(bi, i, op)),
             message,
         };
-        if depth >= MAX_SUB_BLOCK_DEPTH {
-            return Err(invalid(format!(
-                "sub-blocks nest deeper than {MAX_SUB_BLOCK_DEPTH} levels"
-            )));
-        }
         let def = self.control_flow_def(bi, i, op, "pd_op.while")?;
         let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
         let cond = self.input_value(bi, i, op, "Condition", 0)?;
@@ -584,10 +595,7 @@ impl<'a> ProgramTranslator<'a> {
             .and_then(|c| c.first())
             .map(String::as_str)
             .unwrap_or_default();
-        let sub = match op.attr("sub_block") {
-            Some(AttrValue::Block(b)) if *b != bi && *b < self.legacy.blocks.len() => *b,
-            _ => return Err(invalid("attribute `sub_block` is not a valid block".into())),
-        };
+        let sub = self.sub_block(bi, i, op, depth)?;
         let loop_vars: Vec<&'a str> = op
             .output("Out")
             .unwrap_or(&[])
