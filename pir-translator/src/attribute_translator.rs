@@ -63,6 +63,25 @@ fn array<T>(ctx: &IrContext, items: &[T], f: impl Fn(&T) -> Attribute) -> Attrib
     ctx.array_attr(&items)
 }
 
+/// Paddle's general visitor (`AttributeTranslator::operator()(attr)`, no target type): what
+/// handlers use where Paddle translates a legacy attribute without a GetOpInfo type (e.g.
+/// `one_hot_v2`'s `depth`, `increment`'s `step`). `Ok(None)` for a missing, block or variable
+/// attribute.
+///
+/// ```
+/// use pir_translator::{translate_general_attribute, AttrValue};
+/// let ctx = pir_runtime::IrContext::new();
+/// let a = translate_general_attribute(&ctx, Some(&AttrValue::Int(6))).unwrap().unwrap();
+/// assert_eq!(a.display(&ctx).to_string(), "6");
+/// assert!(translate_general_attribute(&ctx, None).unwrap().is_none());
+/// ```
+pub fn translate_general_attribute(
+    ctx: &IrContext,
+    value: Option<&AttrValue>,
+) -> Result<Option<Attribute>, AttributeTranslateError> {
+    general(ctx, value)
+}
+
 /// Paddle's general visitor.
 fn general(
     ctx: &IrContext,

@@ -32,6 +32,7 @@ use std::borrow::Cow;
 
 use pir_legacy::{AttrValue, LegacyOp, OpSlot, VarKind};
 use pir_runtime::op_support::attribute_fits;
+use pir_runtime::phi::DataType;
 use pir_runtime::pir_spec::{AttrKind, AttributeSpec, InputKind, InputSpec, ValueKind};
 use pir_runtime::{AttrData, Attribute, OpDef, OpId, Type, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -619,13 +620,11 @@ pub mod general {
             let mut elems: SmallVec<[Type; 8]> = SmallVec::with_capacity(vars.len());
             for (j, name) in vars.iter().enumerate() {
                 if name == EMPTY_VAR_NAME {
-                    return Err(TranslateError::Unsupported {
-                        at: Box::new(cx.at()),
-                        what: format!(
-                            "an `{EMPTY_VAR_NAME}` element in vector output `{legacy}` (a null \
-                             type inside a vector type)"
-                        ),
-                    });
+                    // Paddle puts a null type in the vector (printed `<<NULL TYPE>>`); this
+                    // runtime holds it as the undefined element type, as its parser does.
+                    elems.push(cx.ctx().scalar_type(DataType::Undefined));
+                    map(&mut out, name, i, j);
+                    continue;
                 }
                 elems.push(cx.var_type(name)?);
                 map(&mut out, name, i, j);

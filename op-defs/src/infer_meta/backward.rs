@@ -1529,6 +1529,50 @@ pub fn moe_gate_dispatch_partial_no_softmax_topk_grad_infer_meta(
     Ok(())
 }
 
+/// `MoeGateDispatchGradInferMeta(combine_weights, scatter_index, expert_id, y_grad,
+/// combine_weights_grad, k, capacity, use_pad)`: the shapes of Paddle's kernel
+/// (`moe_dispatch_bwd`: `combine_weights` `[s, k]`, `scatter_index` `[k, s]`, `expert_id`
+/// `[s, k]`, `y_grad` `[num_experts × capacity, h]`, `combine_weights_grad` `[s, k]`): every
+/// input is 2-D; `x_grad` is `[s, h]` in `y_grad`'s dtype (the forward's `x`), and
+/// `gate_logits_grad` float32 `[s, y_grad[0] / capacity]` (the forward's `gate_logits`, whose
+/// dtype `MoeGateDispatch` requires to be float32). `s` is `scatter_index`'s second extent.
+/// (The body is not in the reference store; the shapes are the kernel's.)
+#[infer_meta]
+pub fn moe_gate_dispatch_grad_infer_meta(
+    combine_weights: &TensorMeta,
+    scatter_index: &TensorMeta,
+    expert_id: &TensorMeta,
+    y_grad: &TensorMeta,
+    combine_weights_grad: &TensorMeta,
+    _k: i64,
+    capacity: i64,
+    _use_pad: bool,
+    x_grad: Output<'_>,
+    gate_logits_grad: Output<'_>,
+) -> R {
+    need_rank(combine_weights, 2, "combine_weights ([rows, k])")?;
+    need_rank(scatter_index, 2, "scatter_index ([k, rows])")?;
+    need_rank(expert_id, 2, "expert_id ([rows, k])")?;
+    need_rank(y_grad, 2, "y_grad ([num_experts * capacity, hidden])")?;
+    need_rank(combine_weights_grad, 2, "combine_weights_grad ([rows, k])")?;
+    ensure_meta!(
+        capacity > 0,
+        "capacity must be greater than 0, but received capacity = {capacity}"
+    );
+    let rows = scatter_index.dims[1];
+    let experts = if y_grad.dims[0] < 0 {
+        -1
+    } else {
+        y_grad.dims[0] / capacity
+    };
+    x_grad.set_if_present(with_dtype_of(y_grad, &[rows, y_grad.dims[1]]));
+    gate_logits_grad.set_if_present(TensorMeta::new(
+        pir_runtime::phi::DataType::Float32,
+        &[rows, experts],
+    ));
+    Ok(())
+}
+
 /// `MoeGateDispatchPermuteGradInferMeta(combine_weights, scatter_index, expert_id, y_grad,
 /// combine_weights_grad, k, capacity, world_size)`: the forward
 /// (`MoeGateDispatchPermuteInferMeta`, `ternary.cc`) maps `x` `[rows, hidden]` and float32

@@ -1,16 +1,21 @@
 //! `fill_constant` → `pd_op.full` (Paddle's `FillConstantTranscriber` and
 //! `FillConstant2FullTranscriber`); with a `ShapeTensor`, `ShapeTensorList` or `ValueTensor`
-//! input it needs `pd_op.full_with_tensor`.
+//! input, `pd_op.full_with_tensor` (`FillConstant2FullWithTensorTranscriber`): its `value`
+//! operand is the `ValueTensor` or a `full([1])` of the FLOAT `value`, its `shape` operand the
+//! `ShapeTensor`, a `stack` of the `ShapeTensorList`, or a `full_int_array` of the `shape`
+//! attribute, and its one attribute is `dtype`.
 
 use std::borrow::Cow;
 
 use pir_legacy::{AttrValue, LegacyOp};
-use pir_runtime::phi::{AllocationType, Place};
+use pir_runtime::op_support::AttrArg;
+use pir_runtime::phi::{AllocationType, DataType, Place};
 use pir_runtime::pir_spec::AttrKind;
-use pir_runtime::{AttrData, OpDef};
+use pir_runtime::{AttrData, Attribute, OpDef};
 
+use super::attr_error;
 use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
-use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, TargetOp};
+use crate::op_translator::{AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp};
 use crate::translate_error::TranslateError;
 
 const TENSOR_INPUTS: [&str; 3] = ["ShapeTensor", "ShapeTensorList", "ValueTensor"];
@@ -35,18 +40,53 @@ impl OpTranscriber for FillConstant {
 
     fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
         if has_tensor_input(cx.op()) {
-            vec!["pd_op.full_with_tensor".into()]
+            ["pd_op.full_with_tensor", "pd_op.full", "pd_op.stack", "pd_op.full_int_array"]
+                .map(String::from)
+                .to_vec()
         } else {
             vec!["pd_op.full".into()]
         }
     }
 
+    fn insert_slices(&self, _: &mut OpContext<'_, '_>, _: TargetOp) -> Result<(), TranslateError> {
+        // Paddle's fill_constant transcribers take every operand as mapped.
+        Ok(())
+    }
+
     fn generate_inputs(
         &self,
-        _: &mut OpContext<'_, '_>,
-        _: TargetOp,
+        cx: &mut OpContext<'_, '_>,
+        target: TargetOp,
     ) -> Result<Operands, TranslateError> {
-        Ok(Operands::new())
+        if !has_tensor_input(cx.op()) {
+            return Ok(Operands::new());
+        }
+        let value = match cx.input("ValueTensor") {
+            [] => {
+                let Some(AttrValue::Float(v)) = cx.attr("value") else {
+                    return Err(bad(cx, target, "value", "expected a FLOAT"));
+                };
+                cx.full(*v, DataType::Float32)?
+            }
+            [v, ..] => cx.value_info(Param::input("ValueTensor"), v)?.value,
+        };
+        let shape = match (cx.input("ShapeTensor"), cx.input("ShapeTensorList")) {
+            ([s, ..], _) => cx.value_info(Param::input("ShapeTensor"), s)?.value,
+            ([], list) if !list.is_empty() => {
+                let combined = cx.combine(Param::input("ShapeTensorList"), list)?;
+                let stack = cx.build("pd_op.stack", &[Some(combined)], &[AttrArg::I32(0)])?;
+                cx.first_result(stack)?
+            }
+            _ => {
+                let shape = shape_attr(cx, target)?;
+                let AttrData::IntArray(v) = cx.ctx().attr_data(shape) else {
+                    return Err(bad(cx, target, "shape", "expected INTS or LONGS"));
+                };
+                let v = v.to_vec();
+                cx.full_int_array(&v)?
+            }
+        };
+        Ok(Operands::from_iter([Some(value), Some(shape)]))
     }
 
     fn translate_attributes(
@@ -55,23 +95,19 @@ impl OpTranscriber for FillConstant {
         target: TargetOp,
     ) -> Result<AttrList, TranslateError> {
         let ctx = cx.ctx();
-        let bad = |name: &str, problem: &str| TranslateError::Attribute {
-            at: Box::new(cx.at_attr(name)),
-            op: target.def.name.to_string(),
-            name: name.to_string(),
-            legacy: name.to_string(),
-            problem: problem.to_string(),
-        };
-        let shape = translate_attribute(ctx, AttrKind::IntArray, cx.attr("shape"))
-            .ok()
-            .flatten()
-            .filter(|a| matches!(ctx.attr_data(*a), AttrData::IntArray(_)))
-            .ok_or_else(|| bad("shape", "expected INTS or LONGS"))?;
-        let Some(AttrValue::Float(value)) = cx.attr("value") else {
-            return Err(bad("value", "expected a FLOAT"));
-        };
         let Some(AttrValue::Int(dtype)) = cx.attr("dtype") else {
-            return Err(bad("dtype", "expected an INT (a legacy data type code)"));
+            return Err(bad(cx, target, "dtype", "expected an INT (a legacy data type code)"));
+        };
+        let dtype = (
+            Cow::Borrowed("dtype"),
+            ctx.dtype_attr(phi_dtype_of_code(*dtype)),
+        );
+        if has_tensor_input(cx.op()) {
+            return Ok(AttrList::from_iter([dtype]));
+        }
+        let shape = shape_attr(cx, target)?;
+        let Some(AttrValue::Float(value)) = cx.attr("value") else {
+            return Err(bad(cx, target, "value", "expected a FLOAT"));
         };
         let mut place_type = match cx.attr("place_type") {
             Some(AttrValue::Int(p)) => *p,
@@ -92,16 +128,35 @@ impl OpTranscriber for FillConstant {
                 kind: AllocationType::Xpu,
                 device: 0,
             },
-            _ => return Err(bad("place_type", "expected -1, 0, 1, 2 or 3")),
+            _ => {
+                return Err(bad(
+                    cx,
+                    target,
+                    "place_type",
+                    "expected -1, 0, 1, 2 or 3",
+                ))
+            }
         };
         Ok(AttrList::from_iter([
             (Cow::Borrowed("shape"), shape),
             (Cow::Borrowed("value"), ctx.f32_attr(*value)),
-            (
-                Cow::Borrowed("dtype"),
-                ctx.dtype_attr(phi_dtype_of_code(*dtype)),
-            ),
+            dtype,
             (Cow::Borrowed("place"), ctx.place_attr(place)),
         ]))
     }
+}
+
+/// A located error for legacy attribute `name` of the op.
+fn bad(cx: &OpContext<'_, '_>, target: TargetOp, name: &str, problem: &str) -> TranslateError {
+    attr_error(cx, target, name, name, problem.to_string())
+}
+
+/// The `shape` attribute as an IntArray.
+fn shape_attr(cx: &OpContext<'_, '_>, target: TargetOp) -> Result<Attribute, TranslateError> {
+    let ctx = cx.ctx();
+    translate_attribute(ctx, AttrKind::IntArray, cx.attr("shape"))
+        .ok()
+        .flatten()
+        .filter(|a| matches!(ctx.attr_data(*a), AttrData::IntArray(_)))
+        .ok_or_else(|| bad(cx, target, "shape", "expected INTS or LONGS"))
 }

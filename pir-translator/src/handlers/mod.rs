@@ -13,14 +13,18 @@
 //! | `batch_norm`, `conv2d`, `pool2d`, `scale`, `dropout`, `softmax`, ... | [`WithDefaults`] | defaults for missing attributes |
 //! | `assign_value`, `increment`, `one_hot_v2`, `reduce_all/any`, `rnn`, `tril_triu`, ... | [`NeedsOps`] | error: the dialect lacks the target op |
 
+mod assign_value;
 mod defaults;
 mod elementwise;
 mod feed_fetch;
 mod fill_constant;
 mod misc;
 mod mul;
+mod special_attrs;
+mod special_inputs;
 mod split;
 mod unsupported;
+mod variants;
 mod xshape;
 
 use std::borrow::Cow;
@@ -28,20 +32,43 @@ use std::sync::Arc;
 
 use pir_legacy::AttrValue;
 
-use crate::op_translator::{AttrList, OpContext, OpTranscriber};
+use crate::op_translator::{AttrList, OpContext, OpTranscriber, TargetOp};
+use crate::translate_error::TranslateError;
 
+pub use assign_value::AssignValue;
 pub use defaults::{
-    DefaultAttr, WithDefaults, ARGSORT, BATCH_NORM, CONV, DROPOUT, POOL, SCALE, SOFTMAX,
-    SOFTMAX_WITH_CROSS_ENTROPY,
+    DefaultAttr, WithDefaults, ARGSORT, BATCH_NORM, BOX_CODER, CONV, C_EMBEDDING, DROPOUT,
+    FAKE_QUANTIZE, FUSED_ELEMWISE_ADD_ACTIVATION, FUSED_FEEDFORWARD, IM2SEQUENCE, POOL,
+    QUANTIZE_LINEAR, SCALE, SEQUENCE_POOL, SOFTMAX, SOFTMAX_WITH_CROSS_ENTROPY, TOP_P_SAMPLING,
 };
 pub use elementwise::{elementwise_inputs, Elementwise, ElementwiseGrad, GradAdd};
 pub use feed_fetch::{Data, Feed, Fetch, ShadowOutput};
 pub use fill_constant::FillConstant;
 pub use misc::{AddN, Assign, Cast, Embedding, Gather, LegacyMatmul, Slice};
 pub use mul::Mul;
+pub use special_attrs::{Arange, Increment, ReduceAllAny};
+pub use special_inputs::{OneHot, Rnn};
 pub use split::Split;
 pub use unsupported::{NeedsFn, NeedsOps};
+pub use variants::{ArrayOp, FusedElemwiseAddActivationGrad, RandInt, RepeatInterleave, SetValue};
 pub use xshape::WithXShapeGrad;
+
+/// A located [`TranslateError::Attribute`] for attribute `name` of `target` (legacy `legacy`).
+fn attr_error(
+    cx: &OpContext<'_, '_>,
+    target: TargetOp,
+    name: &str,
+    legacy: &str,
+    problem: String,
+) -> TranslateError {
+    TranslateError::Attribute {
+        at: Box::new(cx.at_attr(legacy)),
+        op: target.def.name.to_string(),
+        name: name.to_string(),
+        legacy: legacy.to_string(),
+        problem,
+    }
+}
 
 /// Copies the op's legacy oneDNN data-type attributes, as Paddle 3.3.1's oneDNN build does for
 /// `cast` and `split`.
@@ -114,7 +141,59 @@ pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
             Arc::new(SOFTMAX_WITH_CROSS_ENTROPY),
         ),
         ("argsort", Arc::new(ARGSORT)),
+        ("rnn", Arc::new(Rnn)),
+        ("one_hot_v2", Arc::new(OneHot)),
+        ("range", Arc::new(Arange)),
+        ("reduce_all", Arc::new(ReduceAllAny)),
+        ("reduce_any", Arc::new(ReduceAllAny)),
+        ("increment", Arc::new(Increment)),
+        ("assign_value", Arc::new(AssignValue)),
+        ("set_value", Arc::new(SetValue { grad: false })),
+        ("set_value_grad", Arc::new(SetValue { grad: true })),
+        ("repeat_interleave", Arc::new(RepeatInterleave { grad: false })),
+        ("repeat_interleave_grad", Arc::new(RepeatInterleave { grad: true })),
+        ("randint", Arc::new(RandInt)),
+        (
+            "lod_array_length",
+            Arc::new(ArrayOp {
+                target: "pd_op.array_length",
+                input: "x",
+                from_output: false,
+            }),
+        ),
+        (
+            "write_to_array",
+            Arc::new(ArrayOp {
+                target: "pd_op.array_write_",
+                input: "array",
+                from_output: true,
+            }),
+        ),
+        ("im2sequence", Arc::new(IM2SEQUENCE)),
+        ("sequence_pool", Arc::new(SEQUENCE_POOL)),
+        ("box_coder", Arc::new(BOX_CODER)),
+        ("fused_feedforward", Arc::new(FUSED_FEEDFORWARD)),
+        (
+            "fused_elemwise_add_activation",
+            Arc::new(FUSED_ELEMWISE_ADD_ACTIVATION),
+        ),
+        (
+            "fused_elemwise_add_activation_grad",
+            Arc::new(FusedElemwiseAddActivationGrad),
+        ),
+        ("quantize_linear", Arc::new(QUANTIZE_LINEAR)),
+        ("dequantize_linear", Arc::new(QUANTIZE_LINEAR)),
+        ("top_p_sampling", Arc::new(TOP_P_SAMPLING)),
+        ("c_embedding", Arc::new(C_EMBEDDING)),
     ];
+    for op in [
+        "fake_quantize_moving_average_abs_max",
+        "fake_channel_wise_dequantize_max_abs",
+        "fake_quantize_range_abs_max",
+        "fake_quantize_dequantize_moving_average_abs_max",
+    ] {
+        h.push((op, Arc::new(FAKE_QUANTIZE)));
+    }
     for (op, target, axes) in XSHAPE_GRADS {
         h.push((op, Arc::new(WithXShapeGrad { target, axes })));
     }

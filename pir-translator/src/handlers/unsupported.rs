@@ -85,38 +85,11 @@ pub type NeedsFn = fn(&LegacyOp) -> Vec<&'static str>;
 
 /// `(legacy op type, needs)` of the handlers of this module.
 pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
-    ("assign_value", |_| vec!["pd_op.assign_value"]),
-    ("increment", |_| vec!["pd_op.increment"]),
-    ("one_hot_v2", |_| vec!["pd_op.one_hot"]),
-    ("reduce_all", |_| vec!["pd_op.all"]),
-    ("reduce_any", |_| vec!["pd_op.any"]),
-    ("rnn", |_| vec!["pd_op.rnn"]),
     ("tril_triu", |op| by_lower(op, "pd_op.tril", "pd_op.triu")),
     ("tril_triu_grad", |op| {
         by_lower(op, "pd_op.tril_grad", "pd_op.triu_grad")
     }),
-    ("set_value", |op| {
-        by_input(
-            op,
-            "ValueTensor",
-            "pd_op.set_value_with_tensor",
-            "pd_op.set_value",
-        )
-    }),
-    ("set_value_grad", |_| {
-        vec!["pd_op.set_value_with_tensor_grad"]
-    }),
     ("share_buffer", |_| vec!["pd_op.share_data_"]),
-    ("range", |_| vec!["pd_op.arange"]),
-    ("randint", |_| vec!["pd_op.randint"]),
-    ("repeat_interleave", |op| {
-        let with = "pd_op.repeat_interleave_with_tensor_index";
-        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave")
-    }),
-    ("repeat_interleave_grad", |op| {
-        let with = "pd_op.repeat_interleave_with_tensor_index_grad";
-        by_input(op, "RepeatsTensor", with, "pd_op.repeat_interleave_grad")
-    }),
     ("matrix_rank", |op| {
         by_input(
             op,
@@ -127,8 +100,6 @@ pub(crate) const NEEDS: &[(&str, NeedsFn)] = &[
     }),
     ("select_input", |_| vec!["pd_op.select_input"]),
     ("select_output", |_| vec!["pd_op.select_output"]),
-    ("lod_array_length", |_| vec!["pd_op.array_length"]),
-    ("write_to_array", |_| vec!["pd_op.array_write_"]),
     ("read_from_array", |_| vec!["pd_op.array_read"]),
     ("c_sync_comm_stream", |_| vec!["pd_op.sync_comm_stream_"]),
     ("conditional_block", |_| vec!["pd_op.if"]),

@@ -1654,6 +1654,36 @@ fn fused_multi_transformer_int8_follows_fusion_cc() {
     assert!(e.contains("must be greater than 0"), "{e}");
 }
 
+/// `MoeGateDispatchGradInferMeta`: the shapes of Paddle's kernel (`combine_weights` `[s, k]`,
+/// `scatter_index` `[k, s]`, `y_grad` `[experts × capacity, h]`): `x_grad` `[s, h]` in
+/// `y_grad`'s dtype, `gate_logits_grad` float32 `[s, experts]`; a dynamic `y_grad` row count
+/// leaves the experts unknown; wrong ranks and a zero capacity are refused.
+#[test]
+fn moe_gate_dispatch_grad_follows_the_kernel_shapes() {
+    let args = |y: A, capacity: i64| {
+        vec![
+            f32t(&[6, 2]),
+            t(Int32, &[2, 6]),
+            t(Int32, &[6, 2]),
+            y,
+            f32t(&[6, 2]),
+            i64a(2),
+            i64a(capacity),
+            b(true),
+        ]
+    };
+    let o = ok("MoeGateDispatchGradInferMeta", &args(f16(&[24, 32]), 3), 2);
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, 8], Float32);
+    let o = ok("MoeGateDispatchGradInferMeta", &args(f16(&[-1, 32]), 3), 2);
+    is(&o[0], &[6, 32], Float16);
+    is(&o[1], &[6, -1], Float32);
+    let e = err("MoeGateDispatchGradInferMeta", &args(f16(&[24]), 3), 2);
+    assert!(e.contains("y_grad"), "{e}");
+    let e = err("MoeGateDispatchGradInferMeta", &args(f16(&[24, 32]), 0), 2);
+    assert!(e.contains("capacity must be greater than 0"), "{e}");
+}
+
 /// The MoE dispatch gradients, shaped like their forwards' inputs (`ternary.cc`'s
 /// `MoeGateDispatchPermuteInferMeta` / `MoeGateDispatchPartialNoSoftmaxTopKInferMeta`).
 #[test]
