@@ -10,8 +10,12 @@
 //! | `split` | [`Split`] | `split` / `split_with_num` |
 //! | `reshape2_grad`, `flatten_contiguous_range_grad`, `squeeze2_grad`, `unsqueeze2_grad` | [`WithXShapeGrad`] | `XShape` through a `pd_op.data` |
 //! | `sum`, `add_n`, `cast`, `assign`, `lookup_table(_v2)`, `lookup_table_v2_grad`, `gather`, `slice`, `matmul` | [`AddN`], [`Cast`], [`Assign`], [`Embedding`], [`Gather`], [`Slice`], [`LegacyMatmul`] | see each |
-//! | `batch_norm`, `conv2d`, `pool2d`, `scale`, `dropout`, `softmax`, ... | [`WithDefaults`] | defaults for missing attributes |
-//! | `assign_value`, `increment`, `one_hot_v2`, `reduce_all/any`, `rnn`, `tril_triu`, ... | [`NeedsOps`] | error: the dialect lacks the target op |
+//! | `batch_norm`, `conv2d`, `pool2d`, `scale`, `dropout`, `softmax`, `box_coder`, `im2sequence`, `sequence_pool`, `fused_feedforward`, `fake_*quantize*`, `quantize_linear`, `top_p_sampling`, `c_embedding`, ... | [`WithDefaults`] | defaults for missing attributes |
+//! | `rnn`, `one_hot_v2` | [`Rnn`], [`OneHot`] | one input from elsewhere (`DropoutState`'s `full`; `depth_tensor` or a `full` of `depth`) |
+//! | `range`, `reduce_all/any`, `increment` | [`Arange`], [`ReduceAllAny`], [`Increment`] | attributes (`Start`'s dtype; `axis` by `reduce_all`; `value` from `step`) |
+//! | `assign_value` | [`AssignValue`] | `shape`, `dtype`, undefined `place`, the first non-empty `*values` |
+//! | `set_value(_grad)`, `repeat_interleave(_grad)`, `randint`, `lod_array_length`, `write_to_array`, `fused_elemwise_add_activation_grad` | [`SetValue`], [`RepeatInterleave`], [`RandInt`], [`ArrayOp`], [`FusedElemwiseAddActivationGrad`] | target and operands by the inputs present; result type by `dtype`; a `create_array` for an unmapped array |
+//! | `tril_triu(_grad)`, `share_buffer`, `matrix_rank`, `read_from_array`, `c_sync_comm_stream`, `select_input/output`, ... | [`NeedsOps`] | the target by the op's attributes/inputs, else the general rule; a clear error when the dialect lacks it |
 
 mod assign_value;
 mod defaults;

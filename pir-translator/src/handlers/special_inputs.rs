@@ -11,7 +11,7 @@
 
 use pir_runtime::phi::Place;
 use pir_runtime::pir_spec::InputSpec;
-use pir_runtime::Value;
+use pir_runtime::{OpDef, Value};
 
 use super::attr_error;
 use crate::attribute_translator::{full_value_of, translate_general_attribute};
@@ -59,8 +59,15 @@ impl OpTranscriber for Rnn {
 pub struct OneHot;
 
 impl OpTranscriber for OneHot {
+    /// Paddle looks the target up by the general rule, through op_compat.yaml's
+    /// `one_hot (one_hot_v2)`; the compiled-in op_compat subset lacks that entry, so the name
+    /// is given here.
+    fn look_up(&self, cx: &OpContext<'_, '_>) -> Result<&'static OpDef, TranslateError> {
+        cx.op_def("pd_op.one_hot")
+    }
+
     fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
-        let mut ops = general::required_ops(cx);
+        let mut ops = vec!["pd_op.one_hot".to_string()];
         if cx.input("depth_tensor").is_empty() {
             ops.push("pd_op.full".into());
         }
