@@ -52,8 +52,7 @@ pub use pir_legacy::{
 
 pub use attribute_translator::{
     default_attribute, full_value_of, phi_dtype_of_code, translate_attribute,
-    translate_general_attribute,
-    AttributeTranslateError,
+    translate_general_attribute, AttributeTranslateError,
 };
 pub use dialects::TargetDialects;
 pub use op_compat::{MutableAttributeInfo, OpCompatInfo, OpNames, LEGACY_ONLY_ENTRIES};

@@ -83,20 +83,8 @@ fn str_attr(name: &str, v: &str) -> proto::op_desc::Attr {
     }
 }
 
-/// The line of `text` holding `needle` (a clear failure otherwise).
-fn line_with<'t>(text: &'t str, needle: &str) -> &'t str {
-    text.lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line contains {needle:?}:\n{text}"))
-        .trim()
-}
-
-/// `OneHotTranscriber` / `TranslateNumClassesForOneHot`: without `depth_tensor`, `num_classes`
-/// is `InsertFullOperationForAttributeInput` of the general translation of `depth` (an INT →
-/// `Int32Attribute` → `full([1], 6, int32, cpu)`).
-#[test]
-fn one_hot_num_classes_from_depth() {
-    let bytes = program(
+fn one_hot_program() -> Vec<u8> {
+    program(
         vec![
             var("idx", VT::Int64, &[4], true),
             var("out", VT::Fp32, &[4, 6], true),
@@ -107,76 +95,11 @@ fn one_hot_num_classes_from_depth() {
             vec![slot("Out", &["out"])],
             vec![int_attr("depth", 6), int_attr("dtype", 5)],
         )],
-    );
-    let Some(text) = translate(&bytes) else { return };
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    assert_eq!(
-        lines[2],
-        "(%1) = \"pd_op.full\" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:6} : () -> tensor<1xi32>"
-    );
-    assert_eq!(
-        lines[3],
-        "(%2) = \"pd_op.one_hot\" (%0, %1) {persistable:[false],stop_gradient:[true]} : (tensor<4xi64>, tensor<1xi32>) -> tensor<4x6xf32>"
-    );
+    )
 }
 
-/// With `depth_tensor`, that tensor is `num_classes` and no `full` is made.
-#[test]
-fn one_hot_num_classes_from_depth_tensor() {
-    let bytes = program(
-        vec![
-            var("idx", VT::Int64, &[4], true),
-            var("d", VT::Int32, &[1], true),
-            var("out", VT::Fp32, &[4, -1], true),
-        ],
-        vec![op(
-            "one_hot_v2",
-            vec![slot("X", &["idx"]), slot("depth_tensor", &["d"])],
-            vec![slot("Out", &["out"])],
-            vec![int_attr("depth", 6), int_attr("dtype", 5)],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
-    assert!(!text.contains("pd_op.full"), "{text}");
-    let one_hot = line_with(&text, "pd_op.one_hot");
-    assert!(
-        one_hot.ends_with(": (tensor<4xi64>, tensor<1xi32>) -> tensor<4x-1xf32>"),
-        "{one_hot}"
-    );
-}
-
-/// A `depth` that is not a number, or neither `depth` nor `depth_tensor`: a located error
-/// naming the op, `num_classes` and `depth`.
-#[test]
-fn one_hot_bad_depth_is_a_located_error() {
-    for attrs in [vec![str_attr("depth", "six")], vec![]] {
-        let bytes = program(
-            vec![
-                var("idx", VT::Int64, &[4], true),
-                var("out", VT::Fp32, &[4, 6], true),
-            ],
-            vec![op(
-                "one_hot_v2",
-                vec![slot("X", &["idx"])],
-                vec![slot("Out", &["out"])],
-                attrs,
-            )],
-        );
-        let Some(e) = translate_err(&bytes) else { return };
-        let m = e.to_string();
-        assert!(matches!(e, TranslateError::Attribute { .. }), "{m}");
-        for part in ["op 0 (`one_hot_v2`)", "`num_classes`", "`depth`", "pd_op.one_hot"] {
-            assert!(m.contains(part), "{part}: {m}");
-        }
-    }
-}
-
-/// `RnnOpTranscriber` / `TranslateDropOutStateIn`: `dropout_state_in` is
-/// `full(dims and dtype of the output DropoutState's variable, 0.0, cpu)`; `sequence_length`
-/// (optional, no argument) is null.
-#[test]
-fn rnn_dropout_state_in_is_a_full_like_the_output() {
-    let bytes = program(
+fn rnn_program() -> Vec<u8> {
+    program(
         vec![
             var("x", VT::Fp32, &[5, 2, 4], true),
             var("h0", VT::Fp32, &[1, 2, 3], true),
@@ -216,8 +139,213 @@ fn rnn_dropout_state_in_is_a_full_like_the_output() {
                 int_attr("seed", 0),
             ],
         )],
+    )
+}
+
+fn range_program() -> Vec<u8> {
+    program(
+        vec![
+            var("s", VT::Int64, &[1], true),
+            var("e", VT::Int64, &[1], true),
+            var("st", VT::Int64, &[1], true),
+            var("out", VT::Int64, &[-1], true),
+        ],
+        vec![op(
+            "range",
+            vec![
+                slot("End", &["e"]),
+                slot("Start", &["s"]),
+                slot("Step", &["st"]),
+            ],
+            vec![slot("Out", &["out"])],
+            vec![],
+        )],
+    )
+}
+
+fn fill_constant_program() -> Vec<u8> {
+    program(
+        vec![
+            var("a", VT::Int32, &[], true),
+            var("b", VT::Int32, &[], true),
+            var("out", VT::Fp32, &[2, -1], true),
+        ],
+        vec![op(
+            "fill_constant",
+            vec![
+                slot("ShapeTensor", &[]),
+                slot("ShapeTensorList", &["a", "b"]),
+                slot("ValueTensor", &[]),
+            ],
+            vec![slot("Out", &["out"])],
+            vec![
+                int_attr("dtype", 5),
+                ints_attr("shape", &[2, -1]),
+                float_attr("value", 1.5),
+                str_attr("str_value", "1.5"),
+            ],
+        )],
+    )
+}
+
+fn set_value_program() -> Vec<u8> {
+    program(
+        vec![
+            var("x", VT::Fp32, &[4, 6], true),
+            var("v", VT::Fp32, &[1, 6], true),
+        ],
+        vec![op(
+            "set_value",
+            vec![slot("Input", &["x"]), slot("ValueTensor", &["v"])],
+            vec![slot("Out", &["x"])],
+            vec![
+                ints_attr("axes", &[0]),
+                ints_attr("starts", &[1]),
+                ints_attr("ends", &[2]),
+                ints_attr("steps", &[1]),
+                ints_attr("decrease_axes", &[]),
+                ints_attr("none_axes", &[]),
+                ints_attr("shape", &[1, 6]),
+            ],
+        )],
+    )
+}
+
+fn randint_program() -> Vec<u8> {
+    program(
+        vec![var("out", VT::Int32, &[2, 3], true)],
+        vec![op(
+            "randint",
+            vec![],
+            vec![slot("Out", &["out"])],
+            vec![
+                int_attr("low", 0),
+                int_attr("high", 10),
+                ints_attr("shape", &[2, 3]),
+                int_attr("dtype", 3),
+                int_attr("seed", 0),
+            ],
+        )],
+    )
+}
+
+fn assign_value_program() -> Vec<u8> {
+    program(
+        vec![var("out", VT::Int32, &[3], true)],
+        vec![op(
+            "assign_value",
+            vec![],
+            vec![slot("Out", &["out"])],
+            vec![
+                ints_attr("shape", &[3]),
+                int_attr("dtype", 2),
+                proto::op_desc::Attr {
+                    floats: vec![],
+                    ..attr("fp32_values", AttrType::Floats)
+                },
+                ints_attr("int32_values", &[4, 5, 6]),
+            ],
+        )],
+    )
+}
+
+/// The line of `text` holding `needle` (a clear failure otherwise).
+fn line_with<'t>(text: &'t str, needle: &str) -> &'t str {
+    text.lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line contains {needle:?}:\n{text}"))
+        .trim()
+}
+
+/// `OneHotTranscriber` / `TranslateNumClassesForOneHot`: without `depth_tensor`, `num_classes`
+/// is `InsertFullOperationForAttributeInput` of the general translation of `depth` (an INT →
+/// `Int32Attribute` → `full([1], 6, int32, cpu)`).
+#[test]
+fn one_hot_num_classes_from_depth() {
+    let bytes = one_hot_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    assert_eq!(
+        lines[2],
+        "(%1) = \"pd_op.full\" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:6} : () -> tensor<1xi32>"
     );
-    let Some(text) = translate(&bytes) else { return };
+    assert_eq!(
+        lines[3],
+        "(%2) = \"pd_op.one_hot\" (%0, %1) {persistable:[false],stop_gradient:[true]} : (tensor<4xi64>, tensor<1xi32>) -> tensor<4x6xf32>"
+    );
+}
+
+/// With `depth_tensor`, that tensor is `num_classes` and no `full` is made.
+#[test]
+fn one_hot_num_classes_from_depth_tensor() {
+    let bytes = program(
+        vec![
+            var("idx", VT::Int64, &[4], true),
+            var("d", VT::Int32, &[1], true),
+            var("out", VT::Fp32, &[4, -1], true),
+        ],
+        vec![op(
+            "one_hot_v2",
+            vec![slot("X", &["idx"]), slot("depth_tensor", &["d"])],
+            vec![slot("Out", &["out"])],
+            vec![int_attr("depth", 6), int_attr("dtype", 5)],
+        )],
+    );
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
+    assert!(!text.contains("pd_op.full"), "{text}");
+    let one_hot = line_with(&text, "pd_op.one_hot");
+    assert!(
+        one_hot.ends_with(": (tensor<4xi64>, tensor<1xi32>) -> tensor<4x-1xf32>"),
+        "{one_hot}"
+    );
+}
+
+/// A `depth` that is not a number, or neither `depth` nor `depth_tensor`: a located error
+/// naming the op, `num_classes` and `depth`.
+#[test]
+fn one_hot_bad_depth_is_a_located_error() {
+    for attrs in [vec![str_attr("depth", "six")], vec![]] {
+        let bytes = program(
+            vec![
+                var("idx", VT::Int64, &[4], true),
+                var("out", VT::Fp32, &[4, 6], true),
+            ],
+            vec![op(
+                "one_hot_v2",
+                vec![slot("X", &["idx"])],
+                vec![slot("Out", &["out"])],
+                attrs,
+            )],
+        );
+        let Some(e) = translate_err(&bytes) else {
+            return;
+        };
+        let m = e.to_string();
+        assert!(matches!(e, TranslateError::Attribute { .. }), "{m}");
+        for part in [
+            "op 0 (`one_hot_v2`)",
+            "`num_classes`",
+            "`depth`",
+            "pd_op.one_hot",
+        ] {
+            assert!(m.contains(part), "{part}: {m}");
+        }
+    }
+}
+
+/// `RnnOpTranscriber` / `TranslateDropOutStateIn`: `dropout_state_in` is
+/// `full(dims and dtype of the output DropoutState's variable, 0.0, cpu)`; `sequence_length`
+/// (optional, no argument) is null.
+#[test]
+fn rnn_dropout_state_in_is_a_full_like_the_output() {
+    let bytes = rnn_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let full = line_with(&text, "pd_op.full");
     assert!(
         full.ends_with(
@@ -241,25 +369,10 @@ fn rnn_dropout_state_in_is_a_full_like_the_output() {
 /// variable (int64 here), whatever the legacy op's attributes say.
 #[test]
 fn range_dtype_is_starts() {
-    let bytes = program(
-        vec![
-            var("s", VT::Int64, &[1], true),
-            var("e", VT::Int64, &[1], true),
-            var("st", VT::Int64, &[1], true),
-            var("out", VT::Int64, &[-1], true),
-        ],
-        vec![op(
-            "range",
-            vec![
-                slot("End", &["e"]),
-                slot("Start", &["s"]),
-                slot("Step", &["st"]),
-            ],
-            vec![slot("Out", &["out"])],
-            vec![],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
+    let bytes = range_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let arange = line_with(&text, "pd_op.arange");
     assert!(arange.contains("{dtype:int64,"), "{arange}");
 }
@@ -317,7 +430,9 @@ fn increment_value_is_step() {
                 attrs,
             )],
         );
-        let Some(text) = translate(&bytes) else { return };
+        let Some(text) = translate(&bytes) else {
+            return;
+        };
         let inc = line_with(&text, "pd_op.increment");
         assert!(inc.contains("\"pd_op.increment\" (%0) "), "{inc}");
         assert!(inc.contains(want), "{want}: {inc}");
@@ -329,24 +444,10 @@ fn increment_value_is_step() {
 /// `int64_values`, `values` (here the empty `fp32_values` is skipped for `int32_values`).
 #[test]
 fn assign_value_takes_the_first_non_empty_values() {
-    let bytes = program(
-        vec![var("out", VT::Int32, &[3], true)],
-        vec![op(
-            "assign_value",
-            vec![],
-            vec![slot("Out", &["out"])],
-            vec![
-                ints_attr("shape", &[3]),
-                int_attr("dtype", 2),
-                proto::op_desc::Attr {
-                    floats: vec![],
-                    ..attr("fp32_values", AttrType::Floats)
-                },
-                ints_attr("int32_values", &[4, 5, 6]),
-            ],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
+    let bytes = assign_value_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     assert_eq!(
         text.lines().nth(1).unwrap().trim(),
         "(%0) = \"pd_op.assign_value\" () {dtype:int32,persistable:[false],place:Place(undefined:0),shape:[3],stop_gradient:[true],values:[4,5,6]} : () -> tensor<3xi32>"
@@ -362,7 +463,10 @@ fn assign_value_takes_the_first_non_empty_values() {
         )],
     );
     let e = translate_err(&bytes).unwrap().to_string();
-    assert!(e.contains("op 0 (`assign_value`)") && e.contains("`values`"), "{e}");
+    assert!(
+        e.contains("op 0 (`assign_value`)") && e.contains("`values`"),
+        "{e}"
+    );
 }
 
 /// `FillConstant2FullWithTensorTranscriber`: with a `ShapeTensorList`, the operands are
@@ -370,29 +474,10 @@ fn assign_value_takes_the_first_non_empty_values() {
 /// the one attribute is `dtype`.
 #[test]
 fn fill_constant_with_shape_tensor_list() {
-    let bytes = program(
-        vec![
-            var("a", VT::Int32, &[], true),
-            var("b", VT::Int32, &[], true),
-            var("out", VT::Fp32, &[2, -1], true),
-        ],
-        vec![op(
-            "fill_constant",
-            vec![
-                slot("ShapeTensor", &[]),
-                slot("ShapeTensorList", &["a", "b"]),
-                slot("ValueTensor", &[]),
-            ],
-            vec![slot("Out", &["out"])],
-            vec![
-                int_attr("dtype", 5),
-                ints_attr("shape", &[2, -1]),
-                float_attr("value", 1.5),
-                str_attr("str_value", "1.5"),
-            ],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
+    let bytes = fill_constant_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     assert_eq!(lines[3], "(%2) = \"pd_op.full\" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1.5} : () -> tensor<1xf32>");
     assert_eq!(lines[4], "(%3) = \"builtin.combine\" (%1, %0) {} : (tensor<i32>, tensor<i32>) -> vec[tensor<i32>,tensor<i32>]");
@@ -420,7 +505,9 @@ fn empty_vector_output_element_is_a_null_type() {
             vec![int_attr("axis", 0)],
         )],
     );
-    let Some(text) = translate(&bytes) else { return };
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let grad = line_with(&text, "pd_op.concat_grad");
     assert!(
         grad.ends_with("-> vec[tensor<2x3xf32>,<<NULL TYPE>>]"),
@@ -441,9 +528,15 @@ fn empty_vector_output_element_is_a_null_type() {
     let tr = translator().unwrap().translate_bytes(&bytes).unwrap();
     let text = tr.program.to_string();
     let split = line_with(&text, "pd_op.split_with_num");
-    assert!(split.ends_with("-> vec[tensor<4x3xf32>,<<NULL TYPE>>]"), "{split}");
+    assert!(
+        split.ends_with("-> vec[tensor<4x3xf32>,<<NULL TYPE>>]"),
+        "{split}"
+    );
     let e = pir_runtime::verify(&tr.program).unwrap_err().to_string();
-    assert!(e.contains("pd_op.split_with_num") && e.contains("<<NULL TYPE>>"), "{e}");
+    assert!(
+        e.contains("pd_op.split_with_num") && e.contains("<<NULL TYPE>>"),
+        "{e}"
+    );
 }
 
 /// `LegacySetValueDispatcher`: with a `ValueTensor`, `pd_op.set_value_with_tensor` (never the
@@ -451,27 +544,10 @@ fn empty_vector_output_element_is_a_null_type() {
 /// `full_int_array`s.
 #[test]
 fn set_value_with_value_tensor() {
-    let bytes = program(
-        vec![
-            var("x", VT::Fp32, &[4, 6], true),
-            var("v", VT::Fp32, &[1, 6], true),
-        ],
-        vec![op(
-            "set_value",
-            vec![slot("Input", &["x"]), slot("ValueTensor", &["v"])],
-            vec![slot("Out", &["x"])],
-            vec![
-                ints_attr("axes", &[0]),
-                ints_attr("starts", &[1]),
-                ints_attr("ends", &[2]),
-                ints_attr("steps", &[1]),
-                ints_attr("decrease_axes", &[]),
-                ints_attr("none_axes", &[]),
-                ints_attr("shape", &[1, 6]),
-            ],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
+    let bytes = set_value_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let sv = line_with(&text, "pd_op.set_value");
     assert!(sv.contains("\"pd_op.set_value_with_tensor\" ("), "{sv}");
     assert!(
@@ -484,22 +560,99 @@ fn set_value_with_value_tensor() {
 /// type (int64 here, though the variable says int32).
 #[test]
 fn randint_result_type_from_dtype() {
-    let bytes = program(
-        vec![var("out", VT::Int32, &[2, 3], true)],
-        vec![op(
-            "randint",
-            vec![],
-            vec![slot("Out", &["out"])],
-            vec![
-                int_attr("low", 0),
-                int_attr("high", 10),
-                ints_attr("shape", &[2, 3]),
-                int_attr("dtype", 3),
-                int_attr("seed", 0),
-            ],
-        )],
-    );
-    let Some(text) = translate(&bytes) else { return };
+    let bytes = randint_program();
+    let Some(text) = translate(&bytes) else {
+        return;
+    };
     let r = line_with(&text, "pd_op.randint");
     assert!(r.ends_with("-> tensor<2x3xi64>"), "{r}");
+}
+
+fn repeat_interleave_program() -> Vec<u8> {
+    program(
+        vec![
+            var("x", VT::Fp32, &[3, 4], true),
+            var("r", VT::Int64, &[3], true),
+            var("out", VT::Fp32, &[-1, 4], true),
+        ],
+        vec![op(
+            "repeat_interleave",
+            vec![slot("RepeatsTensor", &["r"]), slot("X", &["x"])],
+            vec![slot("Out", &["out"])],
+            vec![int_attr("dim", 0), int_attr("Repeats", 0)],
+        )],
+    )
+}
+
+/// `RepeatInterLeaveOpTranscriber` picks `pd_op.repeat_interleave_with_tensor_index` when a
+/// `RepeatsTensor` is given, with operands `X` then the tensor, and Paddle translates its
+/// `axis` from the legacy `dim`. Known gap, pinned so it is noticed when fixed:
+/// op_compat.yaml has two `repeat_interleave` entries and only the second maps `axis : dim`;
+/// Paddle's `op_compat_gen.py` merges duplicate entries (`insert_new_arg_mappings` does
+/// `dict.update`), while op schemas here carry the first entry only (Paddle's op generator
+/// `get_compat` rule), so the translator does not find `dim` yet.
+#[test]
+fn repeat_interleave_axis_needs_merged_op_compat_entries() {
+    let Some(e) = translate_err(&repeat_interleave_program()) else {
+        return;
+    };
+    let m = e.to_string();
+    assert!(
+        m.contains("`pd_op.repeat_interleave_with_tensor_index`") && m.contains("`axis`"),
+        "{m}"
+    );
+}
+
+/// Bad input never panics: every special-handler program above, with each attribute, each
+/// input parameter or each output parameter of its op removed in turn, either translates or
+/// fails with an error located at that op (block 0, op 0).
+#[test]
+fn handler_programs_with_a_part_removed_fail_cleanly() {
+    use prost::Message;
+    if translator().is_none() {
+        return;
+    }
+    let programs = [
+        one_hot_program(),
+        rnn_program(),
+        range_program(),
+        reduce_all_program(false),
+        fill_constant_program(),
+        set_value_program(),
+        randint_program(),
+        assign_value_program(),
+        repeat_interleave_program(),
+    ];
+    let mut variants = 0;
+    for bytes in programs {
+        let desc = proto::ProgramDesc::decode(bytes.as_slice()).unwrap();
+        let op = &desc.blocks[0].ops[0];
+        let (na, ni, no) = (op.attrs.len(), op.inputs.len(), op.outputs.len());
+        for (part, count) in [(0, na), (1, ni), (2, no)] {
+            for i in 0..count {
+                let mut d = desc.clone();
+                let o = &mut d.blocks[0].ops[0];
+                match part {
+                    0 => drop(o.attrs.remove(i)),
+                    1 => drop(o.inputs.remove(i)),
+                    _ => drop(o.outputs.remove(i)),
+                }
+                let ty = o.r#type.clone().unwrap_or_default();
+                let edited = d.encode_to_vec();
+                let t = translator().unwrap();
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    t.translate_bytes(&edited).map(|_| ())
+                }));
+                let Ok(result) = got else {
+                    panic!("{ty} with part {part}/{i} removed panicked");
+                };
+                if let Err(e) = result {
+                    let m = e.to_string();
+                    assert!(m.starts_with(&format!("block 0, op 0 (`{ty}`)")), "{m}");
+                }
+                variants += 1;
+            }
+        }
+    }
+    assert!(variants > 40, "{variants}");
 }

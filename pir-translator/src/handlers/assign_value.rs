@@ -78,7 +78,10 @@ impl OpTranscriber for AssignValue {
                 general::check_attribute(cx, target, s, name, value, a)?,
             ));
         }
-        attrs.push((Cow::Borrowed("place"), cx.ctx().place_attr(Place::default())));
+        attrs.push((
+            Cow::Borrowed("place"),
+            cx.ctx().place_attr(Place::default()),
+        ));
         let Some(values_spec) = spec(target, "values") else {
             return Err(cx.invalid(format!("`{}` has no `values`", target.def.name)));
         };
@@ -90,7 +93,8 @@ impl OpTranscriber for AssignValue {
                 continue;
             };
             if matches!(cx.ctx().attr_data(a), AttrData::Array(v) if !v.is_empty()) {
-                let a = general::check_attribute(cx, target, values_spec, name, value, Ok(Some(a)))?;
+                let a =
+                    general::check_attribute(cx, target, values_spec, name, value, Ok(Some(a)))?;
                 attrs.push((Cow::Borrowed("values"), a));
                 return Ok(attrs);
             }

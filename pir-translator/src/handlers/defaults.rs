@@ -151,8 +151,14 @@ pub const FUSED_FEEDFORWARD: WithDefaults = WithDefaults {
         ("act_method", DefaultAttr::Str("gelu")),
         ("dropout1_prob", DefaultAttr::F32(0.5)),
         ("dropout2_prob", DefaultAttr::F32(0.5)),
-        ("dropout1_implementation", DefaultAttr::Str("downgrade_in_infer")),
-        ("dropout2_implementation", DefaultAttr::Str("downgrade_in_infer")),
+        (
+            "dropout1_implementation",
+            DefaultAttr::Str("downgrade_in_infer"),
+        ),
+        (
+            "dropout2_implementation",
+            DefaultAttr::Str("downgrade_in_infer"),
+        ),
         ("is_test", DefaultAttr::Bool(false)),
         ("dropout1_fix_seed", DefaultAttr::Bool(false)),
         ("dropout2_fix_seed", DefaultAttr::Bool(false)),

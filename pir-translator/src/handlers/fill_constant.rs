@@ -40,9 +40,14 @@ impl OpTranscriber for FillConstant {
 
     fn required_ops(&self, cx: &OpContext<'_, '_>) -> Vec<String> {
         if has_tensor_input(cx.op()) {
-            ["pd_op.full_with_tensor", "pd_op.full", "pd_op.stack", "pd_op.full_int_array"]
-                .map(String::from)
-                .to_vec()
+            [
+                "pd_op.full_with_tensor",
+                "pd_op.full",
+                "pd_op.stack",
+                "pd_op.full_int_array",
+            ]
+            .map(String::from)
+            .to_vec()
         } else {
             vec!["pd_op.full".into()]
         }
@@ -96,7 +101,12 @@ impl OpTranscriber for FillConstant {
     ) -> Result<AttrList, TranslateError> {
         let ctx = cx.ctx();
         let Some(AttrValue::Int(dtype)) = cx.attr("dtype") else {
-            return Err(bad(cx, target, "dtype", "expected an INT (a legacy data type code)"));
+            return Err(bad(
+                cx,
+                target,
+                "dtype",
+                "expected an INT (a legacy data type code)",
+            ));
         };
         let dtype = (
             Cow::Borrowed("dtype"),
@@ -128,14 +138,7 @@ impl OpTranscriber for FillConstant {
                 kind: AllocationType::Xpu,
                 device: 0,
             },
-            _ => {
-                return Err(bad(
-                    cx,
-                    target,
-                    "place_type",
-                    "expected -1, 0, 1, 2 or 3",
-                ))
-            }
+            _ => return Err(bad(cx, target, "place_type", "expected -1, 0, 1, 2 or 3")),
         };
         Ok(AttrList::from_iter([
             (Cow::Borrowed("shape"), shape),

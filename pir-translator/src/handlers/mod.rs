@@ -154,8 +154,14 @@ pub fn builtin_handlers() -> Vec<(&'static str, Arc<dyn OpTranscriber>)> {
         ("assign_value", Arc::new(AssignValue)),
         ("set_value", Arc::new(SetValue { grad: false })),
         ("set_value_grad", Arc::new(SetValue { grad: true })),
-        ("repeat_interleave", Arc::new(RepeatInterleave { grad: false })),
-        ("repeat_interleave_grad", Arc::new(RepeatInterleave { grad: true })),
+        (
+            "repeat_interleave",
+            Arc::new(RepeatInterleave { grad: false }),
+        ),
+        (
+            "repeat_interleave_grad",
+            Arc::new(RepeatInterleave { grad: true }),
+        ),
         ("randint", Arc::new(RandInt)),
         (
             "lod_array_length",

@@ -49,7 +49,10 @@ impl OpTranscriber for Arange {
         };
         let var = cx.var_desc(start)?;
         let dtype = var.dtype().ok_or_else(|| {
-            cx.var_error(start, "`range` reads its `dtype` from `Start`, which has no data type")
+            cx.var_error(
+                start,
+                "`range` reads its `dtype` from `Start`, which has no data type",
+            )
         })?;
         Ok(Some(cx.ctx().dtype_attr(dtype)))
     }

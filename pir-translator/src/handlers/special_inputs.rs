@@ -85,7 +85,11 @@ impl OpTranscriber for OneHot {
         }
         match cx.input("depth_tensor") {
             [] => {}
-            [name] => return Ok(Some(cx.value_info(Param::input("depth_tensor"), name)?.value)),
+            [name] => {
+                return Ok(Some(
+                    cx.value_info(Param::input("depth_tensor"), name)?.value,
+                ))
+            }
             more => {
                 return Err(TranslateError::Input {
                     at: Box::new(cx.at()),
@@ -103,7 +107,10 @@ impl OpTranscriber for OneHot {
             attr_error(cx, target, &input.name, "depth", problem.to_string())
         };
         let Some(depth) = cx.attr("depth") else {
-            return Err(bad(cx, "the op has neither a `depth_tensor` input nor a `depth`"));
+            return Err(bad(
+                cx,
+                "the op has neither a `depth_tensor` input nor a `depth`",
+            ));
         };
         let full = translate_general_attribute(cx.ctx(), Some(depth))
             .map_err(|e| bad(cx, &e.to_string()))?

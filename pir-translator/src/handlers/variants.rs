@@ -21,12 +21,10 @@ use pir_runtime::op_support::AttrArg;
 use pir_runtime::pir_spec::InputSpec;
 use pir_runtime::{OpDef, Value};
 
-use super::defaults::FUSED_ELEMWISE_ADD_ACTIVATION;
 use super::attr_error;
+use super::defaults::FUSED_ELEMWISE_ADD_ACTIVATION;
 use crate::attribute_translator::phi_dtype_of_code;
-use crate::op_translator::{
-    general, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp,
-};
+use crate::op_translator::{general, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp};
 use crate::translate_error::TranslateError;
 
 fn has_input(op: &LegacyOp, param: &str) -> bool {
