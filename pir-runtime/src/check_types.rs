@@ -21,8 +21,8 @@ use std::fmt;
 use crate::error::{BuildError, PrintedType};
 use crate::interfaces::{InferMeta, InferShape};
 use crate::op_support::reinfer_result_types;
-use crate::program::{OpId, Program};
 use crate::phi::DataType;
+use crate::program::{OpId, Program};
 use crate::types::{Type, TypeData};
 
 /// One result whose recorded type differs from the re-inferred one.
