@@ -315,12 +315,34 @@ fn stops_gradient(prog: &Program, v: Value) -> bool {
         .is_none_or(|&f| !matches!(prog.ctx().attr_data(f), AttrData::Bool(false)))
 }
 
-/// Position of every op of `block`.
-fn positions(prog: &Program, block: pir_runtime::BlockId) -> FxHashMap<OpId, f64> {
-    prog.block_ops(block)
-        .enumerate()
-        .map(|(i, o)| (o, i as f64))
-        .collect()
+/// Positions of the ops of `block` from the first source op to the anchor, the anchor at 0,
+/// and that first source op. Every source op is a producer of the anchor (the match reaches
+/// them from it), so in the anchor's block none comes after it: walking back from the anchor
+/// costs the match's span, not the block (placement was quadratic in the matches otherwise).
+/// Ops before the first source op are absent, which placement reads as "before".
+fn span_positions(
+    prog: &Program,
+    block: pir_runtime::BlockId,
+    anchor: OpId,
+    src_ops: &[OpId],
+) -> (FxHashMap<OpId, f64>, OpId) {
+    let in_block = |o: &&OpId| prog.op(**o).parent_block() == Some(block);
+    let mut left = src_ops.iter().filter(in_block).count();
+    let mut pos = FxHashMap::default();
+    let (mut at, mut p, mut first) = (Some(anchor), 0.0, anchor);
+    while let Some(o) = at {
+        pos.insert(o, p);
+        if src_ops.contains(&o) {
+            first = o;
+            left = left.saturating_sub(1);
+            if left == 0 {
+                break;
+            }
+        }
+        at = prog.op(o).prev_op();
+        p -= 1.0;
+    }
+    (pos, first)
 }
 
 impl DrrRewrite {
@@ -346,14 +368,8 @@ impl DrrRewrite {
             .op(anchor)
             .parent_block()
             .ok_or_else(|| self.err(rw.program(), anchor, "the anchor is not in a block"))?;
-        // Positions, once per match; new ops get positions between their neighbours'.
-        let mut pos: FxHashMap<OpId, f64> = positions(rw.program(), block);
-        let first_src = src_ops
-            .iter()
-            .filter_map(|o| pos.get(o).map(|&p| (p, *o)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, o)| o)
-            .unwrap_or(anchor);
+        // Positions of the match's span; new ops get positions between their neighbours'.
+        let (mut pos, first_src) = span_positions(rw.program(), block, anchor, &src_ops);
         let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
         let mut before_cursor = first_pos - 1.0;
         for (ri, attr_list) in attrs {
@@ -396,20 +412,26 @@ impl DrrRewrite {
                     (InsertPoint::Before(first_src), before_cursor)
                 }
             };
-            let mut dict = match res.copy_attrs_of {
-                Some(i) => rw.program().op(src_ops[i]).attributes(),
-                None => ctx.empty_dict(),
-            };
-            for (name, a) in attr_list {
-                dict = ctx.dict_with(dict, name, Some(a));
-            }
             let stop = operands
                 .iter()
                 .flatten()
                 .all(|&v| stops_gradient(rw.program(), v));
             let n_results = def.schema.map_or(res.outputs.len(), |s| s.outputs.len());
             let flags = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
-            dict = ctx.dict_with(dict, "stop_gradient", Some(flags));
+            // One dictionary per op: the copied entries, then the set ones (later names win).
+            let dict = {
+                let copied = match res.copy_attrs_of {
+                    Some(i) => rw.program().op(src_ops[i]).attribute_entries(),
+                    None => &[],
+                };
+                let entries: SmallVec<[(&str, Attribute); 24]> = copied
+                    .iter()
+                    .map(|(n, a)| (&**n, *a))
+                    .chain(attr_list)
+                    .chain([("stop_gradient", flags)])
+                    .collect();
+                ctx.dict_attr(&entries)
+            };
             let op = rw
                 .build(at, def, &operands, dict)
                 .map_err(|source| PassError::Build {

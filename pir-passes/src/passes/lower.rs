@@ -19,6 +19,7 @@
 //! is its own new id (that is what Paddle prints), a builtin op's is the id of its original.
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use pir_runtime::phi::{DataLayout, DataType};
 use pir_runtime::printer::OpIds;
@@ -51,17 +52,25 @@ fn tensor_of(ctx: &IrContext, t: Option<Type>) -> Option<(DataType, DataLayout)>
     }
 }
 
-/// `(kernel name, kernel key text, dtype)` of a `pd_op` op.
-fn kernel_key(r: OpRef<'_>) -> (String, String, DataType) {
-    let ctx = r.ctx();
-    let schema = r.def().schema;
-    let kernel_name = schema
+/// The op's kernel function (`batch_norm` for `batch_norm_`).
+fn kernel_name(r: OpRef<'_>) -> String {
+    r.def()
+        .schema
         .map(|s| s.runtime.kernel_func.to_string())
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| {
             let n = r.name().split_once('.').map_or(r.name(), |(_, n)| n);
             n.trim_end_matches('_').to_string()
-        });
+        })
+}
+
+/// What a kernel key is made of: backend, layout and dtype.
+type KeyParts = (&'static str, DataLayout, DataType);
+
+/// The kernel key of a `pd_op` op.
+fn kernel_key(r: OpRef<'_>) -> KeyParts {
+    let ctx = r.ctx();
+    let schema = r.def().schema;
     let first_tensor = r.operand_types().find_map(|t| tensor_of(ctx, t));
     let from_param = schema.and_then(|s| {
         let p = s.runtime.kernel_key_dtype.first()?;
@@ -89,12 +98,17 @@ fn kernel_key(r: OpRef<'_>) -> (String, String, DataType) {
             first_tensor.map_or(DataLayout::Undefined, |(_, l)| l),
         ),
     };
-    let key = format!(
-        "<backend:{backend}|layout:{}|dtype:{}>",
-        layout.name(),
-        dtype.name()
-    );
-    (kernel_name, key, dtype)
+    (backend, layout, dtype)
+}
+
+/// The attributes a kernel op gains besides `origin_id`; the same for every op of one
+/// definition and key, so they are made once per pair.
+#[derive(Clone, Copy)]
+struct KernelAttrs {
+    kernel_name: Attribute,
+    kernel_key: Attribute,
+    op_name: Attribute,
+    inplace: bool,
 }
 
 /// The kernel dialect's type for a result type.
@@ -131,7 +145,10 @@ impl PdOpToKernel {
         next += 1; // the new module
         let mut prog = Program::with_capacity(&ctx, old.block_len(old.block()));
         let mut ids = OpIds::default();
-        let mut values: FxHashMap<Value, Value> = FxHashMap::default();
+        // Old value index → new value; op definition and key → attributes; type → type.
+        let mut values: Vec<Option<Value>> = vec![None; old.num_values_allocated()];
+        let mut kernels: FxHashMap<(usize, KeyParts), KernelAttrs> = FxHashMap::default();
+        let mut types: FxHashMap<(Type, bool), Option<Type>> = FxHashMap::default();
         let at = InsertPoint::BlockEnd(prog.block());
         let mut lowered = 0;
         for op in old.block_ops(old.block()) {
@@ -147,7 +164,7 @@ impl PdOpToKernel {
             let mut operands = Vec::with_capacity(r.num_operands());
             for v in r.operands() {
                 operands.push(match v {
-                    Some(v) => Some(*values.get(&v).ok_or_else(|| {
+                    Some(v) => Some(values.get(v.index()).copied().flatten().ok_or_else(|| {
                         PassError::op(NAME, old, op, "an operand is defined outside the top block")
                     })?),
                     None => None,
@@ -156,9 +173,14 @@ impl PdOpToKernel {
             let id = next;
             next += 1;
             let is_data = r.name() == "pd_op.data";
-            let types: Vec<Option<Type>> = r
+            let result_types: SmallVec<[Option<Type>; 4]> = r
                 .result_types()
-                .map(|t| lowered_type(&ctx, t, is_data))
+                .map(|t| match t {
+                    Some(t) => *types
+                        .entry((t, is_data))
+                        .or_insert_with(|| lowered_type(&ctx, Some(t), is_data)),
+                    None => None,
+                })
                 .collect();
             let (def, attrs) = if r.def().dialect == "builtin" {
                 let origin = old_ids.get(op).unwrap_or(id) as i64;
@@ -167,19 +189,30 @@ impl PdOpToKernel {
                     ctx.dict_with(r.attributes(), "origin_id", Some(ctx.i64_attr(origin))),
                 )
             } else {
-                let (kernel_name, key, dtype) = kernel_key(r);
-                self.check_registry(old, op, &kernel_name, dtype)?;
-                let mut a = r.attributes();
-                let mut set = |name: &str, v: Attribute| a = ctx.dict_with(a, name, Some(v));
-                set("kernel_name", ctx.str_attr(&kernel_name));
-                set("kernel_key", ctx.str_attr(&key));
-                set("op_name", ctx.str_attr(r.name()));
-                set("origin_id", ctx.i64_attr(id as i64));
-                if is_inplace_op(r) {
-                    set("is_inplace", ctx.bool_attr(true));
+                let key = kernel_key(r);
+                let k = match kernels.entry((r.def() as *const _ as usize, key)) {
+                    std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        *e.insert(self.kernel_attrs(old, op, key)?)
+                    }
+                };
+                // One dictionary per op: the op's entries and the kernel's (theirs win).
+                let mut a: SmallVec<[(&str, Attribute); 24]> = r
+                    .attribute_entries()
+                    .iter()
+                    .map(|(n, v)| (&**n, *v))
+                    .collect();
+                a.extend([
+                    ("kernel_name", k.kernel_name),
+                    ("kernel_key", k.kernel_key),
+                    ("op_name", k.op_name),
+                    ("origin_id", ctx.i64_attr(id as i64)),
+                ]);
+                if k.inplace {
+                    a.push(("is_inplace", ctx.bool_attr(true)));
                 }
                 lowered += 1;
-                (&kernel::PHI_KERNEL_DEF, a)
+                (&kernel::PHI_KERNEL_DEF, ctx.dict_attr(&a))
             };
             let new = prog
                 .create_op_at(
@@ -187,7 +220,7 @@ impl PdOpToKernel {
                         def,
                         operands: &operands,
                         attributes: attrs,
-                        result_types: &types,
+                        result_types: &result_types,
                         num_regions: 0,
                     },
                     at,
@@ -197,10 +230,34 @@ impl PdOpToKernel {
                 ids.set(new, id);
             }
             for (i, v) in r.results().enumerate() {
-                values.insert(v, prog.op(new).result(i));
+                values[v.index()] = Some(prog.op(new).result(i));
             }
         }
         Ok((prog, ids, lowered))
+    }
+
+    /// The kernel attributes of `op` under `key`, its kernel checked against the registry.
+    fn kernel_attrs(
+        &self,
+        prog: &Program,
+        op: OpId,
+        (backend, layout, dtype): KeyParts,
+    ) -> Result<KernelAttrs, PassError> {
+        let r = prog.op(op);
+        let ctx = prog.ctx();
+        let name = kernel_name(r);
+        self.check_registry(prog, op, &name, dtype)?;
+        let key = format!(
+            "<backend:{backend}|layout:{}|dtype:{}>",
+            layout.name(),
+            dtype.name()
+        );
+        Ok(KernelAttrs {
+            kernel_name: ctx.str_attr(&name),
+            kernel_key: ctx.str_attr(&key),
+            op_name: ctx.str_attr(r.name()),
+            inplace: is_inplace_op(r),
+        })
     }
 
     fn check_registry(
