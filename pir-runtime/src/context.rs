@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use crate::attributes::{AttrData, AttrKey, Attribute, DictEntries};
 use crate::error::IrError;
-use crate::intern::Interner;
+use crate::intern::{Interner, Miss, ShortKey};
 pub use crate::intern::ProbeStats;
 use crate::meta::TensorMeta;
 use crate::op_def::OpDef;
@@ -240,17 +240,34 @@ impl IrContext {
     pub fn dense_tensor_type(&self, dtype: DataType, dims: &[i64]) -> Type {
         // The commonest interning of all (a type per op result): a short key when the dims
         // fit (no hashing of the dims, no reading of the stored type), else by the general key
-        // without going through `TypeKey`.
-        let make = || TypeData::DenseTensor(TensorMeta::new(dtype, dims));
+        // without going through `TypeKey`. The hit path of a short key inlines to a few
+        // loads; making a type is out of line.
         let idx = match crate::types::dense_short(dtype, dims) {
-            Some(short) => self.types.intern_short(short, make),
-            None => self.types.intern_long(
-                |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),
-                |d| crate::types::is_plain_dense(d, dtype, dims),
-                make,
-            ),
+            Some(short) => match self.types.find_short(short) {
+                Ok(idx) => idx,
+                Err(miss) => self.new_dense_short(short, miss, dtype, dims),
+            },
+            None => self.dense_long(dtype, dims),
         };
         Type::from_index(idx, crate::types::TypeKind::DenseTensor)
+    }
+
+    /// [`IrContext::dense_tensor_type`] of a short key its lookup missed.
+    #[inline(never)]
+    fn new_dense_short(&self, short: ShortKey, miss: Miss, dtype: DataType, dims: &[i64]) -> u32 {
+        self.types.insert_short(short, miss, || {
+            TypeData::DenseTensor(TensorMeta::new(dtype, dims))
+        })
+    }
+
+    /// [`IrContext::dense_tensor_type`] of dims without a short key.
+    #[inline(never)]
+    fn dense_long(&self, dtype: DataType, dims: &[i64]) -> u32 {
+        self.types.intern_long(
+            |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),
+            |d| crate::types::is_plain_dense(d, dtype, dims),
+            || TypeData::DenseTensor(TensorMeta::new(dtype, dims)),
+        )
     }
 
     /// A dense tensor type from full metadata.

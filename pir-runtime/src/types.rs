@@ -566,24 +566,37 @@ pub(crate) fn tensor_short(
     layout: DataLayout,
     dims: &[i64],
 ) -> Option<ShortKey> {
-    let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
-    if dims.len() <= 4 {
-        let mut value = head;
-        let mut all = 0;
-        for (i, &d) in dims.iter().enumerate() {
-            let x = d.wrapping_add(1) as u64;
-            all |= x;
-            value |= x << (12 + 13 * i);
-        }
-        if all < 1 << 13 {
-            return Some(ShortKey { kind, value });
-        }
+    if let Some(k) = tensor_short_first(kind, dtype, layout, dims) {
+        return Some(k);
     }
+    let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
     tensor_short_classes(kind + 8, head, dims)
 }
 
-/// The second encoding of [`tensor_short`].
-#[inline]
+/// The first encoding of [`tensor_short`] alone (`None` when the key has the second or none).
+#[inline(always)]
+fn tensor_short_first(
+    kind: u8,
+    dtype: DataType,
+    layout: DataLayout,
+    dims: &[i64],
+) -> Option<ShortKey> {
+    if dims.len() > 4 {
+        return None;
+    }
+    let mut value = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
+    let mut all = 0;
+    for (i, &d) in dims.iter().enumerate() {
+        let x = d.wrapping_add(1) as u64;
+        all |= x;
+        value |= x << (12 + 13 * i);
+    }
+    (all < 1 << 13).then_some(ShortKey { kind, value })
+}
+
+
+/// The second encoding of [`tensor_short`] (out of line: the first is the common one).
+#[inline(never)]
 fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
     if dims.len() > 7 {
         return None;

@@ -1,0 +1,75 @@
+//! The side-by-side benchmark's interning steps on pir-runtime alone, for instruction counts
+//! and profiles (BENCHMARKS.md, issue 16); builds in seconds, unlike `op-defs`' `steps`:
+//!
+//! ```text
+//! cargo build --release -p pir-runtime --example intern_steps
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/intern_steps newtype 100000
+//! ```
+//!
+//! Steps: `newtype` (N new tensor types `[-1, 3, 224, w]`), `lookup` (N lookups among 4,096
+//! interned tensor types, scrambled). Instructions per op are the difference between runs with
+//! two values of N, divided by the difference of N. Thread CPU time per op is printed too.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use pir_runtime::phi::DataType;
+use pir_runtime::IrContext;
+
+/// This thread's CPU time in ns (Linux: `/proc/thread-self/schedstat`), or 0 elsewhere: on a
+/// busy machine, wall-clock time mostly measures the wait for a core.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let step = args.next().unwrap_or_default();
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
+    let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    for _ in 0..reps {
+        let ctx = IrContext::new();
+        let start;
+        let cpu;
+        match step.as_str() {
+            "newtype" => {
+                start = Instant::now();
+                cpu = cpu_ns();
+                for w in 1..=n {
+                    let dims = [-1, 3, 224, black_box(w as i64)];
+                    black_box(ctx.dense_tensor_type(DataType::Float32, &dims));
+                }
+            }
+            "lookup" => {
+                const HOT: usize = 4096;
+                let pick = |i: usize| (i.wrapping_mul(2_654_435_761) >> 7) % HOT;
+                for w in 0..HOT {
+                    ctx.dense_tensor_type(DataType::Float32, &[-1, 3, 224, 1 + w as i64]);
+                }
+                start = Instant::now();
+                cpu = cpu_ns();
+                for i in 0..n {
+                    let w = black_box(pick(i));
+                    black_box(ctx.dense_tensor_type(
+                        black_box(DataType::Float32),
+                        &[-1, 3, 224, 1 + w as i64],
+                    ));
+                }
+            }
+            other => {
+                eprintln!("unknown step {other:?}: newtype, lookup");
+                std::process::exit(2);
+            }
+        }
+        let cpu = cpu_ns() - cpu;
+        println!(
+            "{step}: {:.1} ns/op CPU, {:.1} wall",
+            cpu as f64 / n as f64,
+            start.elapsed().as_nanos() as f64 / n as f64
+        );
+    }
+}
