@@ -25,33 +25,60 @@ use crate::meta::Scalar;
 use crate::phi::{DataLayout, DataType, Place};
 use crate::types::Type;
 
-/// A handle to an interned attribute: 4 bytes, `Copy`, equality is identity.
+/// A handle to an interned attribute: 8 bytes (its index and the identity of its
+/// [`IrContext`], so an attribute of another context is never read as this one's), `Copy`,
+/// equality is identity.
 ///
 /// ```
 /// use pir_runtime::{Attribute, IrContext};
 /// let ctx = IrContext::new();
 /// let a: Attribute = ctx.str_attr("relu");
-/// assert_eq!(std::mem::size_of::<Attribute>(), 4);
+/// assert_eq!(std::mem::size_of::<Attribute>(), 8);
 /// assert_eq!(a, ctx.str_attr("relu")); // interned: compared by handle
 /// assert_eq!(a.display(&ctx).to_string(), "\"relu\"");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Attribute(pub(crate) NonZeroU32);
+pub struct Attribute {
+    bits: NonZeroU32,
+    ctx: u32,
+}
 
-static_assertions::assert_eq_size!(Attribute, u32);
+static_assertions::assert_eq_size!(Attribute, u64);
 
 impl Attribute {
-    pub(crate) fn from_index(idx: u32) -> Attribute {
-        Attribute(NonZeroU32::new(idx + 1).expect("attribute index overflow"))
+    pub(crate) fn from_index(idx: u32, ctx: u32) -> Attribute {
+        Attribute {
+            bits: NonZeroU32::new(idx + 1).expect("attribute index overflow"),
+            ctx,
+        }
     }
 
     pub(crate) fn index(self) -> u32 {
-        self.0.get() - 1
+        self.bits.get() - 1
     }
 
-    /// The raw handle (never 0).
+    /// The raw index word (never 0), as programs store it.
+    #[inline(always)]
     pub(crate) fn raw(self) -> u32 {
-        self.0.get()
+        self.bits.get()
+    }
+
+    /// The index word, as programs store it.
+    #[inline(always)]
+    pub(crate) fn bits(self) -> NonZeroU32 {
+        self.bits
+    }
+
+    /// The attribute of context `ctx` whose index word is `bits`.
+    #[inline(always)]
+    pub(crate) fn from_bits(bits: NonZeroU32, ctx: u32) -> Attribute {
+        Attribute { bits, ctx }
+    }
+
+    /// The identity of the context that interned it.
+    #[inline(always)]
+    pub(crate) fn ctx_id(self) -> u32 {
+        self.ctx
     }
 
     /// The attribute's data.
@@ -403,7 +430,7 @@ impl Internable for AttrData {
             AttrKey::Float(v) => u64::from(v.to_bits()),
             AttrKey::Double(v) => v.to_bits(),
             AttrKey::Complex64(r, i) => u64::from(r.to_bits()) | u64::from(i.to_bits()) << 32,
-            AttrKey::Type(t) => u64::from(t.0.get()),
+            AttrKey::Type(t) => u64::from(t.raw()),
             AttrKey::DataType(d) => d as u64,
             AttrKey::DataLayout(d) => d as u64,
             AttrKey::Place(p) => (p.kind as u64) << 8 | u64::from(p.device as u8),

@@ -72,6 +72,8 @@ pub type TypePrintFn = fn(&mut dyn std::fmt::Write, &IrContext, &[Attribute]) ->
 /// assert!(ctx.has_dialect("builtin"));
 /// ```
 pub struct IrContext {
+    /// This context's identity, in every type and attribute handle it gives out.
+    id: u32,
     types: Interner<TypeData>,
     attrs: Interner<AttrData>,
     registry: RwLock<Registry>,
@@ -84,6 +86,20 @@ pub struct IrContext {
     /// How many types `verify` has looked at for dims Paddle never writes, and whether one
     /// had some (then `verify` checks each value's type).
     dims_scan: parking_lot::Mutex<(usize, bool)>,
+}
+
+/// The identities given to contexts (see [`IrContext::id`]).
+static NEXT_CONTEXT_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+/// A fresh context identity; never 0 and never reused.
+fn next_context_id() -> u32 {
+    let id = NEXT_CONTEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // Reuse after a wrap would let types of two contexts alias: refuse instead.
+    assert!(
+        id != 0,
+        "more than 2^32 - 1 contexts created in this process"
+    );
+    id
 }
 
 const SMALL_INT_MIN: i64 = -64;
@@ -107,20 +123,23 @@ impl IrContext {
             let idx = types.intern(TypeKey::Scalar(d), TypeKey::to_data);
             debug_assert_eq!(idx, d as u32);
         }
+        let id = next_context_id();
         let attrs = Interner::new();
         let empty_dict = Attribute::from_index(
             attrs.intern(AttrKey::Dict(DictEntries::Borrowed(&[])), AttrKey::to_data),
+            id,
         );
-        let f = Attribute::from_index(attrs.intern(AttrKey::Bool(false), AttrKey::to_data));
-        let t = Attribute::from_index(attrs.intern(AttrKey::Bool(true), AttrKey::to_data));
+        let f = Attribute::from_index(attrs.intern(AttrKey::Bool(false), AttrKey::to_data), id);
+        let t = Attribute::from_index(attrs.intern(AttrKey::Bool(true), AttrKey::to_data), id);
         let small = |f: fn(i64) -> AttrKey<'static>| -> Box<[Attribute]> {
             (SMALL_INT_MIN..=SMALL_INT_MAX)
-                .map(|v| Attribute::from_index(attrs.intern(f(v), AttrKey::to_data)))
+                .map(|v| Attribute::from_index(attrs.intern(f(v), AttrKey::to_data), id))
                 .collect()
         };
         let small_i32 = small(|v| AttrKey::Int32(v as i32));
         let small_i64 = small(AttrKey::Int64);
         let ctx = IrContext {
+            id,
             types,
             attrs,
             registry: RwLock::new(Registry::default()),
@@ -166,7 +185,7 @@ impl IrContext {
             return self.scalar_type(d);
         }
         let kind = key.kind();
-        Type::from_index(self.types.intern(key, TypeKey::to_data), kind)
+        Type::from_index(self.types.intern(key, TypeKey::to_data), kind, self.id)
     }
 
     /// The type equal to `key`, if interned (never allocates).
@@ -181,7 +200,9 @@ impl IrContext {
     /// ```
     pub fn lookup_type(&self, key: TypeKey<'_>) -> Option<Type> {
         let kind = key.kind();
-        self.types.lookup(&key).map(|i| Type::from_index(i, kind))
+        self.types
+            .lookup(&key)
+            .map(|i| Type::from_index(i, kind, self.id))
     }
 
     /// The data behind `t`.
@@ -193,8 +214,15 @@ impl IrContext {
     /// let TypeData::DenseTensor(meta) = ctx.type_data(t) else { panic!() };
     /// assert_eq!((meta.dtype, &meta.dims[..]), (DataType::Int32, &[2, -1][..]));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `t` is a type of another context (see [`IrContext::owns_type`]).
     #[inline]
     pub fn type_data(&self, t: Type) -> &TypeData {
+        if t.ctx_id() != self.id {
+            foreign_panic("type", t);
+        }
         self.types.get(t.index())
     }
 
@@ -209,7 +237,7 @@ impl IrContext {
     /// ```
     #[inline]
     pub fn scalar_type(&self, d: DataType) -> Type {
-        Type::from_index(d as u32, crate::types::TypeKind::Scalar)
+        Type::from_index(d as u32, crate::types::TypeKind::Scalar, self.id)
     }
 
     /// `vec[elements...]`.
@@ -249,7 +277,7 @@ impl IrContext {
             },
             None => self.dense_long(dtype, dims),
         };
-        Type::from_index(idx, crate::types::TypeKind::DenseTensor)
+        Type::from_index(idx, crate::types::TypeKind::DenseTensor, self.id)
     }
 
     /// [`IrContext::dense_tensor_type`] of a short key its lookup missed.
@@ -395,7 +423,7 @@ impl IrContext {
         if let AttrKey::Bool(b) = key {
             return self.bools[usize::from(b)];
         }
-        Attribute::from_index(self.attrs.intern(key, AttrKey::to_data))
+        Attribute::from_index(self.attrs.intern(key, AttrKey::to_data), self.id)
     }
 
     /// The attribute equal to `key`, if interned (never allocates).
@@ -408,7 +436,9 @@ impl IrContext {
     /// assert_eq!(ctx.lookup_attr(AttrKey::Str("relu")), Some(s));
     /// ```
     pub fn lookup_attr(&self, key: AttrKey<'_>) -> Option<Attribute> {
-        self.attrs.lookup(&key).map(Attribute::from_index)
+        self.attrs
+            .lookup(&key)
+            .map(|i| Attribute::from_index(i, self.id))
     }
 
     /// The data behind `a`.
@@ -419,13 +449,20 @@ impl IrContext {
     /// let a = ctx.int_array_attr(&[1, -1]);
     /// assert!(matches!(ctx.attr_data(a), AttrData::IntArray(v) if **v == [1, -1]));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `a` is an attribute of another context (see [`IrContext::try_attr_data`]).
     #[inline]
     pub fn attr_data(&self, a: Attribute) -> &AttrData {
+        if a.ctx_id() != self.id {
+            foreign_panic("attribute", a);
+        }
         self.attrs.get(a.index())
     }
 
-    /// The data behind `a` if `a` is a handle of this context (handles from another context
-    /// may be out of range).
+    /// The data behind `a` if `a` is an attribute of this context (`None` for one of another
+    /// context, whatever its index).
     ///
     /// ```
     /// use pir_runtime::IrContext;
@@ -433,11 +470,51 @@ impl IrContext {
     /// let handle = (0..5000).map(|i| big.i64_attr(i * 1000)).last().unwrap();
     /// let fresh = IrContext::new();
     /// assert!(big.try_attr_data(handle).is_some());
-    /// assert!(fresh.try_attr_data(handle).is_none()); // out of range in the other context
+    /// assert!(fresh.try_attr_data(handle).is_none()); // of another context
+    /// assert!(fresh.try_attr_data(big.i64_attr(1)).is_none()); // even where in range
     /// ```
     #[inline]
     pub fn try_attr_data(&self, a: Attribute) -> Option<&AttrData> {
+        if a.ctx_id() != self.id {
+            return None;
+        }
         self.attrs.try_get(a.index())
+    }
+
+    /// Whether `t` is a type of this context. Types of another context are refused by the
+    /// program API and panic in [`IrContext::type_data`]; they are never read as this
+    /// context's type at the same index.
+    ///
+    /// ```
+    /// use pir_runtime::{IrContext, phi::DataType};
+    /// let (a, b) = (IrContext::new(), IrContext::new());
+    /// let t = a.dense_tensor_type(DataType::Float32, &[2]);
+    /// assert!(a.owns_type(t));
+    /// assert!(!b.owns_type(t)); // even if `b` interns the same type at the same index:
+    /// assert_ne!(b.dense_tensor_type(DataType::Float32, &[2]), t);
+    /// ```
+    #[inline]
+    pub fn owns_type(&self, t: Type) -> bool {
+        t.ctx_id() == self.id
+    }
+
+    /// Whether `a` is an attribute of this context (see [`IrContext::owns_type`]).
+    ///
+    /// ```
+    /// use pir_runtime::IrContext;
+    /// let (a, b) = (IrContext::new(), IrContext::new());
+    /// assert!(a.owns_attr(a.str_attr("x")));
+    /// assert!(!b.owns_attr(a.str_attr("x")));
+    /// ```
+    #[inline]
+    pub fn owns_attr(&self, a: Attribute) -> bool {
+        a.ctx_id() == self.id
+    }
+
+    /// This context's identity: every type and attribute handle carries it.
+    #[inline(always)]
+    pub(crate) fn id(&self) -> u32 {
+        self.id
     }
 
     /// Number of interned attributes.
@@ -942,4 +1019,11 @@ impl std::fmt::Debug for IrContext {
             .field("dialects", &self.dialects())
             .finish_non_exhaustive()
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn foreign_panic(what: &str, h: impl std::fmt::Debug) -> ! {
+    panic!("{h:?} is a {what} of another context")
 }

@@ -458,7 +458,7 @@ impl<'a> Printer<'a> {
     /// `LINE_CACHE_MAX` operands and results (see [`Printer::print_operation_with_no_region`]).
     fn print_cached_line(&mut self, op: OpId, p: &OpParts<'_>) -> fmt::Result {
         let prog = self.prog;
-        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.raw()));
         let (n_operands, n_results) = (p.num_operands(), p.num_results as usize);
         let (mut w2, mut w3) = (0u64, 0u64);
         let types = (0..n_operands)
@@ -571,7 +571,7 @@ impl<'a> Printer<'a> {
         if n_operands + n_results > LINE_CACHE_MAX || self.op_ids.is_some() {
             return self.print_operation_uncached(r);
         }
-        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.0.get()));
+        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.raw()));
         let (mut w2, mut w3) = (0u64, 0u64);
         for (i, t) in r.operand_types().chain(r.result_types()).enumerate() {
             let bits = raw(t) << (32 * (i % 2));

@@ -34,17 +34,53 @@ use crate::types::Type;
 
 mod checks;
 
+/// An arena index as the program stores it (handles add the program's identity).
+type Ix = NonZeroU32;
+
+/// The identities given to programs: every handle carries its program's, so a handle of
+/// another program is told apart even where its index is in range (issue 18).
+static NEXT_PROGRAM_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+/// A fresh program identity; never 0 and never reused.
+fn next_program_id() -> u32 {
+    use std::sync::atomic::Ordering;
+    let id = NEXT_PROGRAM_ID.fetch_add(1, Ordering::Relaxed);
+    // Reuse after a wrap would let handles of two programs alias: refuse instead.
+    assert!(
+        id != 0,
+        "more than 2^32 - 1 programs created in this process"
+    );
+    id
+}
+
 macro_rules! handle {
-    ($(#[$m:meta])* $name:ident, $prefix:literal) => {
+    ($(#[$m:meta])* $name:ident, $prefix:literal, $what:literal) => {
         $(#[$m])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(NonZeroU32);
+        pub struct $name {
+            ix: Ix,
+            prog: u32,
+        }
 
         impl $name {
             #[inline]
-            fn new(index: usize) -> Self {
+            fn new(index: usize, prog: u32) -> Self {
                 // Arenas start with a placeholder at index 0, so real indices are never 0.
-                $name(NonZeroU32::new(u32::try_from(index).expect("arena overflow")).expect("index 0 is reserved"))
+                let ix = Ix::new(u32::try_from(index).expect("arena overflow")).expect("index 0 is reserved");
+                $name { ix, prog }
+            }
+
+            #[inline(always)]
+            #[allow(dead_code)] // not every kind of handle is stored by index
+            fn from_ix(ix: Ix, prog: u32) -> Self {
+                $name { ix, prog }
+            }
+
+            /// The index as the program stores it.
+            #[inline(always)]
+            #[allow(dead_code)]
+            fn ix(self) -> Ix {
+                self.ix
             }
 
             /// The handle's arena index (stable for the program's lifetime).
@@ -64,13 +100,21 @@ macro_rules! handle {
             /// ```
             #[inline]
             pub fn index(self) -> usize {
-                self.0.get() as usize
+                self.ix.get() as usize
+            }
+        }
+
+        impl checks::Handle for $name {
+            const WHAT: &'static str = $what;
+            #[inline(always)]
+            fn prog(self) -> u32 {
+                self.prog
             }
         }
 
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
+                write!(f, concat!($prefix, "{}"), self.ix)
             }
         }
     };
@@ -86,10 +130,10 @@ handle!(
     /// # let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
     /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
     /// let op: OpId = prog.defining_op(x).unwrap();
-    /// assert_eq!(std::mem::size_of::<OpId>(), 4);
+    /// assert_eq!(std::mem::size_of::<OpId>(), 8); // an index and the program's identity
     /// assert_eq!(prog.op(op).name(), "builtin.parameter");
     /// ```
-    OpId, "op"
+    OpId, "op", "an op"
 );
 handle!(
     /// A value: an op result or a block argument.
@@ -106,7 +150,7 @@ handle!(
     /// let arg = prog.add_block_arg(block, Some(t));
     /// assert!(matches!(prog.value_def(arg), ValueDef::BlockArg { index: 0, .. }));
     /// ```
-    Value, "v"
+    Value, "v", "a value"
 );
 handle!(
     /// A block.
@@ -122,7 +166,7 @@ handle!(
     /// let region = prog.block_parent(top).unwrap();
     /// assert_eq!(prog.region_parent(region), Some(prog.module_op()));
     /// ```
-    BlockId, "block"
+    BlockId, "block", "a block"
 );
 handle!(
     /// A region.
@@ -139,7 +183,7 @@ handle!(
     /// assert_eq!(prog.region_blocks(body), [block]);
     /// assert_eq!(prog.region_parent(body), Some(op));
     /// ```
-    RegionId, "region"
+    RegionId, "region", "a region"
 );
 handle!(
     /// One operand slot of one operation (a use of a value).
@@ -156,11 +200,12 @@ handle!(
     /// assert_eq!(slots.len(), 2);
     /// assert_ne!(slots[0], slots[1]); // one slot per use
     /// ```
-    OperandId, "use"
+    OperandId, "use", "an operand"
 );
 
-static_assertions::assert_eq_size!(Option<Value>, u32);
-static_assertions::assert_eq_size!(OpId, u32);
+// A handle is its index and its program's identity; the arenas store the index alone.
+static_assertions::assert_eq_size!(Option<Value>, u64);
+static_assertions::assert_eq_size!(OpId, u64);
 
 /// A parameter of a program (`Parameter { bytes, type, is_mutable }` of the seeds).
 ///
@@ -273,7 +318,7 @@ const NO_LINK: u32 = 0;
 
 #[derive(Clone, Copy)]
 struct OperandData {
-    value: Option<Value>,
+    value: Option<Ix>,
     owner: u32,
     next_use: u32,
     prev_use: u32,
@@ -284,7 +329,8 @@ struct OperandData {
 /// block argument's is kept in `Program::arg_index`.
 #[derive(Clone, Copy)]
 struct ValueData {
-    ty: Option<Type>,
+    /// The type's index word (the context's identity is the program's).
+    ty: Option<NonZeroU32>,
     first_use: u32,
     owner: u32,
 }
@@ -302,10 +348,11 @@ const EXTRA: u8 = 2;
 struct OpData {
     def: u16,
     flags: u8,
-    attrs: Attribute,
-    parent: Option<BlockId>,
-    prev: Option<OpId>,
-    next: Option<OpId>,
+    /// The attribute dictionary's index word (the context's identity is the program's).
+    attrs: NonZeroU32,
+    parent: Option<Ix>,
+    prev: Option<Ix>,
+    next: Option<Ix>,
     operands_start: u32,
     results_start: u32,
     num_operands: u16,
@@ -330,6 +377,7 @@ pub(crate) struct OpParts<'a> {
     pub(crate) num_results: u32,
     pub(crate) num_regions: u32,
     pub(crate) next: Option<OpId>,
+    prog: u32,
 }
 
 impl OpParts<'_> {
@@ -339,12 +387,14 @@ impl OpParts<'_> {
 
     #[inline]
     pub(crate) fn operand(&self, i: usize) -> Option<Value> {
-        self.operands[i].value
+        self.operands[i]
+            .value
+            .map(|ix| Value::from_ix(ix, self.prog))
     }
 
     #[inline]
     pub(crate) fn result(&self, i: u32) -> Value {
-        Value::new((self.results_start + i) as usize)
+        Value::new((self.results_start + i) as usize, self.prog)
     }
 }
 
@@ -427,6 +477,10 @@ pub struct OperationArgs<'a> {
 /// ```
 pub struct Program {
     ctx: Arc<IrContext>,
+    /// This program's identity, in every handle it gives out.
+    id: u32,
+    /// The context's identity, in every type and attribute handle.
+    ctx_id: u32,
     ops: Vec<OpData>,
     operands: Vec<OperandData>,
     values: Vec<ValueData>,
@@ -479,7 +533,7 @@ impl Program {
         let placeholder_op = OpData {
             def: 0,
             flags: 0,
-            attrs: ctx.empty_dict(),
+            attrs: ctx.empty_dict().bits(),
             parent: None,
             prev: None,
             next: None,
@@ -488,14 +542,17 @@ impl Program {
             num_operands: 0,
             num_results: 0,
         };
+        let id = next_program_id();
         let mut p = Program {
             ctx: ctx.clone(),
+            id,
+            ctx_id: ctx.id(),
             ops: Vec::with_capacity(ops + 2),
             operands: Vec::with_capacity(ops + 1),
             values: Vec::with_capacity(ops + 1),
             blocks: vec![BlockData::default()],
             regions: vec![RegionData::default()],
-            module: OpId::new(1),
+            module: OpId::new(1, id),
             parameters: BTreeMap::new(),
             defs: Vec::new(),
             def_index: Default::default(),
@@ -517,13 +574,18 @@ impl Program {
             first_use: 0,
             owner: 0,
         });
-        let module = p.create_op(OperationArgs {
-            def: &crate::builtin::MODULE_DEF,
-            operands: &[],
-            attributes: ctx.empty_dict(),
-            result_types: &[],
-            num_regions: 1,
-        });
+        let module = p.push_op(
+            OperationArgs {
+                def: &crate::builtin::MODULE_DEF,
+                operands: &[],
+                attributes: ctx.empty_dict(),
+                result_types: &[],
+                num_regions: 1,
+            },
+            None,
+            None,
+            None,
+        );
         p.module = module;
         let region = p.op(module).region(0);
         p.add_block(region);
@@ -570,8 +632,7 @@ impl Program {
     /// assert_eq!(prog.first_op(prog.block()), Some(op));
     /// ```
     pub fn block(&self) -> BlockId {
-        let region = RegionId::new(self.shape(self.module).regions_start as usize);
-        self.regions[region.index()].blocks[0]
+        self.regions[self.shape(self.module).regions_start as usize].blocks[0]
     }
 
     /// Where `op`'s operands, results and regions are.
@@ -615,12 +676,13 @@ impl Program {
         let s = sh.operands_start as usize;
         OpParts {
             def: self.def_of(d),
-            attrs: d.attrs,
+            attrs: Attribute::from_bits(d.attrs, self.ctx_id),
             operands: &self.operands[s..s + sh.num_operands as usize],
             results_start: sh.results_start,
             num_results: sh.num_results,
             num_regions: sh.num_regions,
-            next: d.next,
+            next: self.op_h(d.next),
+            prog: self.id,
         }
     }
 
@@ -628,6 +690,24 @@ impl Program {
     #[inline]
     fn def_of(&self, d: &OpData) -> &'static OpDef {
         self.defs[usize::from(d.def)]
+    }
+
+    /// The op handle of a stored index.
+    #[inline(always)]
+    fn op_h(&self, ix: Option<Ix>) -> Option<OpId> {
+        ix.map(|ix| OpId::from_ix(ix, self.id))
+    }
+
+    /// The type handle of a stored index word.
+    #[inline(always)]
+    fn type_h(&self, bits: Option<NonZeroU32>) -> Option<Type> {
+        bits.map(|b| Type::from_bits(b, self.ctx_id))
+    }
+
+    /// The value handle of a stored index.
+    #[inline(always)]
+    fn value_h(&self, ix: Option<Ix>) -> Option<Value> {
+        ix.map(|ix| Value::from_ix(ix, self.id))
     }
 
     /// The index of `def` in `defs`, adding it if new.
@@ -661,6 +741,7 @@ impl Program {
     /// ```
     #[inline]
     pub fn op(&self, op: OpId) -> OpRef<'_> {
+        self.expect_own(op);
         OpRef { prog: self, id: op }
     }
 
@@ -678,9 +759,7 @@ impl Program {
     /// assert!(!prog.is_alive(op));
     /// ```
     pub fn is_alive(&self, op: OpId) -> bool {
-        self.ops
-            .get(op.index())
-            .is_some_and(|o| o.flags & ALIVE != 0)
+        self.owns(op) && self.ops[op.index()].flags & ALIVE != 0
     }
 
     /// Number of live operations, the module included.
@@ -714,6 +793,7 @@ impl Program {
     /// assert!(!prog.parameter("w").unwrap().is_mutable);
     /// ```
     pub fn set_parameter(&mut self, name: impl Into<String>, p: Parameter) {
+        self.expect_type(Some(p.ty));
         self.parameters.insert(name.into(), p);
     }
 
@@ -761,18 +841,18 @@ impl Program {
     /// let op = prog.create_op(OperationArgs {
     ///     def: &builtin::CONSTANT_DEF, operands: &[], attributes: attrs,
     ///     result_types: &[Some(i64_)], num_regions: 0,
-    /// });
+    /// }).unwrap();
     /// assert_eq!(prog.location(op), "detached");
     /// prog.insert_op(op, InsertPoint::BlockEnd(prog.block())).unwrap();
     /// assert_eq!(prog.location(op), "op 0 of block 0");
     /// ```
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If an operand is not a value of this program (out of its range; see
-    /// [`create_op_at`](Self::create_op_at)).
-    pub fn create_op(&mut self, args: OperationArgs<'_>) -> OpId {
-        self.push_op(args, None, None, None)
+    /// [`IrError::Foreign`] if an operand is a value of another program.
+    pub fn create_op(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
+        self.check_args(&args)?;
+        Ok(self.push_op(args, None, None, None))
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
@@ -791,26 +871,22 @@ impl Program {
     /// assert_eq!(prog.block_ops(prog.block()).collect::<Vec<_>>(), [b, a]);
     /// ```
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If an operand is a value of another program, out of this one's range (a check here
-    /// would cost the creation benchmark over 5%; see BENCHMARKS.md, issue 18). Values are
-    /// checked by [`set_operand`](Self::set_operand).
+    /// [`IrError::Foreign`] if an operand or the insertion point's block or op is of another
+    /// program; the errors of [`insert_op`](Self::insert_op).
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
+        self.check_args(&args)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
-            let data = self
-                .blocks
-                .get(b.index())
-                .ok_or_else(|| IrError::Invalid(format!("{b:?} is not a block of this program")))?;
-            let prev = data.last;
+            let prev = self.block_data(b)?.last;
             let op = self.push_op(args, Some(b), prev, None);
             match prev {
-                Some(p) => self.ops[p.index()].next = Some(op),
+                Some(p) => self.ops[p.index()].next = Some(op.ix()),
                 None => self.blocks[b.index()].first = Some(op),
             }
             let data = &mut self.blocks[b.index()];
@@ -830,7 +906,7 @@ impl Program {
         prev: Option<OpId>,
         next: Option<OpId>,
     ) -> OpId {
-        let id = OpId::new(self.ops.len());
+        let id = OpId::new(self.ops.len(), self.id);
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
         let num_operands = u32::try_from(args.operands.len()).expect("operand count overflow");
@@ -846,10 +922,10 @@ impl Program {
                 self.ops.push(OpData {
                     def,
                     flags,
-                    attrs: args.attributes,
-                    parent,
-                    prev,
-                    next,
+                    attrs: args.attributes.bits(),
+                    parent: parent.map(BlockId::ix),
+                    prev: prev.map(OpId::ix),
+                    next: next.map(OpId::ix),
                     operands_start,
                     results_start,
                     num_operands: o,
@@ -871,10 +947,10 @@ impl Program {
                 self.ops.push(OpData {
                     def,
                     flags,
-                    attrs: args.attributes,
-                    parent,
-                    prev,
-                    next,
+                    attrs: args.attributes.bits(),
+                    parent: parent.map(BlockId::ix),
+                    prev: prev.map(OpId::ix),
+                    next: next.map(OpId::ix),
                     operands_start,
                     results_start,
                     num_operands: 0,
@@ -888,7 +964,7 @@ impl Program {
                 }
             }
         }
-        let owner = id.0.get();
+        let owner = id.ix.get();
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
             match v {
@@ -896,7 +972,7 @@ impl Program {
                     // Link at the head of v's use list.
                     let head = self.values[v.index()].first_use;
                     self.operands.push(OperandData {
-                        value: Some(v),
+                        value: Some(v.ix()),
                         owner,
                         next_use: head,
                         prev_use: NO_LINK,
@@ -918,7 +994,7 @@ impl Program {
         for &ty in args.result_types {
             bits |= ty.map_or(0, Type::raw);
             self.values.push(ValueData {
-                ty,
+                ty: ty.map(Type::bits),
                 first_use: NO_LINK,
                 owner,
             });
@@ -942,7 +1018,8 @@ impl Program {
     /// assert_eq!(prog.block_parent(body), Some(region));
     /// ```
     pub fn add_block(&mut self, region: RegionId) -> BlockId {
-        let b = BlockId::new(self.blocks.len());
+        self.expect_own(region);
+        let b = BlockId::new(self.blocks.len(), self.id);
         self.blocks.push(BlockData {
             parent: Some(region),
             ..BlockData::default()
@@ -968,15 +1045,17 @@ impl Program {
     /// assert!(prog.to_string().contains("(%arg_0 {})"));
     /// ```
     pub fn add_block_arg(&mut self, block: BlockId, ty: Option<Type>) -> Value {
-        let v = Value::new(self.values.len());
+        self.expect_own(block);
+        self.expect_type(ty);
+        let v = Value::new(self.values.len(), self.id);
         let index = self.blocks[block.index()].args.len() as u32;
         self.values.push(ValueData {
-            ty,
+            ty: ty.map(Type::bits),
             first_use: NO_LINK,
-            owner: block.0.get() | BLOCK_ARG_TAG,
+            owner: block.ix.get() | BLOCK_ARG_TAG,
         });
         self.handle_bits.add(ty.map_or(0, Type::raw), 0);
-        self.arg_index.insert(v.0.get(), index);
+        self.arg_index.insert(v.ix.get(), index);
         let data = &mut self.blocks[block.index()];
         data.args.push(v);
         data.arg_attrs.push(None);
@@ -996,6 +1075,8 @@ impl Program {
     /// assert_eq!(prog.block_arg_attrs(block, 0), Some(attrs));
     /// ```
     pub fn set_block_arg_attrs(&mut self, block: BlockId, index: usize, attrs: Attribute) {
+        self.expect_own(block);
+        self.expect_attr(attrs);
         if let Some(slot) = self.blocks[block.index()].arg_attrs.get_mut(index) {
             *slot = Some(attrs);
         }
@@ -1032,24 +1113,25 @@ impl Program {
                 let b = d
                     .parent
                     .ok_or_else(|| IrError::NotInBlock(self.describe(o)))?;
+                let b = BlockId::from_ix(b, self.id);
                 if matches!(at, InsertPoint::Before(_)) {
-                    (b, d.prev, Some(o))
+                    (b, self.op_h(d.prev), Some(o))
                 } else {
-                    (b, Some(o), d.next)
+                    (b, Some(o), self.op_h(d.next))
                 }
             }
         };
         self.check_not_inside(op, block)?;
         let d = &mut self.ops[op.index()];
-        d.parent = Some(block);
-        d.prev = prev;
-        d.next = next;
+        d.parent = Some(block.ix());
+        d.prev = prev.map(OpId::ix);
+        d.next = next.map(OpId::ix);
         match prev {
-            Some(p) => self.ops[p.index()].next = Some(op),
+            Some(p) => self.ops[p.index()].next = Some(op.ix()),
             None => self.blocks[block.index()].first = Some(op),
         }
         match next {
-            Some(n) => self.ops[n.index()].prev = Some(op),
+            Some(n) => self.ops[n.index()].prev = Some(op.ix()),
             None => self.blocks[block.index()].last = Some(op),
         }
         self.blocks[block.index()].len += 1;
@@ -1077,7 +1159,7 @@ impl Program {
         let block = self.ops[op.index()]
             .parent
             .ok_or_else(|| IrError::NotInBlock(self.describe(op)))?;
-        self.unlink_from_block(op, block);
+        self.unlink_from_block(op, BlockId::from_ix(block, self.id));
         Ok(())
     }
 
@@ -1085,12 +1167,12 @@ impl Program {
     fn unlink_from_block(&mut self, op: OpId, block: BlockId) {
         let d = self.ops[op.index()];
         match d.prev {
-            Some(p) => self.ops[p.index()].next = d.next,
-            None => self.blocks[block.index()].first = d.next,
+            Some(p) => self.ops[p.get() as usize].next = d.next,
+            None => self.blocks[block.index()].first = self.op_h(d.next),
         }
         match d.next {
-            Some(n) => self.ops[n.index()].prev = d.prev,
-            None => self.blocks[block.index()].last = d.prev,
+            Some(n) => self.ops[n.get() as usize].prev = d.prev,
+            None => self.blocks[block.index()].last = self.op_h(d.prev),
         }
         self.blocks[block.index()].len -= 1;
         let d = &mut self.ops[op.index()];
@@ -1148,7 +1230,7 @@ impl Program {
     fn check_unused(&self, op: OpId, inside: impl Fn(OpId) -> bool) -> Result<(), IrError> {
         let d = self.shape(op);
         for r in 0..d.num_results {
-            let v = Value::new((d.results_start + r) as usize);
+            let v = Value::new((d.results_start + r) as usize, self.id);
             if let Some(u) = self.uses(v).find(|u| !inside(u.op)) {
                 return Err(IrError::ResultInUse {
                     op: self.describe(op),
@@ -1163,7 +1245,7 @@ impl Program {
 
     fn erase_one(&mut self, op: OpId) {
         if let Some(block) = self.ops[op.index()].parent {
-            self.unlink_from_block(op, block);
+            self.unlink_from_block(op, BlockId::from_ix(block, self.id));
         }
         let d = self.shape(op);
         for slot in d.operands_start..d.operands_start + d.num_operands {
@@ -1177,7 +1259,7 @@ impl Program {
     fn link_use(&mut self, slot: u32, v: Value) {
         let head = self.values[v.index()].first_use;
         let o = &mut self.operands[slot as usize];
-        o.value = Some(v);
+        o.value = Some(v.ix());
         o.prev_use = NO_LINK;
         o.next_use = head;
         if head != NO_LINK {
@@ -1192,7 +1274,7 @@ impl Program {
         if o.prev_use != NO_LINK {
             self.operands[o.prev_use as usize].next_use = o.next_use;
         } else {
-            self.values[v.index()].first_use = o.next_use;
+            self.values[v.get() as usize].first_use = o.next_use;
         }
         if o.next_use != NO_LINK {
             self.operands[o.next_use as usize].prev_use = o.prev_use;
@@ -1236,7 +1318,7 @@ impl Program {
             });
         }
         if let Some(v) = value {
-            self.check_value(v)?;
+            self.check_own(v)?;
         }
         let slot = d.operands_start + index as u32;
         self.unlink_use(slot);
@@ -1263,6 +1345,7 @@ impl Program {
     /// assert!(users.contains(&("builtin.shadow_output", 0)));
     /// ```
     pub fn uses(&self, value: Value) -> Uses<'_> {
+        self.expect_own(value);
         Uses {
             prog: self,
             next: self.values[value.index()].first_use,
@@ -1300,6 +1383,7 @@ impl Program {
     /// assert!(prog.has_uses(x));
     /// ```
     pub fn has_uses(&self, value: Value) -> bool {
+        self.expect_own(value);
         self.values[value.index()].first_use != NO_LINK
     }
 
@@ -1321,6 +1405,8 @@ impl Program {
     /// prog.erase_op(prog.defining_op(x).unwrap()).unwrap(); // x is dead now
     /// ```
     pub fn replace_all_uses_with(&mut self, old: Value, new: Value) {
+        self.expect_own(old);
+        self.expect_own(new);
         if old == new {
             return;
         }
@@ -1332,7 +1418,7 @@ impl Program {
         let mut last = slot;
         while slot != NO_LINK {
             let o = &mut self.operands[slot as usize];
-            o.value = Some(new);
+            o.value = Some(new.ix());
             last = slot;
             slot = o.next_use;
         }
@@ -1368,6 +1454,8 @@ impl Program {
         new: Value,
         mut pred: impl FnMut(OpOperand) -> bool,
     ) {
+        self.expect_own(old);
+        self.expect_own(new);
         if old == new {
             return;
         }
@@ -1385,11 +1473,11 @@ impl Program {
 
     fn operand_use(&self, slot: u32) -> OpOperand {
         let o = self.operands[slot as usize];
-        let op = OpId::new(o.owner as usize);
+        let op = OpId::new(o.owner as usize, self.id);
         OpOperand {
             op,
             index: slot - self.ops[op.index()].operands_start,
-            id: OperandId::new(slot as usize),
+            id: OperandId::new(slot as usize, self.id),
         }
     }
 
@@ -1410,7 +1498,8 @@ impl Program {
     /// ```
     #[inline]
     pub fn value_type(&self, value: Value) -> Option<Type> {
-        self.values[value.index()].ty
+        self.expect_own(value);
+        self.type_h(self.values[value.index()].ty)
     }
 
     /// Sets the type of `value`.
@@ -1428,7 +1517,9 @@ impl Program {
     /// assert!(prog.to_string().contains("() -> <<NULL TYPE>>"));
     /// ```
     pub fn set_value_type(&mut self, value: Value, ty: Option<Type>) {
-        self.values[value.index()].ty = ty;
+        self.expect_own(value);
+        self.expect_type(ty);
+        self.values[value.index()].ty = ty.map(Type::bits);
         self.handle_bits.add(ty.map_or(0, Type::raw), 0);
     }
 
@@ -1447,16 +1538,17 @@ impl Program {
     /// assert_eq!(prog.value_def(x), ValueDef::OpResult { op, index: 0 });
     /// ```
     pub fn value_def(&self, value: Value) -> ValueDef {
+        self.expect_own(value);
         let d = self.values[value.index()];
         if d.owner & BLOCK_ARG_TAG != 0 {
             ValueDef::BlockArg {
-                block: BlockId::new((d.owner & !BLOCK_ARG_TAG) as usize),
-                index: self.arg_index[&value.0.get()],
+                block: BlockId::new((d.owner & !BLOCK_ARG_TAG) as usize, self.id),
+                index: self.arg_index[&value.ix.get()],
             }
         } else {
             ValueDef::OpResult {
-                op: OpId::new(d.owner as usize),
-                index: value.0.get() - self.ops[d.owner as usize].results_start,
+                op: OpId::new(d.owner as usize, self.id),
+                index: value.ix.get() - self.ops[d.owner as usize].results_start,
             }
         }
     }
@@ -1481,8 +1573,9 @@ impl Program {
     /// assert_eq!(prog.defining_op(arg), None);
     /// ```
     pub fn defining_op(&self, value: Value) -> Option<OpId> {
+        self.expect_own(value);
         let owner = self.values[value.index()].owner;
-        (owner & BLOCK_ARG_TAG == 0).then(|| OpId::new(owner as usize))
+        (owner & BLOCK_ARG_TAG == 0).then(|| OpId::new(owner as usize, self.id))
     }
 
     // ----- attributes -----------------------------------------------------------------------
@@ -1503,7 +1596,8 @@ impl Program {
     /// ```
     pub fn set_attributes(&mut self, op: OpId, dict: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
-        self.ops[op.index()].attrs = dict;
+        self.check_attr(dict)?;
+        self.ops[op.index()].attrs = dict.bits();
         self.handle_bits.add(0, dict.raw());
         Ok(())
     }
@@ -1523,9 +1617,10 @@ impl Program {
     /// ```
     pub fn set_attribute(&mut self, op: OpId, name: &str, value: Attribute) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let dict = self.ops[op.index()].attrs;
+        self.check_attr(value)?;
+        let dict = Attribute::from_bits(self.ops[op.index()].attrs, self.ctx_id);
         let new = self.ctx.dict_with(dict, name, Some(value));
-        self.ops[op.index()].attrs = new;
+        self.ops[op.index()].attrs = new.bits();
         Ok(())
     }
 
@@ -1544,9 +1639,9 @@ impl Program {
     /// ```
     pub fn remove_attribute(&mut self, op: OpId, name: &str) -> Result<(), IrError> {
         self.check_alive(op)?;
-        let dict = self.ops[op.index()].attrs;
+        let dict = Attribute::from_bits(self.ops[op.index()].attrs, self.ctx_id);
         let new = self.ctx.dict_with(dict, name, None);
-        self.ops[op.index()].attrs = new;
+        self.ops[op.index()].attrs = new.bits();
         Ok(())
     }
 
@@ -1566,6 +1661,7 @@ impl Program {
     /// assert_eq!(names, ["builtin.parameter", "builtin.shadow_output"]);
     /// ```
     pub fn block_ops(&self, block: BlockId) -> BlockOps<'_> {
+        self.expect_own(block);
         BlockOps {
             prog: self,
             next: self.blocks[block.index()].first,
@@ -1584,6 +1680,7 @@ impl Program {
     /// assert_eq!(prog.first_op(prog.block()), prog.defining_op(x));
     /// ```
     pub fn first_op(&self, block: BlockId) -> Option<OpId> {
+        self.expect_own(block);
         self.blocks[block.index()].first
     }
 
@@ -1600,6 +1697,7 @@ impl Program {
     /// assert_eq!(prog.last_op(prog.block()), prog.defining_op(y));
     /// ```
     pub fn last_op(&self, block: BlockId) -> Option<OpId> {
+        self.expect_own(block);
         self.blocks[block.index()].last
     }
 
@@ -1616,6 +1714,7 @@ impl Program {
     /// assert_eq!(prog.block_len(prog.block()), 0);
     /// ```
     pub fn block_len(&self, block: BlockId) -> usize {
+        self.expect_own(block);
         self.blocks[block.index()].len as usize
     }
 
@@ -1632,6 +1731,7 @@ impl Program {
     /// assert_eq!(prog.block_args(block), [a, b]);
     /// ```
     pub fn block_args(&self, block: BlockId) -> &[Value] {
+        self.expect_own(block);
         &self.blocks[block.index()].args
     }
 
@@ -1647,6 +1747,7 @@ impl Program {
     /// assert_eq!(prog.block_arg_attrs(block, 5), None); // no such argument
     /// ```
     pub fn block_arg_attrs(&self, block: BlockId, index: usize) -> Option<Attribute> {
+        self.expect_own(block);
         self.blocks[block.index()]
             .arg_attrs
             .get(index)
@@ -1664,6 +1765,7 @@ impl Program {
     /// assert_eq!(prog.region_parent(region), Some(prog.module_op()));
     /// ```
     pub fn block_parent(&self, block: BlockId) -> Option<RegionId> {
+        self.expect_own(block);
         self.blocks[block.index()].parent
     }
 
@@ -1679,6 +1781,7 @@ impl Program {
     /// assert_eq!(prog.region_blocks(region), [prog.block(), second]);
     /// ```
     pub fn region_blocks(&self, region: RegionId) -> &[BlockId] {
+        self.expect_own(region);
         &self.regions[region.index()].blocks
     }
 
@@ -1693,6 +1796,7 @@ impl Program {
     /// assert_eq!(prog.region_parent(region), Some(module));
     /// ```
     pub fn region_parent(&self, region: RegionId) -> Option<OpId> {
+        self.expect_own(region);
         self.regions[region.index()].parent
     }
 
@@ -1711,8 +1815,10 @@ impl Program {
     /// assert_eq!(prog.op_position(prog.module_op()), None); // not in a block
     /// ```
     pub fn op_position(&self, op: OpId) -> Option<usize> {
+        self.expect_own(op);
         let block = self.ops[op.index()].parent?;
-        self.block_ops(block).position(|o| o == op)
+        self.block_ops(BlockId::from_ix(block, self.id))
+            .position(|o| o == op)
     }
 
     /// Calls `f` on `op` and every op nested in its regions, in pre-order.
@@ -1758,6 +1864,7 @@ impl Program {
     /// assert_eq!(names, ["if", "\"a\"", "\"b\""]);
     /// ```
     pub fn walk_ops(&self, op: OpId) -> WalkOps<'_> {
+        self.expect_own(op);
         WalkOps {
             prog: self,
             root: Some(op),
@@ -1791,10 +1898,11 @@ impl Program {
     /// assert_eq!(prog.describe(yo), "builtin.parameter (op 1 of block 0)");
     /// ```
     pub fn describe(&self, op: OpId) -> String {
-        match self.ops.get(op.index()) {
-            Some(d) => format!("{} ({})", self.def_of(d).name, self.location(op)),
-            None => format!("{op:?}"),
+        if !self.owns(op) {
+            return format!("{op:?} (of another program)");
         }
+        let d = &self.ops[op.index()];
+        format!("{} ({})", self.def_of(d).name, self.location(op))
     }
 
     /// Where `op` is: `op 3 of block 0`, with enclosing ops for nested blocks.
@@ -1814,11 +1922,14 @@ impl Program {
     /// assert_eq!(prog.location(op), "erased");
     /// ```
     pub fn location(&self, op: OpId) -> String {
+        if !self.owns(op) {
+            return "of another program".to_owned();
+        }
         let mut s = String::new();
         let mut cur = op;
         loop {
             let d = self.ops[cur.index()];
-            let Some(block) = d.parent else {
+            let Some(block) = d.parent.map(|b| BlockId::from_ix(b, self.id)) else {
                 if s.is_empty() {
                     s.push_str(if d.flags & ALIVE != 0 {
                         "detached"
@@ -1857,10 +1968,12 @@ impl Program {
     }
 
     pub(crate) fn check_alive(&self, op: OpId) -> Result<(), IrError> {
-        match self.ops.get(op.index()) {
-            Some(d) if d.flags & ALIVE != 0 => Ok(()),
-            Some(d) => Err(IrError::Erased(format!("{} {op:?}", self.def_of(d).name))),
-            None => Err(IrError::Erased(format!("{op:?} (not of this program)"))),
+        self.check_own(op)?;
+        let d = &self.ops[op.index()];
+        if d.flags & ALIVE != 0 {
+            Ok(())
+        } else {
+            Err(IrError::Erased(format!("{} {op:?}", self.def_of(d).name)))
         }
     }
 
@@ -1991,7 +2104,7 @@ impl Iterator for BlockOps<'_> {
 
     fn next(&mut self) -> Option<OpId> {
         let cur = self.next?;
-        self.next = self.prog.ops[cur.index()].next;
+        self.next = self.prog.op_h(self.prog.ops[cur.index()].next);
         Some(cur)
     }
 }
@@ -2014,7 +2127,7 @@ impl Iterator for WalkOps<'_> {
                 let top = self.cursors.last_mut()?;
                 match *top {
                     Some(op) => {
-                        *top = self.prog.ops[op.index()].next;
+                        *top = self.prog.op_h(self.prog.ops[op.index()].next);
                         break op;
                     }
                     None => {
@@ -2190,7 +2303,8 @@ impl<'a> OpRef<'a> {
         if i >= d.num_operands as usize {
             return None;
         }
-        self.prog.operands[d.operands_start as usize + i].value
+        let ix = self.prog.operands[d.operands_start as usize + i].value;
+        self.prog.value_h(ix)
     }
 
     /// All operands.
@@ -2210,9 +2324,10 @@ impl<'a> OpRef<'a> {
     pub fn operands(&self) -> impl ExactSizeIterator<Item = Option<Value>> + 'a {
         let d = self.shape();
         let s = d.operands_start as usize;
-        self.prog.operands[s..s + d.num_operands as usize]
+        let prog = self.prog;
+        prog.operands[s..s + d.num_operands as usize]
             .iter()
-            .map(|o| o.value)
+            .map(move |o| prog.value_h(o.value))
     }
 
     /// The type of operand `i` (`None` when null).
@@ -2290,7 +2405,7 @@ impl<'a> OpRef<'a> {
     #[inline]
     pub fn get_result(&self, i: usize) -> Option<Value> {
         let d = self.shape();
-        (i < d.num_results as usize).then(|| Value::new(d.results_start as usize + i))
+        (i < d.num_results as usize).then(|| Value::new(d.results_start as usize + i, self.prog.id))
     }
 
     /// All results.
@@ -2308,8 +2423,8 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(split.results().collect::<Vec<_>>(), parts);
     /// ```
     pub fn results(&self) -> impl ExactSizeIterator<Item = Value> + 'a {
-        let d = self.shape();
-        (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i))
+        let (d, prog) = (self.shape(), self.prog.id);
+        (0..d.num_results as usize).map(move |i| Value::new(d.results_start as usize + i, prog))
     }
 
     /// The types of all results (`None`: a null type).
@@ -2332,7 +2447,7 @@ impl<'a> OpRef<'a> {
         let s = d.results_start as usize;
         self.prog.values[s..s + d.num_results as usize]
             .iter()
-            .map(|v| v.ty)
+            .map(|v| self.prog.type_h(v.ty))
     }
 
     /// The types of all operands (`None`: a null value or a null type).
@@ -2351,7 +2466,7 @@ impl<'a> OpRef<'a> {
     pub fn operand_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
         let prog = self.prog;
         self.operands()
-            .map(move |v| v.and_then(|v| prog.values[v.index()].ty))
+            .map(move |v| v.and_then(|v| prog.type_h(prog.values[v.index()].ty)))
     }
 
     /// Arena indices of the results (for side tables indexed by value).
@@ -2390,7 +2505,7 @@ impl<'a> OpRef<'a> {
     /// ```
     #[inline]
     pub fn attributes(&self) -> Attribute {
-        self.data().attrs
+        Attribute::from_bits(self.data().attrs, self.prog.ctx_id)
     }
 
     /// The entries of the attribute dictionary, sorted by name.
@@ -2406,7 +2521,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!((&*entries[0].0, entries[0].1), ("parameter_name", ctx.str_attr("w")));
     /// ```
     pub fn attribute_entries(&self) -> &'a [(Box<str>, Attribute)] {
-        match self.prog.ctx.attr_data(self.data().attrs) {
+        match self.prog.ctx.attr_data(self.attributes()) {
             AttrData::Dict(e) => e,
             _ => &[],
         }
@@ -2476,7 +2591,7 @@ impl<'a> OpRef<'a> {
             self.name(),
             self.num_regions()
         );
-        RegionId::new(self.shape().regions_start as usize + i)
+        RegionId::new(self.shape().regions_start as usize + i, self.prog.id)
     }
 
     /// All regions.
@@ -2491,8 +2606,8 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(regions, [prog.op(op).region(0), prog.op(op).region(1)]);
     /// ```
     pub fn regions(&self) -> impl ExactSizeIterator<Item = RegionId> + 'a {
-        let d = self.shape();
-        (0..d.num_regions as usize).map(move |i| RegionId::new(d.regions_start as usize + i))
+        let (d, prog) = (self.shape(), self.prog.id);
+        (0..d.num_regions as usize).map(move |i| RegionId::new(d.regions_start as usize + i, prog))
     }
 
     /// The block containing the op.
@@ -2509,7 +2624,9 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(prog.op(op).parent_block(), None);
     /// ```
     pub fn parent_block(&self) -> Option<BlockId> {
-        self.data().parent
+        self.data()
+            .parent
+            .map(|b| BlockId::from_ix(b, self.prog.id))
     }
 
     /// The next op in the block.
@@ -2527,7 +2644,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(prog.op(yo).next_op(), None);
     /// ```
     pub fn next_op(&self) -> Option<OpId> {
-        self.data().next
+        self.prog.op_h(self.data().next)
     }
 
     /// The previous op in the block.
@@ -2545,7 +2662,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(prog.op(xo).prev_op(), None);
     /// ```
     pub fn prev_op(&self) -> Option<OpId> {
-        self.data().prev
+        self.prog.op_h(self.data().prev)
     }
 
     /// Whether the op has trait `T`.

@@ -24,25 +24,30 @@ use crate::intern::{Internable, Seeds, ShortKey};
 use crate::meta::TensorMeta;
 use crate::phi::{DataLayout, DataType};
 
-/// A handle to an interned type: 4 bytes, `Copy`, equality is identity.
+/// A handle to an interned type: 8 bytes, `Copy`, equality is identity.
 ///
-/// The top three bits hold the type's [`TypeKind`], so kind checks (the bulk of verification)
-/// do not touch the type's data.
+/// The handle holds the type's index, its [`TypeKind`] in the index word's top three bits (so
+/// kind checks, the bulk of verification, do not touch the type's data), and the identity of
+/// its [`IrContext`]: a type of another context is told apart, never read as whatever this
+/// context holds at the same index (programs store the index word alone).
 ///
 /// ```
 /// use pir_runtime::{IrContext, Type, TypeKind, phi::DataType};
 /// let ctx = IrContext::new();
 /// let t: Type = ctx.dense_tensor_type(DataType::Float32, &[2, 2]);
-/// assert_eq!(std::mem::size_of::<Option<Type>>(), 4);
+/// assert_eq!(std::mem::size_of::<Option<Type>>(), 8);
 /// assert_eq!(t.kind(), TypeKind::DenseTensor); // from the handle's bits
 /// assert_eq!(t.as_dense_tensor(&ctx).unwrap().dims[..], [2, 2]);
 /// assert_eq!(t.display(&ctx).to_string(), "tensor<2x2xf32>");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Type(pub(crate) NonZeroU32);
+pub struct Type {
+    bits: NonZeroU32,
+    ctx: u32,
+}
 
-static_assertions::assert_eq_size!(Type, u32);
-static_assertions::assert_eq_size!(Option<Type>, u32);
+static_assertions::assert_eq_size!(Type, u64);
+static_assertions::assert_eq_size!(Option<Type>, u64);
 
 /// The kind of a type, readable from its handle alone.
 ///
@@ -79,19 +84,41 @@ const INDEX_MASK: u32 = (1 << KIND_SHIFT) - 1;
 
 impl Type {
     #[inline]
-    pub(crate) fn from_index(idx: u32, kind: TypeKind) -> Type {
+    pub(crate) fn from_index(idx: u32, kind: TypeKind, ctx: u32) -> Type {
         assert!(idx < INDEX_MASK, "more than 2^29 interned types");
         let bits = (idx + 1) | (kind as u32) << KIND_SHIFT;
-        Type(NonZeroU32::new(bits).expect("index + 1 is never zero"))
+        Type {
+            bits: NonZeroU32::new(bits).expect("index + 1 is never zero"),
+            ctx,
+        }
     }
 
     pub(crate) fn index(self) -> u32 {
-        (self.0.get() & INDEX_MASK) - 1
+        (self.bits.get() & INDEX_MASK) - 1
     }
 
-    /// The raw handle (never 0).
+    /// The raw index word (never 0): kind and index, as programs store it.
+    #[inline(always)]
     pub(crate) fn raw(self) -> u32 {
-        self.0.get()
+        self.bits.get()
+    }
+
+    /// The index word, as programs store it.
+    #[inline(always)]
+    pub(crate) fn bits(self) -> NonZeroU32 {
+        self.bits
+    }
+
+    /// The type of context `ctx` whose index word is `bits`.
+    #[inline(always)]
+    pub(crate) fn from_bits(bits: NonZeroU32, ctx: u32) -> Type {
+        Type { bits, ctx }
+    }
+
+    /// The identity of the context that interned it.
+    #[inline(always)]
+    pub(crate) fn ctx_id(self) -> u32 {
+        self.ctx
     }
 
     /// An upper bound of `index() + 1` over handles whose raw bits were OR-ed into `bits`.
@@ -109,7 +136,7 @@ impl Type {
     /// ```
     #[inline]
     pub fn kind(self) -> TypeKind {
-        match self.0.get() >> KIND_SHIFT {
+        match self.bits.get() >> KIND_SHIFT {
             1 => TypeKind::Scalar,
             2 => TypeKind::Vector,
             3 => TypeKind::DenseTensor,
@@ -500,7 +527,7 @@ impl Hash for TypeKey<'_> {
             TypeKey::Vector(v) => {
                 h.write_u64(0x200 | (v.len() as u64) << 16);
                 for t in *v {
-                    h.write_u32(t.0.get());
+                    h.write_u32(t.bits.get());
                 }
             }
             TypeKey::DenseTensor(t) => {
@@ -675,7 +702,7 @@ impl Internable for TypeData {
             TypeKey::DenseTensor(t) => tensor_hash(3, t, s),
             TypeKey::SelectedRows(t) => tensor_hash(4, t, s),
             TypeKey::Scalar(d) => s.word(1, *d as u64),
-            TypeKey::Vector(v) => s.words(2, v.len(), v.iter().map(|t| u64::from(t.0.get()))),
+            TypeKey::Vector(v) => s.words(2, v.len(), v.iter().map(|t| u64::from(t.bits.get()))),
             TypeKey::DenseTensorArray(d, dims, l) => s.words(
                 5 | (*d as u64) << 8 | (*l as u64) << 16,
                 dims.len(),

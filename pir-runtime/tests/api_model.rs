@@ -212,7 +212,7 @@ impl Harness {
         // Another program, bigger than this one will get: its handles are out of range here.
         let mut other = Program::new(&ctx);
         let foreign = (0..300)
-            .map(|_| other.create_op(args(&ctx, &[], 0)))
+            .map(|_| other.create_op(args(&ctx, &[], 0)).unwrap())
             .skip(200)
             .collect();
         Harness {

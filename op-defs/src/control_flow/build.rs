@@ -150,13 +150,15 @@ fn stand_in(
     n: usize,
 ) -> (OpId, Vec<BlockId>) {
     let empty = prog.ctx().empty_dict();
-    let op = prog.create_op(OperationArgs {
-        def,
-        operands: &[],
-        attributes: empty,
-        result_types: &[],
-        num_regions: n,
-    });
+    let op = prog
+        .create_op(OperationArgs {
+            def,
+            operands: &[],
+            attributes: empty,
+            result_types: &[],
+            num_regions: n,
+        })
+        .expect("no operands: nothing foreign");
     let regions: Vec<_> = prog.op(op).regions().collect();
     let blocks = regions.into_iter().map(|r| prog.add_block(r)).collect();
     (op, blocks)

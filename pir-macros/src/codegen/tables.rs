@@ -168,7 +168,7 @@ pub(super) fn emit_op_def(op: &OpGen<'_>) -> TokenStream {
             attr_cache: #rt::op_def::AttrCache::new(),
         };
 
-        #rt::__private::static_assertions::assert_eq_size!(#ident, u32);
+        #rt::__private::static_assertions::assert_eq_size!(#ident, #rt::OpId);
 
         impl #rt::Op for #ident {
             const DEF: &'static #rt::OpDef = &#def_static;

@@ -85,6 +85,11 @@ pub enum IrError {
     /// A handle to something that was erased.
     #[error("{0} was erased")]
     Erased(String),
+    /// A handle (op, value, block, region) of another program, or a type or attribute of
+    /// another context, given to a program: it is never bound to whatever this program holds
+    /// at the same index.
+    #[error("{0}")]
+    Foreign(String),
     /// An op is already in a block.
     #[error("{0} is already in a block; detach it first")]
     AlreadyInBlock(String),

@@ -1,18 +1,122 @@
-//! Checks of the mutating API: handles out of this program's range are errors, and the region
-//! tree stays a tree (an op may not be inserted into a block nested in its own regions: its
-//! location would loop forever, and erasing it would recurse without end).
+//! Checks of the mutating API: handles of another program are errors (every handle carries
+//! its program's identity, so this holds even where its index is in this program's range),
+//! and the region tree stays a tree (an op may not be inserted into a block nested in its own
+//! regions: its location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, Program, Value, ALIVE, EXTRA};
+use super::{BlockData, BlockId, OpId, OperationArgs, Program, ALIVE, EXTRA};
+use crate::attributes::Attribute;
 use crate::error::IrError;
+use crate::types::Type;
+
+/// A handle that names the program it belongs to.
+pub(crate) trait Handle: Copy + std::fmt::Debug {
+    /// What it names, for messages ("a value").
+    const WHAT: &'static str;
+    /// The identity of the program that gave it out.
+    fn prog(self) -> u32;
+}
 
 impl Program {
-    /// `Err` if `v` is out of this program's range (a value of another, bigger program).
-    #[inline]
-    pub(super) fn check_value(&self, v: Value) -> Result<(), IrError> {
-        if v.index() < self.values.len() {
+    /// Whether `h` was given out by this program.
+    #[inline(always)]
+    pub(crate) fn owns<H: Handle>(&self, h: H) -> bool {
+        h.prog() == self.id
+    }
+
+    /// `Err` if `h` is a handle of another program.
+    #[inline(always)]
+    pub(crate) fn check_own<H: Handle>(&self, h: H) -> Result<(), IrError> {
+        if self.owns(h) {
             Ok(())
         } else {
-            Err(foreign_value(v))
+            Err(foreign(h))
+        }
+    }
+
+    /// Panics if `h` is a handle of another program (the accessors that promise it).
+    #[inline(always)]
+    pub(crate) fn expect_own<H: Handle>(&self, h: H) {
+        if !self.owns(h) {
+            foreign_panic(h);
+        }
+    }
+
+    /// `Err` if an operand of `args` is a value of another program, or a result type or the
+    /// attribute dictionary is of another context. An XOR per handle, OR-ed together before a
+    /// single branch: the creation benchmark's budget.
+    #[inline(always)]
+    pub(super) fn check_args(&self, args: &OperationArgs<'_>) -> Result<(), IrError> {
+        let mut foreign_bits = args.attributes.ctx_id() ^ self.ctx_id;
+        for v in args.operands.iter().flatten() {
+            foreign_bits |= v.prog ^ self.id;
+        }
+        for t in args.result_types.iter().flatten() {
+            foreign_bits |= t.ctx_id() ^ self.ctx_id;
+        }
+        if foreign_bits == 0 {
+            Ok(())
+        } else {
+            Err(self.foreign_arg(args))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn foreign_arg(&self, args: &OperationArgs<'_>) -> IrError {
+        let name = args.def.name;
+        let operand = args
+            .operands
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| v.filter(|v| !self.owns(*v)).map(|v| (i, v)));
+        if let Some((i, v)) = operand {
+            return IrError::Foreign(format!(
+                "cannot create {name}: operand {i} ({v:?}) is a value of another program"
+            ));
+        }
+        let result = args
+            .result_types
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| t.filter(|t| t.ctx_id() != self.ctx_id).map(|t| (i, t)));
+        if let Some((i, t)) = result {
+            return IrError::Foreign(format!(
+                "cannot create {name}: the type of result {i} ({t:?}) is a type of another context"
+            ));
+        }
+        IrError::Foreign(format!(
+            "cannot create {name}: its attribute dictionary ({:?}) is of another context",
+            args.attributes
+        ))
+    }
+
+    /// `Err` if `a` is an attribute of another context.
+    #[inline]
+    pub(super) fn check_attr(&self, a: Attribute) -> Result<(), IrError> {
+        if a.ctx_id() == self.ctx_id {
+            Ok(())
+        } else {
+            Err(IrError::Foreign(format!(
+                "{a:?} is an attribute of another context"
+            )))
+        }
+    }
+
+    /// Panics if `t` is a type of another context (the calls that promise it).
+    #[inline]
+    #[track_caller]
+    pub(super) fn expect_type(&self, t: Option<Type>) {
+        if let Some(t) = t.filter(|t| t.ctx_id() != self.ctx_id) {
+            panic!("{t:?} is a type of another context");
+        }
+    }
+
+    /// Panics if `a` is an attribute of another context (the calls that promise it).
+    #[inline]
+    #[track_caller]
+    pub(super) fn expect_attr(&self, a: Attribute) {
+        if a.ctx_id() != self.ctx_id {
+            panic!("{a:?} is an attribute of another context");
         }
     }
 
@@ -30,7 +134,7 @@ impl Program {
             .extra
             .iter()
             .filter(|(&i, e)| e.num_regions > 0 && self.ops[i as usize].flags & ALIVE != 0)
-            .map(|(&i, _)| OpId::new(i as usize))
+            .map(|(&i, _)| OpId::new(i as usize, self.id))
             .collect();
         v.sort_unstable();
         v
@@ -38,9 +142,8 @@ impl Program {
 
     /// The data of `block`, or `Err` for a handle out of this program's range.
     pub(super) fn block_data(&self, block: BlockId) -> Result<&BlockData, IrError> {
-        self.blocks
-            .get(block.index())
-            .ok_or_else(|| IrError::Invalid(format!("{block:?} is not a block of this program")))
+        self.check_own(block)?;
+        Ok(&self.blocks[block.index()])
     }
 
     /// `Err` if `block` is in a region of `op` or of an op nested in it. Costs nothing for ops
@@ -63,15 +166,23 @@ impl Program {
             }
             region = self.ops[parent.index()]
                 .parent
-                .and_then(|b| self.blocks[b.index()].parent);
+                .and_then(|b| self.blocks[b.get() as usize].parent);
         }
         Ok(())
     }
 }
 
 #[cold]
-fn foreign_value(v: Value) -> IrError {
-    IrError::Invalid(format!("{v:?} is not a value of this program"))
+#[inline(never)]
+fn foreign<H: Handle>(h: H) -> IrError {
+    IrError::Foreign(format!("{h:?} is {} of another program", H::WHAT))
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn foreign_panic<H: Handle>(h: H) -> ! {
+    panic!("{h:?} is {} of another program", H::WHAT)
 }
 
 /// The bitwise OR of the raw type and attribute handles a program stored.
