@@ -159,7 +159,11 @@ pub(crate) fn read_type(ctx: &IrContext, n: &Node<'_, '_>) -> Result<Option<Type
         ("0", "t_index") => return Err(tag_node.unsupported("the index type (`0.t_index`)")),
         ("1", "t_sparse_coo_tensor") => read_sparse_coo(ctx, n)?,
         ("1", "t_sparse_csr_tensor") => read_sparse_csr(ctx, n)?,
-        ("2", _) => return Err(tag_node.unsupported(format!("the control-flow type `{tag}`"))),
+        // The cf dialect's types have no data (Paddle's `ReadControlFlowType`).
+        ("2", t) => match CF_TYPES.iter().find(|(tag, _)| *tag == t) {
+            Some((_, name)) => ctx.intern_type(TypeKey::Custom("cf", name, &[])),
+            None => return Err(unknown()),
+        },
         ("4", _) => return Err(tag_node.unsupported(format!("the distributed type `{tag}`"))),
         ("0", s) => match scalar_of_tag(s) {
             Some(d) => ctx.scalar_type(d),
@@ -311,6 +315,22 @@ fn read_layout(n: &Node<'_, '_>) -> Result<DataLayout, JsonError> {
     DataLayout::from_name(n.str(expected)?).ok_or_else(|| n.unexpected(expected))
 }
 
+/// The cf dialect's types: JSON tag after `2.`, printed name after `cf.` (`cf_type.h`).
+const CF_TYPES: [(&str, &str); 3] = [
+    ("t_stack", "stack"),
+    ("t_inlet", "inlet"),
+    ("t_outlet", "outlet"),
+];
+
+/// `{"#":"2.t_stack"}` for a cf type (Paddle's `WriteControlFlowType`: the tag alone).
+fn write_cf_type(dialect: &str, name: &str, params: &[pir_runtime::Attribute]) -> Option<J> {
+    if dialect != "cf" || !params.is_empty() {
+        return None;
+    }
+    let (tag, _) = CF_TYPES.iter().find(|(_, n)| *n == name)?;
+    Some(J::obj(vec![(ID, J::Str(format!("2.{tag}")))]))
+}
+
 /// Writes a type as Paddle's `writeType` does.
 pub(crate) fn write_type(ctx: &IrContext, ty: Option<Type>) -> J {
     let Some(t) = ty else {
@@ -394,12 +414,14 @@ pub(crate) fn write_type(ctx: &IrContext, ty: Option<Type>) -> J {
             dialect,
             name,
             params,
-        } => J::obj(vec![
-            (ID, J::Str(format!("{dialect}.{name}"))),
-            (
-                DATA,
-                J::Arr(params.iter().map(|&p| write_attr(ctx, p)).collect()),
-            ),
-        ]),
+        } => write_cf_type(dialect, name, params).unwrap_or_else(|| {
+            J::obj(vec![
+                (ID, J::Str(format!("{dialect}.{name}"))),
+                (
+                    DATA,
+                    J::Arr(params.iter().map(|&p| write_attr(ctx, p)).collect()),
+                ),
+            ])
+        }),
     }
 }

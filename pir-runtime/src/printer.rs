@@ -34,6 +34,8 @@ use crate::types::{write_type, Type};
 const HIDDEN_ATTRIBUTES: [&str; 2] = ["op_callstack", "sym_shape_str"];
 
 const UNNAMED: u32 = u32::MAX;
+/// A name with this bit set is an index into [`Printer`]'s aliases.
+const ALIAS: u32 = 1 << 31;
 
 /// The deepest indentation printed, in levels of four spaces. Paddle indents every nesting
 /// level, which makes the text quadratic in the nesting depth (a hundred thousand nested
@@ -137,6 +139,12 @@ pub struct Printer<'a> {
     work: Vec<Work>,
     /// What the op being printed scheduled, in order (moved to `work` when it is done).
     deferred: Vec<Work>,
+    /// Names given by [`Printer::add_value_alias`] (`%stack_0`), indexed by `name & !ALIAS`.
+    aliases: Vec<Box<str>>,
+    /// Per counting key, the ops counted so far (see [`Printer::op_index`]).
+    op_counters: rustc_hash::FxHashMap<(&'static str, OpId), usize>,
+    /// How many ops each counting key has seen.
+    op_counts: rustc_hash::FxHashMap<&'static str, usize>,
 }
 
 /// One item of the printer's work stack.
@@ -260,6 +268,9 @@ impl<'a> Printer<'a> {
             op_ids: None,
             work: Vec::new(),
             deferred: Vec::new(),
+            aliases: Vec::new(),
+            op_counters: Default::default(),
+            op_counts: Default::default(),
         }
     }
 
@@ -720,6 +731,10 @@ impl<'a> Printer<'a> {
             self.names.resize(idx + 1, UNNAMED);
         }
         let name = self.names[idx];
+        if name != UNNAMED && name & ALIAS != 0 {
+            self.buf.push_str(&self.aliases[(name & !ALIAS) as usize]);
+            return Ok(());
+        }
         if self.prog.is_block_arg(v) {
             return self.print_block_arg(v, name);
         }
@@ -734,6 +749,69 @@ impl<'a> Printer<'a> {
         self.buf.push('%');
         self.write_u32(n);
         Ok(())
+    }
+
+    /// Names `v` `alias` (written as is, `%stack_0`) from now on, unless it has a name
+    /// already: Paddle's `IrPrinter::AddValueAlias`, which custom printers call before printing
+    /// the op's line. Aliases take no number from the `%N` sequence.
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, printer::Printer, Builder, IrContext, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// p.add_value_alias(x, "%x_0");
+    /// p.add_value_alias(x, "%ignored"); // the first name stays
+    /// for v in [x, y, x] {
+    ///     p.print_value(Some(v)).unwrap();
+    ///     p.write_str(" ").unwrap();
+    /// }
+    /// p.flush().unwrap();
+    /// assert_eq!(out, "%x_0 %0 %x_0 ");
+    /// ```
+    pub fn add_value_alias(&mut self, v: Value, alias: &str) {
+        let idx = v.index();
+        if idx >= self.names.len() {
+            self.names.resize(idx + 1, UNNAMED);
+        }
+        if self.names[idx] == UNNAMED {
+            self.names[idx] = ALIAS | self.aliases.len() as u32;
+            self.aliases.push(alias.into());
+        }
+    }
+
+    /// The index of `op` among the ops this printer counted under `key`, in the order they
+    /// were first counted (the same op keeps its index): what Paddle's custom printers keep in
+    /// a counter per printer (`StackCreateOp::Print` numbers `%stack_N` so).
+    ///
+    /// ```
+    /// use pir_runtime::{builtin, printer::Printer, Builder, IrContext, Program, phi::DataType};
+    /// let ctx = IrContext::new();
+    /// let mut prog = Program::new(&ctx);
+    /// let t = ctx.dense_tensor_type(DataType::Float32, &[2]);
+    /// let mut b = Builder::at_end(&mut prog);
+    /// let x = builtin::parameter(&mut b, "x", t).unwrap();
+    /// let y = builtin::parameter(&mut b, "y", t).unwrap();
+    /// let (ox, oy) = (prog.defining_op(x).unwrap(), prog.defining_op(y).unwrap());
+    /// let mut out = String::new();
+    /// let mut p = Printer::new(&prog, &mut out);
+    /// assert_eq!((p.op_index("k", oy), p.op_index("k", ox), p.op_index("k", oy)), (0, 1, 0));
+    /// assert_eq!(p.op_index("other", ox), 0);
+    /// ```
+    pub fn op_index(&mut self, key: &'static str, op: OpId) -> usize {
+        if let Some(&i) = self.op_counters.get(&(key, op)) {
+            return i;
+        }
+        let count = self.op_counts.entry(key).or_insert(0);
+        let i = *count;
+        *count += 1;
+        self.op_counters.insert((key, op), i);
+        i
     }
 
     /// `%arg_N`, and ` {attrs}` the first time.

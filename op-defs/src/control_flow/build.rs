@@ -43,6 +43,10 @@ pub enum ControlFlowError {
         /// Its type in the else branch.
         else_: String,
     },
+    /// A `cf.tuple_pop` was built on an outlet whose stack has no single `cf.tuple_push` (or
+    /// that no `cf.stack_create` defines): its results take the pushed values' types.
+    #[error("cf.tuple_pop: the outlet's stack has no cf.tuple_push to type the results (build the push first)")]
+    NoTuplePush,
     /// A value given to the op has no type.
     #[error("{op}: {what} has no type")]
     Untyped {

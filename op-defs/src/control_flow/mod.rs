@@ -1,5 +1,5 @@
 //! Control flow: `pd_op.if`, `pd_op.while`, `pd_op.pylayer`, `pd_op.select_input`,
-//! `pd_op.select_output` and the `cf` dialect's `cf.yield`, with Paddle 3.3.1's names,
+//! `pd_op.select_output` and the `cf` dialect's `cf.yield` and stack ops ([`stack`]), with Paddle 3.3.1's names,
 //! attributes, printing and verification.
 //!
 //! Paddle writes these ops by hand in C++ (`control_flow_op.h`, `manual_pylayer_op.h`,
@@ -43,6 +43,7 @@
 mod build;
 mod ops;
 mod print;
+pub mod stack;
 pub mod verify;
 
 pub use build::{set_stop_gradient, stop_gradient, ControlFlowError, Yields};
@@ -50,10 +51,16 @@ pub use ops::{
     IfOp, PyLayerOp, SelectInputOp, SelectOutputOp, WhileOp, YieldOp, IF_DEF, PYLAYER_DEF,
     SELECT_INPUT_DEF, SELECT_OUTPUT_DEF, WHILE_DEF, YIELD_DEF,
 };
+pub use stack::{
+    CfType, HasElementsOp, StackCreateOp, TuplePopOp, TuplePushOp, HAS_ELEMENTS_DEF,
+    STACK_CREATE_DEF, TUPLE_POP_DEF, TUPLE_PUSH_DEF,
+};
 
 use pir_runtime::{Dialect, IrContext, IrError, OpDef};
 
-/// The `cf` dialect (Paddle's `pir::ControlFlowDialect`): `cf.yield`.
+/// The `cf` dialect (Paddle's `pir::ControlFlowDialect`): `cf.yield`, `cf.stack_create`,
+/// `cf.tuple_push`, `cf.tuple_pop`, and `cf.has_elements` (which Paddle registers in `pd_op`;
+/// see [`stack`]).
 #[derive(Debug)]
 pub struct CfDialect;
 
@@ -65,7 +72,13 @@ impl Dialect for CfDialect {
 }
 
 /// The ops of the `cf` dialect.
-pub static CF_OPS: [&OpDef; 1] = [&YIELD_DEF];
+pub static CF_OPS: [&OpDef; 5] = [
+    &YIELD_DEF,
+    &STACK_CREATE_DEF,
+    &TUPLE_PUSH_DEF,
+    &TUPLE_POP_DEF,
+    &HAS_ELEMENTS_DEF,
+];
 
 /// The control-flow ops of the `pd_op` dialect.
 pub static PD_OP_CONTROL_FLOW: [&OpDef; 5] = [

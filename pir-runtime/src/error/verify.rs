@@ -246,6 +246,32 @@ pub enum VerifyErrorKind {
         /// Its type.
         found: PrintedType,
     },
+    /// A value that pairs two ops (a `cf.stack_create`'s inlet or outlet) must have exactly
+    /// one use.
+    UseCount {
+        /// The value, as the op sees it.
+        value: Slot,
+        /// What it is (`the inlet`, `the outlet`).
+        what: &'static str,
+        /// How many uses it has.
+        found: usize,
+    },
+    /// A `cf.tuple_pop` pops another number of values than its stack's `cf.tuple_push` pushes.
+    PopCount {
+        /// Values pushed.
+        pushed: usize,
+        /// Values popped.
+        popped: usize,
+    },
+    /// A `cf.tuple_pop` result's type differs from the value pushed at its place.
+    PopType {
+        /// The element's index.
+        index: usize,
+        /// The type pushed.
+        pushed: PrintedType,
+        /// The type popped.
+        popped: PrintedType,
+    },
     /// A trait's verifier failed.
     Trait {
         /// The trait's Paddle name (`OneResultTrait`).
@@ -275,7 +301,8 @@ impl VerifyErrorKind {
                 Some(Slot::Operand(*index))
             }
             K::UseBeforeDefinition { operand, .. } => Some(Slot::Operand(*operand)),
-            K::ResultType { index, .. } => Some(Slot::Result(*index)),
+            K::ResultType { index, .. } | K::PopType { index, .. } => Some(Slot::Result(*index)),
+            K::UseCount { value, .. } => Some(*value),
             K::VectorLength { vector: slot, .. }
             | K::ElementType { value: slot, .. }
             | K::Mismatch { value: slot, .. } => Some(*slot),
@@ -452,6 +479,22 @@ impl fmt::Display for VerifyErrorKind {
             } => write!(
                 f,
                 "operand {operand} is used before it is defined, or outside the block that defines it (defined by {defined_by})"
+            ),
+            K::UseCount { value, what, found } => write!(
+                f,
+                "{value} ({what}) must have exactly one use, found {found}"
+            ),
+            K::PopCount { pushed, popped } => write!(
+                f,
+                "pops {popped} value(s) but the stack's cf.tuple_push pushes {pushed}"
+            ),
+            K::PopType {
+                index,
+                pushed,
+                popped,
+            } => write!(
+                f,
+                "element {index} is popped as {popped} but pushed as {pushed}"
             ),
             K::MissingTerminator { region, expected } => write!(
                 f,
