@@ -11,8 +11,15 @@
 //!     // folder = "${PIR_PADDLE_YAML}",
 //!     infer_meta = crate::infer_meta::REGISTRY, // optional: where infer-meta functions live
 //!     dialect_type = PdOpDialect,             // optional: defaults to PascalCase(dialect)+Dialect
+//!     part = "2/4",                           // optional: see below
 //! }
 //! ```
+//!
+//! `part` splits a large dialect over several crates, which cargo compiles in parallel (rustc
+//! type-checks one crate on one core): `part = "K/N"` generates only the K-th of N equal runs
+//! of the classes (in the yaml set's order) and no dialect type; `part = "dialect"` generates
+//! only the dialect type, listing every class by name (the crate glob-imports the parts).
+//! `paddle-corpus` uses it; every part reads and tracks the whole yaml set.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +43,51 @@ pub(crate) struct YamlInput {
     folder: Option<LitStr>,
     infer_meta: Option<syn::Path>,
     dialect_type: Option<Ident>,
+    part: Option<Part>,
+}
+
+/// Which part of the dialect an invocation generates (`part = ...`).
+#[derive(Clone, Copy)]
+enum Part {
+    /// The `index`-th (0-based) of `count` runs of classes, without the dialect type.
+    Ops { index: usize, count: usize },
+    /// Only the dialect type.
+    Dialect,
+}
+
+impl Part {
+    fn parse(lit: &LitStr) -> syn::Result<Part> {
+        let v = lit.value();
+        if v == "dialect" {
+            return Ok(Part::Dialect);
+        }
+        let parsed = v.split_once('/').and_then(|(k, n)| {
+            let (k, n) = (
+                k.trim().parse::<usize>().ok()?,
+                n.trim().parse::<usize>().ok()?,
+            );
+            (k >= 1 && k <= n).then_some(Part::Ops {
+                index: k - 1,
+                count: n,
+            })
+        });
+        parsed.ok_or_else(|| {
+            syn::Error::new(
+                lit.span(),
+                format!("`part = {v:?}`: expected \"K/N\" with 1 <= K <= N (e.g. \"2/4\") or \"dialect\""),
+            )
+        })
+    }
+
+    /// Whether the class at `position` of `total` belongs to this part.
+    fn holds(self, position: usize, total: usize) -> bool {
+        match self {
+            Part::Ops { index, count } => {
+                (index * total / count..(index + 1) * total / count).contains(&position)
+            }
+            Part::Dialect => false,
+        }
+    }
 }
 
 impl Parse for YamlInput {
@@ -46,6 +98,7 @@ impl Parse for YamlInput {
         let mut folder = None;
         let mut infer_meta = None;
         let mut dialect_type = None;
+        let mut part = None;
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -90,10 +143,14 @@ impl Parse for YamlInput {
                     dup(&dialect_type.as_ref().map(|_: &Ident| ()))?;
                     dialect_type = Some(input.parse()?);
                 }
+                "part" => {
+                    dup(&part.as_ref().map(|_: &Part| ()))?;
+                    part = Some(Part::parse(&input.parse()?)?);
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown key `{other}`; expected `dialect`, `ops`, `compat`, `folder`, `infer_meta` or `dialect_type`"),
+                        format!("unknown key `{other}`; expected `dialect`, `ops`, `compat`, `folder`, `infer_meta`, `dialect_type` or `part`"),
                     ))
                 }
             }
@@ -126,6 +183,7 @@ impl Parse for YamlInput {
             folder,
             infer_meta,
             dialect_type,
+            part,
         })
     }
 }
@@ -225,7 +283,16 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
     let mut out = TokenStream::new();
     let mut errors = Vec::new();
     let mut idents = Vec::new();
-    for s in &set.ops {
+    let total = set.ops.len();
+    for (position, s) in set.ops.iter().enumerate() {
+        if let Some(Part::Dialect) = input.part {
+            // The parts report the errors; the dialect lists the classes they define.
+            idents.push(Ident::new(&s.class_name, Span::call_site()));
+            continue;
+        }
+        if input.part.is_some_and(|p| !p.holds(position, total)) {
+            continue;
+        }
         match gen_for(s, &registry, &set) {
             Ok(g) => {
                 idents.push(g.ident.clone());
@@ -237,6 +304,10 @@ pub(crate) fn expand(input: YamlInput) -> syn::Result<TokenStream> {
     if !errors.is_empty() {
         let msgs = errors.iter().map(|m| quote!(::core::compile_error!(#m);));
         return Ok(quote!(#(#msgs)*));
+    }
+    if let Some(Part::Ops { .. }) = input.part {
+        out.extend(tracking(files.iter().chain(&compat), &env_used));
+        return Ok(out);
     }
     let dialect_ident = input
         .dialect_type
@@ -391,7 +462,13 @@ fn gen_for(s: &OpSchema, registry: &TokenStream, set: &OpSet) -> Result<GenOp, S
                 // Paddle's generator); else the runtime derives it from the registered schemas.
                 rule: pir_spec::vjp::vjp_rule(s, |n| set.backward_entry(n)).ok(),
             },
-            InterfaceImpl::OwnInferShape | InterfaceImpl::DeclarationOnly => {
+            InterfaceImpl::DeclarationOnly => {
+                let id = Ident::new(k.runtime, Span::call_site());
+                InterfaceGen::Unit {
+                    path: quote!(::pir_runtime::interfaces::#id),
+                }
+            }
+            InterfaceImpl::OwnInferShape => {
                 let id = Ident::new(k.runtime, Span::call_site());
                 InterfaceGen::Generic {
                     path: quote!(::pir_runtime::interfaces::#id),

@@ -55,6 +55,9 @@ pub(crate) enum InterfaceGen {
     },
     /// `<path as OpInterfaceImpl<Op>>::IMPL`; the span points at the user's token.
     Generic { path: TokenStream, span: Span },
+    /// A declaration-only interface (a unit struct whose implementation is the same for every
+    /// op): the entry points at a promoted `&path`, with no static or trait lookup per op.
+    Unit { path: TokenStream },
 }
 
 /// One op to generate.

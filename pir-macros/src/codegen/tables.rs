@@ -70,6 +70,10 @@ pub(super) fn emit_interface_table(op: &OpGen<'_>) -> TokenStream {
     let mut statics = Vec::new();
     let mut entries = Vec::new();
     for (k, i) in op.g.interfaces.iter().enumerate() {
+        if let InterfaceGen::Unit { path } = i {
+            entries.push(quote!(#rt::op_def::InterfaceEntry::of::<#path>(&#path)));
+            continue;
+        }
         let st = format_ident!("__PIR_IFACE_{}_{}", op.statics.upper, k);
         let (ty, init) = interface_impl(op, i);
         statics.push(quote! {
@@ -116,6 +120,7 @@ fn interface_impl(op: &OpGen<'_>, i: &InterfaceGen) -> (TokenStream, TokenStream
             path.clone(),
             quote_spanned!(*span=> <#path as #rt::OpInterfaceImpl<#ident>>::IMPL),
         ),
+        InterfaceGen::Unit { path } => (path.clone(), path.clone()),
     }
 }
 
