@@ -584,22 +584,23 @@ fn repeat_interleave_program() -> Vec<u8> {
     )
 }
 
-/// `RepeatInterLeaveOpTranscriber` picks `pd_op.repeat_interleave_with_tensor_index` when a
-/// `RepeatsTensor` is given, with operands `X` then the tensor, and Paddle translates its
-/// `axis` from the legacy `dim`. Known gap, pinned so it is noticed when fixed:
-/// op_compat.yaml has two `repeat_interleave` entries and only the second maps `axis : dim`;
-/// Paddle's `op_compat_gen.py` merges duplicate entries (`insert_new_arg_mappings` does
-/// `dict.update`), while op schemas here carry the first entry only (Paddle's op generator
-/// `get_compat` rule), so the translator does not find `dim` yet.
+/// `RepeatInterLeaveOpTranscriber`: with a `RepeatsTensor`, the target is
+/// `pd_op.repeat_interleave_with_tensor_index` and the operands are exactly `X` then the
+/// repeats tensor; `axis` comes from the legacy `dim`, which only the second of op_compat.yaml's
+/// two `repeat_interleave` entries maps (Paddle's `op_compat_gen.py` merges them).
 #[test]
-fn repeat_interleave_axis_needs_merged_op_compat_entries() {
-    let Some(e) = translate_err(&repeat_interleave_program()) else {
+fn repeat_interleave_with_a_repeats_tensor() {
+    let Some(text) = translate(&repeat_interleave_program()) else {
         return;
     };
-    let m = e.to_string();
+    let r = line_with(&text, "pd_op.repeat_interleave");
     assert!(
-        m.contains("`pd_op.repeat_interleave_with_tensor_index`") && m.contains("`axis`"),
-        "{m}"
+        r.contains("\"pd_op.repeat_interleave_with_tensor_index\" (%0, %1) {axis:0,"),
+        "{r}"
+    );
+    assert!(
+        r.ends_with(": (tensor<3x4xf32>, tensor<3xi64>) -> tensor<-1x4xf32>"),
+        "{r}"
     );
 }
 

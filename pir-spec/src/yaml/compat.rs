@@ -592,4 +592,41 @@ mod tests {
         assert_eq!(parse_name_pair("a (b"), None);
         assert_eq!(parse_name_pair("a b"), None);
     }
+
+    /// An op written twice in op_compat.yaml (as Paddle's `repeat_interleave` is): the schema's
+    /// argument names are both entries' merged, the later replacing a name the earlier maps
+    /// (`op_compat_gen.py`'s `dict.update`); the first entry's `extra` stays.
+    #[test]
+    fn duplicate_entries_merge_their_argument_names() {
+        use crate::yaml::{load_op_set, YamlSource};
+        let ops = "- op : rep\n  args : (Tensor x, int repeats, int axis)\n  output : Tensor(out)\n  infer_meta :\n    func : UnchangedInferMeta\n    param : [x]\n  kernel :\n    func : rep\n";
+        let compat = "- op : rep\n  inputs :\n    x : X\n  attrs :\n    repeats : Repeats\n  extra :\n    attrs : [bool use_mkldnn = false]\n\n- op : rep\n  inputs :\n    x : Input\n  attrs :\n    {repeats : Repeats, axis : dim}\n";
+        let set = load_op_set(
+            "pd_op",
+            &[YamlSource {
+                path: "ops.yaml",
+                text: ops,
+            }],
+            Some(YamlSource {
+                path: "op_compat.yaml",
+                text: compat,
+            }),
+        )
+        .unwrap();
+        let c = set.get("rep").unwrap().compat.clone().unwrap();
+        let pairs = |v: &[(crate::Str, crate::Str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(pairs(&c.inputs), [("x".into(), "Input".into())]);
+        assert_eq!(
+            pairs(&c.attrs),
+            [
+                ("repeats".to_string(), "Repeats".to_string()),
+                ("axis".into(), "dim".into())
+            ]
+        );
+        assert_eq!(c.extra_attrs.len(), 1);
+    }
 }

@@ -315,7 +315,9 @@ impl<'e> Shared<'e> {
             input_grad,
             mutable_grad,
             out_optional: output_optional(e, inplace),
-            compat: cx.compat_of(e).map(|c| compat_spec(c, &e.origin)),
+            compat: cx
+                .compat_of(e)
+                .map(|c| merged_compat_spec(cx, c, &e.origin)),
             kernel_param,
             infer_meta_param,
             interfaces: entry_interfaces(cx, e, infer_meta),
@@ -625,6 +627,42 @@ fn entry_traits(e: &OpEntry, onednn: bool) -> Vec<String> {
         traits.push("OneDNNDynamicFallbackTrait".into());
     }
     traits
+}
+
+/// [`compat_spec`] of `c`, with the argument names of later op_compat entries for the same op
+/// merged in, a later name replacing an earlier one: the translator's `OpNameNormalizer` is
+/// generated that way (`op_compat_gen.py`: `insert_new_arg_mappings` updates one dict per op),
+/// and op_compat.yaml has ops written twice (`repeat_interleave`: only the second entry maps
+/// `axis : dim`). Everything else (mutable attributes, extras) stays the first entry's, as
+/// op_gen.py reads it.
+fn merged_compat_spec(cx: &Ctx<'_>, c: &CompatEntry, name: &str) -> CompatSpec {
+    let mut spec = compat_spec(c, name);
+    let later = cx
+        .compat
+        .iter()
+        .skip_while(|o| !std::ptr::eq(*o, c))
+        .skip(1)
+        .filter(|o| o.op == c.op);
+    for o in later {
+        merge_pairs(&mut spec.inputs, &o.inputs);
+        merge_pairs(&mut spec.outputs, &o.outputs);
+        merge_pairs(&mut spec.attrs, &o.attrs);
+    }
+    spec
+}
+
+/// `dict.update`: each pair of `more` replaces the pair of the same key or is appended.
+fn merge_pairs(pairs: &mut List<(Str, Str)>, more: &[(String, String)]) {
+    if more.is_empty() {
+        return;
+    }
+    let v = pairs.to_mut();
+    for (k, val) in more {
+        match v.iter_mut().find(|(a, _)| a == k) {
+            Some(p) => p.1 = s(val),
+            None => v.push((s(k), s(val))),
+        }
+    }
 }
 
 pub(crate) fn compat_spec(c: &CompatEntry, name: &str) -> CompatSpec {
