@@ -379,13 +379,22 @@ impl<T: Internable> Interner<T> {
         let t = self.current_table();
         let h = t.seeds.short(short);
         self.find_in(t, h, short.kind, |word, _| word == short.value)
-            .map_err(|free| Miss { seen, hash: h, free })
+            .map_err(|free| Miss {
+                seen,
+                hash: h,
+                free,
+            })
     }
 
     /// Stores `make()` for short key `short`, which [`Interner::find_short`] missed (unless
     /// another thread stored it since: then its index).
     #[inline(never)]
-    pub(crate) fn insert_short(&self, short: ShortKey, miss: Miss, make: impl FnOnce() -> T) -> u32 {
+    pub(crate) fn insert_short(
+        &self,
+        short: ShortKey,
+        miss: Miss,
+        make: impl FnOnce() -> T,
+    ) -> u32 {
         self.insert_slow(miss, Some(short), &|s| s.short(short), &|_| false, make)
     }
 
@@ -404,7 +413,17 @@ impl<T: Internable> Interner<T> {
         let h = hash(&t.seeds);
         match self.find_in(t, h, 0, |_, idx| eq(self.get(idx))) {
             Ok(idx) => idx,
-            Err(free) => self.insert_slow(Miss { seen, hash: h, free }, None, &hash, &eq, make),
+            Err(free) => self.insert_slow(
+                Miss {
+                    seen,
+                    hash: h,
+                    free,
+                },
+                None,
+                &hash,
+                &eq,
+                make,
+            ),
         }
     }
 
@@ -657,13 +676,24 @@ mod tests {
             let n = 100_000;
             let ids: Vec<u32> = (0..n).map(|k| i.intern(key(k), Num)).collect();
             let stats = i.probe_stats();
-            assert_eq!((stats.values, stats.reseeds), (n as usize, 0), "{name}: {stats:?}");
+            assert_eq!(
+                (stats.values, stats.reseeds),
+                (n as usize, 0),
+                "{name}: {stats:?}"
+            );
             // Linear probing with a random hash at load 0.38: a mean distance near 0.3,
             // a longest probe near 2.5 * log2(slots) - 15 = 30.
             assert!(stats.mean_probe_x100 < 60, "{name}: {stats:?}");
             assert!(stats.longest_probe < 48, "{name}: {stats:?}");
             for (k, id) in (0..n).zip(ids) {
-                assert_eq!(i.find_short(ShortKey { kind: 1, value: key(k) }).ok(), Some(id));
+                assert_eq!(
+                    i.find_short(ShortKey {
+                        kind: 1,
+                        value: key(k)
+                    })
+                    .ok(),
+                    Some(id)
+                );
             }
         }
     }
