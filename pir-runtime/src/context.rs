@@ -18,8 +18,8 @@ use rustc_hash::FxHashMap;
 
 use crate::attributes::{AttrData, AttrKey, Attribute, DictEntries};
 use crate::error::IrError;
-use crate::intern::{Interner, Miss, ShortKey};
 pub use crate::intern::ProbeStats;
+use crate::intern::{Interner, Miss, ShortKey};
 use crate::meta::TensorMeta;
 use crate::op_def::OpDef;
 use crate::phi::{DataLayout, DataType, Place};

@@ -621,7 +621,6 @@ fn tensor_short_first(
     (all < 1 << 13).then_some(ShortKey { kind, value })
 }
 
-
 /// The second encoding of [`tensor_short`] (out of line: the first is the common one).
 #[inline(never)]
 fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
