@@ -432,6 +432,12 @@ impl DrrRewrite {
                     .collect();
                 ctx.dict_attr(&entries)
             };
+            // The op the new ones follow: the build's extra ops sit between it and `op`.
+            let mark = match at {
+                InsertPoint::After(d) => Some(d),
+                InsertPoint::Before(o) => rw.program().op(o).prev_op(),
+                _ => None,
+            };
             let op = rw
                 .build(at, def, &operands, dict)
                 .map_err(|source| PassError::Build {
@@ -441,7 +447,7 @@ impl DrrRewrite {
             // Ops the build made for mutable attributes sit just before `op`.
             let mut prev = rw.program().op(op).prev_op();
             pos.insert(op, new_pos);
-            while let Some(p) = prev.filter(|p| !pos.contains_key(p)) {
+            while let Some(p) = prev.filter(|&p| Some(p) != mark) {
                 pos.insert(p, new_pos - 1e-9);
                 prev = rw.program().op(p).prev_op();
             }

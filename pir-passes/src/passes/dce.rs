@@ -6,13 +6,12 @@
 //! point of "unused and removable", which a worklist reaches in one walk: when an op goes, the
 //! producers of its operands are looked at again.
 
-use pir_runtime::traits::SideEffect;
 use pir_runtime::{OpId, Program};
 
 use crate::error::PassError;
 use crate::module::IrModule;
 use crate::pass::{Pass, PassStats};
-use crate::passes::util::is_inplace_op;
+use crate::passes::util::DefCache;
 
 /// The pass.
 ///
@@ -33,12 +32,9 @@ use crate::passes::util::is_inplace_op;
 pub struct DeadCodeElimination;
 
 /// Whether DCE may erase `op` once it is unused.
-fn removable(prog: &Program, op: OpId) -> bool {
-    let r = prog.op(op);
-    !(r.has_trait::<SideEffect>()
-        || matches!(r.name(), "pd_op.data" | "pd_op.while" | "builtin.module")
-        || r.def().dialect == "custom_op"
-        || is_inplace_op(r))
+fn removable(facts: &mut DefCache, prog: &Program, op: OpId) -> bool {
+    let f = facts.get(prog.op(op).def());
+    !(f.side_effect || f.dce_keeps || f.inplace)
 }
 
 fn unused(prog: &Program, op: OpId) -> bool {
@@ -63,20 +59,31 @@ impl Pass for DeadCodeElimination {
         let mut stack: Vec<OpId> = order;
         let mut erased = 0;
         let mut producers = Vec::new();
+        let mut facts = DefCache::default();
         while let Some(op) = stack.pop() {
-            if op == module || !prog.is_alive(op) || !removable(prog, op) || !unused(prog, op) {
+            if op == module
+                || !prog.is_alive(op)
+                || !unused(prog, op)
+                || !removable(&mut facts, prog, op)
+            {
                 continue;
             }
             // Producers of the operands of the op and of the ops nested in it.
             producers.clear();
-            prog.walk(op, &mut |o| {
+            let flat = prog.op(op).num_regions() == 0;
+            let mut add_producers = |o: OpId| {
                 for v in prog.op(o).operands().flatten() {
                     if let Some(d) = prog.defining_op(v) {
                         producers.push(d);
                     }
                 }
-            });
-            let nested = if prog.op(op).num_regions() == 0 {
+            };
+            if flat {
+                add_producers(op);
+            } else {
+                prog.walk(op, &mut add_producers);
+            }
+            let nested = if flat {
                 1
             } else {
                 let mut n = 0;
