@@ -18,43 +18,24 @@
 //! Nested blocks see the expressions of the blocks around them, and theirs are forgotten when
 //! the block ends.
 
-use std::hash::BuildHasher;
+use std::hash::{Hash, Hasher};
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 
-use pir_runtime::{Attribute, OpId, Program, Type, TypeData, Value};
+use pir_runtime::{Attribute, OpDef, OpId, Program, Type, TypeData, Value};
 
 use crate::error::PassError;
 use crate::module::IrModule;
 use crate::pass::{Pass, PassStats};
-use crate::passes::util::DefCache;
+use crate::passes::util::{DefCache, DefFacts, Memo};
 
 /// The pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommonSubexpressionElimination;
 
 const NAME: &str = "common_subexpression_elimination_pass";
-
-/// Ops whose operands 0 and 1 commute.
-const COMMUTATIVE: &[&str] = &[
-    "pd_op.multiply",
-    "pd_op.add",
-    "pd_op.maximum",
-    "pd_op.minimum",
-    "pd_op.logical_and",
-    "pd_op.logical_or",
-    "pd_op.logical_xor",
-    "pd_op.equal",
-    "pd_op.not_equal",
-    "pd_op.bitwise_or",
-    "pd_op.bitwise_xor",
-    "pd_op.bitwise_and",
-];
-
-/// Users that make a value unsafe to replace.
-const BLOCKED_USERS: &[&str] = &["builtin.shadow_output", "cf.yield", "pd_op.while"];
 
 /// What the analysis knows of an op, by op index.
 #[derive(Clone, Copy)]
@@ -83,27 +64,28 @@ const RESULT: u64 = 2 << 62;
 
 /// Everything two equal ops share: definition, schema attributes (as a projection number),
 /// operands, result types. Built in reused buffers, so making one allocates nothing.
-#[derive(Default, PartialEq, Eq, Hash)]
+#[derive(Default, PartialEq, Eq)]
 struct Key {
     def: usize,
     projection: u64,
-    operands: SmallVec<[Operand; 4]>,
-    results: SmallVec<[Option<Type>; 2]>,
+    operands: Vec<Operand>,
+    results: Vec<Option<Type>>,
 }
 
 struct Analyzer<'p> {
     prog: &'p Program,
     facts: DefCache,
     info: Vec<Info>,
-    /// Commutative and blocking users, by definition address.
-    commutative: FxHashMap<usize, (bool, bool)>,
     /// `(definition, attribute dictionary)` → number of its schema attributes' values; two
     /// ops of one definition have equal schema attributes when the numbers are.
-    projection_of: FxHashMap<(usize, Attribute), u64>,
+    projection_of: Memo<(usize, Attribute), u64>,
     projections: FxHashMap<SmallVec<[Option<Attribute>; 6]>, u64>,
-    /// `(hash, class)` of each class; a class's key is recomputed from its first op when a
-    /// hash matches, so no key is stored.
-    classes: HashTable<(u64, u32)>,
+    /// The classes, by hash; a class's key is recomputed from its first op when a hash
+    /// matches, so no key is stored. Four bytes a slot: the table is the one structure read
+    /// at random, so its size is what a large program's time goes to.
+    classes: HashTable<u32>,
+    /// The hash of each class.
+    hashes: Vec<u64>,
     /// The first op of each class.
     first: Vec<OpId>,
     /// The first safe op of each class in scope, by class; nested blocks log what they add.
@@ -135,92 +117,114 @@ impl Analyzer<'_> {
         }
     }
 
-    fn def_flags(&mut self, op: OpId) -> (bool, bool) {
-        let def = self.prog.op(op).def();
-        *self
-            .commutative
-            .entry(def as *const _ as usize)
-            .or_insert_with(|| {
-                (
-                    COMMUTATIVE.contains(&def.name),
-                    BLOCKED_USERS.contains(&def.name),
-                )
+    /// The number of the values of `def`'s schema attributes in `dict` (the whole dictionary
+    /// without a schema).
+    fn projection(&mut self, def: &'static OpDef, dict: Attribute) -> u64 {
+        let ctx = self.prog.ctx();
+        let projections = &mut self.projections;
+        self.projection_of
+            .get_or((def as *const OpDef as usize, dict), || {
+                let values: SmallVec<[Option<Attribute>; 6]> = match def.schema {
+                    Some(s) => s
+                        .attributes
+                        .iter()
+                        .map(|a| ctx.dict_get(dict, &a.name))
+                        .collect(),
+                    None => SmallVec::from_elem(Some(dict), 1),
+                };
+                let next = projections.len() as u64;
+                *projections.entry(values).or_insert(next)
             })
     }
 
-    /// The number of `op`'s schema attributes' values (its whole dictionary without a schema).
-    fn projection(&mut self, op: OpId) -> u64 {
+    /// `op`'s key into `out` (an op already given a class: its producers are safe).
+    fn key_of(&mut self, op: OpId, commutative: bool, out: &mut Key) {
         let r = self.prog.op(op);
-        let (def, dict) = (r.def(), r.attributes());
-        let slot = (def as *const _ as usize, dict);
-        if let Some(&p) = self.projection_of.get(&slot) {
-            return p;
-        }
-        let ctx = self.prog.ctx();
-        let values: SmallVec<[Option<Attribute>; 6]> = match def.schema {
-            Some(s) => s
-                .attributes
-                .iter()
-                .map(|a| ctx.dict_get(dict, &a.name))
-                .collect(),
-            None => SmallVec::from_elem(Some(dict), 1),
-        };
-        let next = self.projections.len() as u64;
-        let p = *self.projections.entry(values).or_insert(next);
-        self.projection_of.insert(slot, p);
-        p
-    }
-
-    /// `op`'s key into `out`.
-    fn key_of(&mut self, op: OpId, out: &mut Key) {
-        out.def = self.prog.op(op).def() as *const _ as usize;
-        out.projection = self.projection(op);
-        let (commutative, _) = self.def_flags(op);
-        let r = self.prog.op(op);
+        out.def = r.def() as *const OpDef as usize;
+        out.projection = self.projection(r.def(), r.attributes());
         out.operands.clear();
-        out.operands.extend(r.operands().map(|v| self.operand(v)));
+        for v in r.operands() {
+            out.operands.push(self.operand(v));
+        }
         if commutative && out.operands.len() >= 2 {
             out.operands[..2].sort_unstable();
         }
         out.results.clear();
         out.results.extend(r.result_types());
     }
+}
 
-    fn safe(&mut self, op: OpId) -> bool {
-        let prog = self.prog;
-        let r = prog.op(op);
-        let f = self.facts.get(r.def());
+impl Key {
+    fn hash(&self) -> u64 {
+        let out = self;
+        let mut h = FxHasher::default();
+        h.write_usize(out.def);
+        h.write_u64(out.projection);
+        for &w in &out.operands {
+            h.write_u64(w);
+        }
+        out.results.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl Analyzer<'_> {
+    /// Whether `op` (of facts `f`) is safe to replace, and if so its key into `out` (operand
+    /// codes and result types; definition and projection are the caller's) and hash: one walk
+    /// over its results, their uses and its operands does both.
+    fn safe_key(&mut self, op: OpId, f: DefFacts, out: &mut Key) -> bool {
         if f.side_effect || f.inplace {
             return false;
         }
+        let prog = self.prog;
+        let r = prog.op(op);
+        out.results.clear();
         for v in r.results() {
-            let dense = prog
-                .value_type(v)
-                .is_some_and(|t| match prog.ctx().type_data(t) {
-                    TypeData::DenseTensor(_) => true,
-                    TypeData::Vector(ts) => ts.iter().all(|t| t.is_dense_tensor()),
-                    _ => false,
-                });
+            let t = prog.value_type(v);
+            out.results.push(t);
+            let dense = t.is_some_and(|t| match prog.ctx().type_data(t) {
+                TypeData::DenseTensor(_) => true,
+                TypeData::Vector(ts) => ts.iter().all(|t| t.is_dense_tensor()),
+                _ => false,
+            });
             if !dense {
                 return false;
             }
             for u in prog.uses(v) {
-                if self.def_flags(u.op).1
-                    || self
-                        .facts
-                        .writes_operand(prog.op(u.op).def(), u.index as usize)
-                {
+                let user = prog.op(u.op).def();
+                let uf = self.facts.get(user);
+                let index = u.index as usize;
+                let writes = match index {
+                    0..63 => uf.writes & (1 << index) != 0,
+                    _ => self.facts.writes_operand(user, index),
+                };
+                if uf.blocks_replacement || writes {
                     return false;
                 }
             }
         }
-        r.operands().flatten().all(|v| match prog.defining_op(v) {
-            Some(d) => {
-                let i = self.info(d);
-                i.terminal || i.safe
-            }
-            None => true,
-        })
+        out.operands.clear();
+        for v in r.operands() {
+            let code = match v.map(|v| (v, prog.value_def(v))) {
+                None => 0,
+                Some((v, pir_runtime::ValueDef::OpResult { op: d, index })) => {
+                    let i = self.info(d);
+                    if i.terminal {
+                        LEAF | v.index() as u64
+                    } else if i.safe {
+                        RESULT | u64::from(i.class) << 24 | u64::from(index)
+                    } else {
+                        return false;
+                    }
+                }
+                Some((v, pir_runtime::ValueDef::BlockArg { .. })) => LEAF | v.index() as u64,
+            };
+            out.operands.push(code);
+        }
+        if f.commutative && out.operands.len() >= 2 {
+            out.operands[..2].sort_unstable();
+        }
+        true
     }
 
     fn block(&mut self, block: pir_runtime::BlockId) {
@@ -237,12 +241,6 @@ impl Analyzer<'_> {
         }
     }
 
-    fn terminal(&mut self, op: OpId) -> bool {
-        let r = self.prog.op(op);
-        let f = self.facts.get(r.def());
-        f.terminal || f.constant && r.result_type(0).is_some_and(|t| t.is_dense_tensor())
-    }
-
     fn set_info(&mut self, op: OpId, info: Info) {
         if op.index() >= self.info.len() {
             self.info.resize(op.index() + 1, UNSEEN);
@@ -251,7 +249,9 @@ impl Analyzer<'_> {
     }
 
     fn operation(&mut self, op: OpId) {
-        if self.terminal(op) {
+        let r = self.prog.op(op);
+        let f = self.facts.get(r.def());
+        if f.terminal || f.constant && r.result_type(0).is_some_and(|t| t.is_dense_tensor()) {
             self.set_info(
                 op,
                 Info {
@@ -261,35 +261,40 @@ impl Analyzer<'_> {
             );
             return;
         }
-        let has_regions = self.prog.op(op).num_regions() > 0;
-        for region in self.prog.op(op).regions() {
-            for &b in self.prog.region_blocks(region) {
-                self.block(b);
+        let has_regions = r.num_regions() > 0;
+        if has_regions {
+            for region in self.prog.op(op).regions() {
+                for &b in self.prog.region_blocks(region) {
+                    self.block(b);
+                }
             }
         }
-        let safe = self.safe(op);
+        let mut key = std::mem::take(&mut self.key);
+        let safe = self.safe_key(op, f, &mut key);
         let mut info = Info { safe, ..UNSEEN };
         // Unsafe ops are never merged and make their users unsafe; ops with regions equal no
         // other: neither needs a key.
         if !safe || has_regions {
+            self.key = key;
             self.set_info(op, info);
             return;
         }
-        let mut key = std::mem::take(&mut self.key);
-        self.key_of(op, &mut key);
-        let hash = FxBuildHasher.hash_one(&key);
+        let r = self.prog.op(op);
+        key.def = r.def() as *const OpDef as usize;
+        key.projection = self.projection(r.def(), r.attributes());
+        let hash = key.hash();
         let mut other = std::mem::take(&mut self.other);
         let found = {
             // Split borrows: the table is searched while keys are recomputed from `self`.
             let classes = std::mem::take(&mut self.classes);
             let found = classes
-                .find(hash, |&(h, c)| {
-                    h == hash && {
-                        self.key_of(self.first[c as usize], &mut other);
+                .find(hash, |&c| {
+                    self.hashes[c as usize] == hash && {
+                        self.key_of(self.first[c as usize], f.commutative, &mut other);
                         other == key
                     }
                 })
-                .map(|&(_, c)| c);
+                .copied();
             self.classes = classes;
             found
         };
@@ -301,7 +306,9 @@ impl Analyzer<'_> {
                 let c = self.first.len() as u32;
                 self.first.push(op);
                 self.scope.push(None);
-                self.classes.insert_unique(hash, (hash, c), |&(h, _)| h);
+                self.hashes.push(hash);
+                let hashes = &self.hashes;
+                self.classes.insert_unique(hash, c, |&c| hashes[c as usize]);
                 c
             }
         };
@@ -335,10 +342,10 @@ impl Pass for CommonSubexpressionElimination {
                 prog: &m.program,
                 facts: DefCache::default(),
                 info: Vec::with_capacity(n),
-                commutative: FxHashMap::default(),
-                projection_of: FxHashMap::default(),
+                projection_of: Memo::default(),
                 projections: FxHashMap::default(),
-                classes: HashTable::with_capacity(n / 2),
+                classes: HashTable::with_capacity(n / 4 * 3),
+                hashes: Vec::with_capacity(n / 2),
                 first: Vec::with_capacity(n / 2),
                 scope: Vec::with_capacity(n / 2),
                 undo: Vec::new(),

@@ -1,6 +1,8 @@
 //! Facts about ops the passes share.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use pir_runtime::traits::{Inplace, SideEffect};
 use pir_runtime::{OpDef, OpRef};
@@ -26,10 +28,34 @@ pub(crate) struct DefFacts {
     pub(crate) constant: bool,
     /// DCE keeps it even unused (`pd_op.data`, `pd_op.while`, `builtin.module`, custom ops).
     pub(crate) dce_keeps: bool,
+    /// CSE: operands 0 and 1 commute.
+    pub(crate) commutative: bool,
+    /// CSE: a value this op uses may not be replaced (`builtin.shadow_output`, `cf.yield`,
+    /// `pd_op.while`).
+    pub(crate) blocks_replacement: bool,
     /// Bit `i`: operand `i` is written in place or viewed by the op (bit 63: some operand at
     /// 63 or above; [`DefCache::writes_operand`] then checks the schema).
     pub(crate) writes: u64,
 }
+
+/// Ops whose operands 0 and 1 commute (Paddle's CSE list).
+const COMMUTATIVE: &[&str] = &[
+    "pd_op.multiply",
+    "pd_op.add",
+    "pd_op.maximum",
+    "pd_op.minimum",
+    "pd_op.logical_and",
+    "pd_op.logical_or",
+    "pd_op.logical_xor",
+    "pd_op.equal",
+    "pd_op.not_equal",
+    "pd_op.bitwise_or",
+    "pd_op.bitwise_xor",
+    "pd_op.bitwise_and",
+];
+
+/// Users that make a value unsafe to replace (Paddle's CSE).
+const BLOCKS_REPLACEMENT: &[&str] = &["builtin.shadow_output", "cf.yield", "pd_op.while"];
 
 impl DefFacts {
     fn of(def: &'static OpDef) -> DefFacts {
@@ -51,32 +77,63 @@ impl DefFacts {
             constant: name == "builtin.constant",
             dce_keeps: matches!(name, "pd_op.data" | "pd_op.while" | "builtin.module")
                 || def.dialect == "custom_op",
+            commutative: COMMUTATIVE.contains(&name),
+            blocks_replacement: BLOCKS_REPLACEMENT.contains(&name),
             writes,
         }
     }
 }
 
-/// [`DefFacts`] by definition, with the last definition asked kept at hand (programs repeat
-/// an op many times in a row).
+/// Slots of a [`Memo`].
+const MEMO_SLOTS: usize = 64;
+
+/// A map with a small direct-mapped cache in front: a program uses a few dozen definitions
+/// (and attribute dictionaries) over and over, so nearly every lookup is a hit in one slot
+/// chosen by a multiply, not a probe of a hash table.
+pub(crate) struct Memo<K, V> {
+    slots: Vec<Option<(K, V)>>,
+    map: FxHashMap<K, V>,
+}
+
+impl<K: Copy + Eq + std::hash::Hash, V: Copy> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo {
+            slots: vec![None; MEMO_SLOTS],
+            map: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Copy + Eq + std::hash::Hash, V: Copy> Memo<K, V> {
+    /// The value of `key`, made by `make` the first time.
+    #[inline]
+    pub(crate) fn get_or(&mut self, key: K, make: impl FnOnce() -> V) -> V {
+        let h = FxBuildHasher.hash_one(key);
+        // The top bits of Fx's product are its best mixed.
+        let slot = (h >> (64 - MEMO_SLOTS.trailing_zeros())) as usize;
+        if let Some((k, v)) = self.slots[slot] {
+            if k == key {
+                return v;
+            }
+        }
+        let v = *self.map.entry(key).or_insert_with(make);
+        self.slots[slot] = Some((key, v));
+        v
+    }
+}
+
+/// [`DefFacts`] by definition.
 #[derive(Default)]
 pub(crate) struct DefCache {
-    map: FxHashMap<usize, DefFacts>,
-    last: Option<(usize, DefFacts)>,
+    memo: Memo<usize, DefFacts>,
 }
 
 impl DefCache {
     /// The facts of `def`.
     #[inline]
     pub(crate) fn get(&mut self, def: &'static OpDef) -> DefFacts {
-        let key = def as *const OpDef as usize;
-        if let Some((k, f)) = self.last {
-            if k == key {
-                return f;
-            }
-        }
-        let f = *self.map.entry(key).or_insert_with(|| DefFacts::of(def));
-        self.last = Some((key, f));
-        f
+        self.memo
+            .get_or(def as *const OpDef as usize, || DefFacts::of(def))
     }
 
     /// Whether an op of `def` writes (in place or as a view) its operand `index`.
