@@ -424,13 +424,11 @@ impl DrrRewrite {
                     Some(i) => rw.program().op(src_ops[i]).attribute_entries(),
                     None => &[],
                 };
-                let entries: SmallVec<[(&str, Attribute); 24]> = copied
-                    .iter()
-                    .map(|(n, a)| (&**n, *a))
-                    .chain(attr_list)
+                let added: SmallVec<[(&str, Attribute); 8]> = attr_list
+                    .into_iter()
                     .chain([("stop_gradient", flags)])
                     .collect();
-                ctx.dict_attr(&entries)
+                crate::passes::util::dict_merged(&ctx, copied, &added)
             };
             // The op the new ones follow: the build's extra ops sit between it and `op`.
             let mark = match at {

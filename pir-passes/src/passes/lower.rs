@@ -32,7 +32,7 @@ use crate::error::PassError;
 use crate::kernel::{self, registry::KernelRegistry};
 use crate::module::IrModule;
 use crate::pass::{Pass, PassStats};
-use crate::passes::util::is_inplace_op;
+use crate::passes::util::{dict_merged, is_inplace_op};
 
 const NAME: &str = "pd_op_to_kernel";
 
@@ -197,22 +197,20 @@ impl PdOpToKernel {
                     }
                 };
                 // One dictionary per op: the op's entries and the kernel's (theirs win).
-                let mut a: SmallVec<[(&str, Attribute); 24]> = r
-                    .attribute_entries()
-                    .iter()
-                    .map(|(n, v)| (&**n, *v))
-                    .collect();
-                a.extend([
-                    ("kernel_name", k.kernel_name),
+                // (Sorted by name, as `dict_merged` wants them.)
+                let added = [
+                    ("is_inplace", ctx.bool_attr(true)),
                     ("kernel_key", k.kernel_key),
+                    ("kernel_name", k.kernel_name),
                     ("op_name", k.op_name),
                     ("origin_id", ctx.i64_attr(id as i64)),
-                ]);
-                if k.inplace {
-                    a.push(("is_inplace", ctx.bool_attr(true)));
-                }
+                ];
+                let added = if k.inplace { &added[..] } else { &added[1..] };
                 lowered += 1;
-                (&kernel::PHI_KERNEL_DEF, ctx.dict_attr(&a))
+                (
+                    &kernel::PHI_KERNEL_DEF,
+                    dict_merged(&ctx, r.attribute_entries(), added),
+                )
             };
             let new = prog
                 .create_op_at(

@@ -8,7 +8,7 @@ pub mod identity;
 pub mod inplace;
 pub mod inplace_convert;
 pub mod lower;
-mod util;
+pub(crate) mod util;
 
 pub use conv_bn::Conv2dBnFuse;
 pub use cse::CommonSubexpressionElimination;

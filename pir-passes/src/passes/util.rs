@@ -5,7 +5,9 @@ use std::hash::BuildHasher;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use pir_runtime::traits::{Inplace, SideEffect};
-use pir_runtime::{OpDef, OpRef};
+use smallvec::SmallVec;
+
+use pir_runtime::{Attribute, IrContext, OpDef, OpRef};
 
 /// `paddle::dialect::IsInplaceOp`: an op that writes an input (`relu_`, or a kernel op made
 /// from one).
@@ -151,4 +153,53 @@ impl DefCache {
                     .any(|(_, inp)| s.inputs.iter().position(|x| x.name == *inp) == Some(index))
             })
     }
+}
+
+/// The dictionary of `base` (an interned dictionary's entries, sorted) with `added` set over
+/// it (any order; a later entry of one name wins): one merge of two sorted lists and one
+/// interning, where setting entries one by one interns a dictionary each time and sorting
+/// the union compares every name again.
+pub(crate) fn dict_merged(
+    ctx: &IrContext,
+    base: &[(Box<str>, Attribute)],
+    added: &[(&str, Attribute)],
+) -> Attribute {
+    let mut add: SmallVec<[(&str, Attribute); 8]> = added.iter().copied().collect();
+    if !add.windows(2).all(|w| w[0].0 < w[1].0) {
+        // Stable: of one name, the last stays last; keep only it.
+        add.sort_by(|a, b| a.0.cmp(b.0));
+        let mut kept: SmallVec<[(&str, Attribute); 8]> = SmallVec::new();
+        for e in add {
+            match kept.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        add = kept;
+    }
+    let mut out: SmallVec<[(&str, Attribute); 32]> =
+        SmallVec::with_capacity(base.len() + add.len());
+    let (mut i, mut j) = (0, 0);
+    while i < base.len() || j < add.len() {
+        let take_base = match (base.get(i), add.get(j)) {
+            (Some(b), Some(a)) => match (*b.0).cmp(a.0) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => {
+                    i += 1; // replaced by the added entry
+                    false
+                }
+                std::cmp::Ordering::Greater => false,
+            },
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if take_base {
+            out.push((&*base[i].0, base[i].1));
+            i += 1;
+        } else {
+            out.push(add[j]);
+            j += 1;
+        }
+    }
+    ctx.dict_attr_sorted(&out)
 }
