@@ -178,6 +178,8 @@ pub struct DrrRewrite {
     producer: FxHashMap<&'static str, (usize, usize)>,
     /// Tensor → readers inside the source pattern.
     readers: FxHashMap<&'static str, usize>,
+    /// Tensors of the source and result patterns.
+    tensor_count: usize,
 }
 
 impl DrrRewrite {
@@ -208,11 +210,18 @@ impl DrrRewrite {
                     .all(|t| !readers.contains_key(t))
             })
             .unwrap_or(pattern.source.len() - 1);
+        let tensor_count = pattern
+            .source
+            .iter()
+            .map(|o| o.inputs.len() + o.outputs.len())
+            .chain(pattern.result.iter().map(|o| o.outputs.len()))
+            .sum();
         DrrRewrite {
             pattern,
             anchor,
             producer,
             readers,
+            tensor_count,
         }
     }
 
@@ -222,7 +231,8 @@ impl DrrRewrite {
         let mut m = MatchContext {
             prog,
             ops: vec![None; src.len()],
-            tensors: FxHashMap::default(),
+            // Every tensor the match binds, and room for the result's, without regrowing.
+            tensors: FxHashMap::with_capacity_and_hasher(self.tensor_count, Default::default()),
             attrs: FxHashMap::default(),
         };
         let mut bound_ir: SmallVec<[OpId; 8]> = SmallVec::new();
@@ -357,7 +367,7 @@ impl DrrRewrite {
     fn rewrite(
         &self,
         anchor: OpId,
-        src_ops: Vec<OpId>,
+        src_ops: &[OpId],
         mut tensors: FxHashMap<&'static str, Option<Value>>,
         attrs: Vec<(usize, Vec<(&'static str, Attribute)>)>,
         rw: &mut Rewriter<'_>,
@@ -369,7 +379,7 @@ impl DrrRewrite {
             .parent_block()
             .ok_or_else(|| self.err(rw.program(), anchor, "the anchor is not in a block"))?;
         // Positions of the match's span; new ops get positions between their neighbours'.
-        let (mut pos, first_src) = span_positions(rw.program(), block, anchor, &src_ops);
+        let (mut pos, first_src) = span_positions(rw.program(), block, anchor, src_ops);
         let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
         let mut before_cursor = first_pos - 1.0;
         for (ri, attr_list) in attrs {
@@ -524,13 +534,16 @@ impl RewritePattern for DrrRewrite {
             let src_ops: Vec<OpId> = m.ops.iter().flatten().copied().collect();
             (src_ops, m.tensors, attrs)
         };
-        let before = tensors.clone();
-        let after = self.rewrite(op, src_ops.clone(), tensors, attrs, rw)?;
-        for &(from, to) in self.pattern.replace {
-            if let (Some(old), Some(new)) = (
-                before.get(from).copied().flatten(),
-                after.get(to).copied().flatten(),
-            ) {
+        // The replaced values, read before result tensors of the same name are bound.
+        let olds: SmallVec<[Option<Value>; 4]> = self
+            .pattern
+            .replace
+            .iter()
+            .map(|&(from, _)| tensors.get(from).copied().flatten())
+            .collect();
+        let after = self.rewrite(op, &src_ops, tensors, attrs, rw)?;
+        for (&(_, to), old) in self.pattern.replace.iter().zip(olds) {
+            if let (Some(old), Some(new)) = (old, after.get(to).copied().flatten()) {
                 rw.replace_all_uses_with(old, new);
             }
         }

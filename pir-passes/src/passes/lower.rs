@@ -186,7 +186,11 @@ impl PdOpToKernel {
                 let origin = old_ids.get(op).unwrap_or(id) as i64;
                 (
                     r.def(),
-                    ctx.dict_with(r.attributes(), "origin_id", Some(ctx.i64_attr(origin))),
+                    dict_merged(
+                        &ctx,
+                        r.attribute_entries(),
+                        &[("origin_id", ctx.i64_attr(origin))],
+                    ),
                 )
             } else {
                 let key = kernel_key(r);

@@ -165,9 +165,9 @@ pub(crate) fn dict_merged(
     added: &[(&str, Attribute)],
 ) -> Attribute {
     let mut add: SmallVec<[(&str, Attribute); 8]> = added.iter().copied().collect();
-    if !add.windows(2).all(|w| w[0].0 < w[1].0) {
+    if !add.windows(2).all(|w| cmp_name(w[0].0, w[1].0).is_lt()) {
         // Stable: of one name, the last stays last; keep only it.
-        add.sort_by(|a, b| a.0.cmp(b.0));
+        add.sort_by(|a, b| cmp_name(a.0, b.0));
         let mut kept: SmallVec<[(&str, Attribute); 8]> = SmallVec::new();
         for e in add {
             match kept.last_mut() {
@@ -182,7 +182,7 @@ pub(crate) fn dict_merged(
     let (mut i, mut j) = (0, 0);
     while i < base.len() || j < add.len() {
         let take_base = match (base.get(i), add.get(j)) {
-            (Some(b), Some(a)) => match (*b.0).cmp(a.0) {
+            (Some(b), Some(a)) => match cmp_name(&b.0, a.0) {
                 std::cmp::Ordering::Less => true,
                 std::cmp::Ordering::Equal => {
                     i += 1; // replaced by the added entry
@@ -202,4 +202,17 @@ pub(crate) fn dict_merged(
         }
     }
     ctx.dict_attr_sorted(&out)
+}
+
+/// `a.cmp(b)` for attribute names, byte by byte inline: names are short and differ early, so
+/// this beats a call to `memcmp` per comparison (the merge's whole cost).
+#[inline]
+fn cmp_name(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
