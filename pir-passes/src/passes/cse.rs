@@ -40,8 +40,8 @@ const NAME: &str = "common_subexpression_elimination_pass";
 /// What the analysis knows of an op, by op index.
 #[derive(Clone, Copy)]
 struct Info {
-    /// The op's class: the index of the first op with its key (`NO_CLASS` if it has none:
-    /// unsafe ops, whose users are unsafe too, and ops with regions, equal to no other).
+    /// The op's class: the number of its key (`NO_CLASS` if it has none: unsafe ops, whose
+    /// users are unsafe too). An op with regions has a class of its own.
     class: u32,
     safe: bool,
     terminal: bool,
@@ -272,10 +272,16 @@ impl Analyzer<'_> {
         let mut key = std::mem::take(&mut self.key);
         let safe = self.safe_key(op, f, &mut key);
         let mut info = Info { safe, ..UNSEEN };
-        // Unsafe ops are never merged and make their users unsafe; ops with regions equal no
-        // other: neither needs a key.
+        // Unsafe ops are never merged and make their users unsafe: they need no key. Ops with
+        // regions equal no other: a class of their own, so their users' keys tell them apart.
         if !safe || has_regions {
             self.key = key;
+            if safe {
+                info.class = self.first.len() as u32;
+                self.first.push(op);
+                self.scope.push(None);
+                self.hashes.push(0);
+            }
             self.set_info(op, info);
             return;
         }
