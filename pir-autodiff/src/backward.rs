@@ -113,6 +113,9 @@ struct Pass<'p> {
     backward_ops: Vec<OpId>,
     no_grad: FxHashSet<Value>,
     rules: RuleCache,
+    /// The caller's initial gradients, one per output (`None`: the seed 1.0); empty for all
+    /// seeds.
+    grad_outputs: Vec<Option<Value>>,
 }
 
 /// Computes the gradients of `outputs` with respect to `inputs` (Paddle's
@@ -130,10 +133,35 @@ pub fn grad(
     inputs: &[Value],
     no_grad: &[Value],
 ) -> Result<Vec<Option<Value>>, AutodiffError> {
+    grad_with_grad_outputs(prog, outputs, inputs, &[], no_grad)
+}
+
+/// [`grad`] with initial gradients (Paddle's `grad(outputs, inputs, grad_outputs=...)`):
+/// `grad_outputs[i]` is the gradient of `outputs[i]`, `None` for the usual seed
+/// `full_like(outputs[i], 1.0)`; an empty slice means all `None`. A given gradient must have
+/// its output's shape (Paddle accepts another dtype with a warning) and be a value of the
+/// top-level block; its defining op counts among the backward ops (Paddle's `feedop`) and it
+/// is never pruned.
+///
+/// # Errors
+///
+/// As [`grad`]; [`AutodiffError::GradOutput`] when `grad_outputs` does not have one entry per
+/// output or a gradient's shape differs from its output's.
+pub fn grad_with_grad_outputs(
+    prog: &mut Program,
+    outputs: &[Value],
+    inputs: &[Value],
+    grad_outputs: &[Option<Value>],
+    no_grad: &[Value],
+) -> Result<Vec<Option<Value>>, AutodiffError> {
     let block = prog.block();
     check_in_block(prog, block, outputs, "output")?;
     check_in_block(prog, block, inputs, "input")?;
+    let given: Vec<Value> = grad_outputs.iter().flatten().copied().collect();
+    check_in_block(prog, block, &given, "grad_output")?;
+    check_grad_outputs(prog, outputs, grad_outputs)?;
     let mut pass = Pass::new(prog, block, no_grad);
+    pass.grad_outputs = grad_outputs.to_vec();
     pass.calc_gradient(outputs, inputs)?;
     Ok(inputs
         .iter()
@@ -161,6 +189,52 @@ pub fn append_backward(
         .into_iter()
         .map(|p| (p, pass.state.grads(p).first().and_then(|g| g[0])))
         .collect())
+}
+
+/// Paddle's checks in `prepare_grad_outputs`: one entry per output, each given gradient with
+/// its output's shape.
+fn check_grad_outputs(
+    prog: &Program,
+    outputs: &[Value],
+    grad_outputs: &[Option<Value>],
+) -> Result<(), AutodiffError> {
+    if grad_outputs.is_empty() {
+        return Ok(());
+    }
+    if grad_outputs.len() != outputs.len() {
+        return Err(AutodiffError::GradOutput {
+            index: grad_outputs.len().min(outputs.len()),
+            message: format!(
+                "grad_outputs has {} entries, outputs {}: they must have the same length",
+                grad_outputs.len(),
+                outputs.len()
+            ),
+        });
+    }
+    let ctx = prog.ctx();
+    let dims = |v: Value| {
+        prog.value_type(v)
+            .and_then(|t| t.as_dense_tensor(ctx).map(|t| t.dims.to_vec()))
+    };
+    let show = |v: Value| {
+        prog.value_type(v)
+            .map_or("<<NULL TYPE>>".to_string(), |t| t.display(ctx).to_string())
+    };
+    for (i, (&out, g)) in outputs.iter().zip(grad_outputs).enumerate() {
+        let Some(g) = *g else { continue };
+        if dims(out) != dims(g) {
+            return Err(AutodiffError::GradOutput {
+                index: i,
+                message: format!(
+                    "the shape of grad_outputs[{i}] ({}) should be the same as the shape of \
+                     outputs[{i}] ({})",
+                    show(g),
+                    show(out)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_in_block(
@@ -220,6 +294,7 @@ impl<'p> Pass<'p> {
             backward_ops: Vec::new(),
             no_grad: no_grad.iter().copied().collect(),
             rules: RuleCache::default(),
+            grad_outputs: Vec::new(),
         }
     }
 
@@ -325,15 +400,31 @@ impl<'p> Pass<'p> {
         })
     }
 
-    /// The seed: `full_like(output, 1.0)` per output, `full_like(result, 0.0)` for the other
-    /// results of the outputs' defining ops. Returns the seeds and the completed outputs.
+    /// The seed: the caller's gradient or `full_like(output, 1.0)` per output,
+    /// `full_like(result, 0.0)` for the other results of the outputs' defining ops. Returns
+    /// the outputs' gradients (Paddle's `complete_grad_outputs`, never pruned) and the
+    /// completed outputs.
     fn prepare_grad_outputs(
         &mut self,
         outputs: &[Value],
     ) -> Result<(Vec<Value>, Vec<Value>), AutodiffError> {
         let mut seeds = Vec::with_capacity(outputs.len());
-        for &out in outputs {
-            seeds.extend(self.append_full_like(1.0, out, out)?);
+        for (i, &out) in outputs.iter().enumerate() {
+            match self.grad_outputs.get(i).copied().flatten() {
+                Some(g) => {
+                    // Paddle records the gradient's defining op (`feedop`) as a backward op.
+                    if let Some(feed) = self.prog.defining_op(g) {
+                        if !self.backward_ops.contains(&feed) {
+                            self.backward_ops.push(feed);
+                        }
+                    }
+                    self.state
+                        .value_to_valuegrad
+                        .insert(out, vec![smallvec![Some(g)]]);
+                    seeds.push(g);
+                }
+                None => seeds.extend(self.append_full_like(1.0, out, out)?),
+            }
         }
         let mut complete = outputs.to_vec();
         let mut visited: FxHashSet<Value> = FxHashSet::default();
@@ -643,8 +734,37 @@ impl<'p> Pass<'p> {
         };
         let (grads, created) = self.emit(|b| vjp.call(b, op, &args))?;
         self.backward_ops.extend(created);
+        self.set_grad_types(op, &inputs, &grads);
         self.update_input_grad_map(op, &grads);
         Ok(())
+    }
+
+    /// Paddle's `call_vjp`: every gradient the Vjp returns takes the type of its forward input
+    /// ("the grad_type must equal to forward type"), for ops with `OpYamlInfoInterface`. A
+    /// gradient the grad op's infer-meta leaves untyped (`yolo_loss_grad`'s `gt_box_grad`)
+    /// thus gets one.
+    fn set_grad_types(&mut self, op: OpId, inputs: &[Grads], grads: &[Grads]) {
+        if !self
+            .prog
+            .op(op)
+            .def()
+            .has_interface::<pir_runtime::interfaces::OpYamlInfo>()
+        {
+            return;
+        }
+        let sem = self.grad_semantics(op);
+        let with_grad = inputs
+            .iter()
+            .zip(sem.iter())
+            .filter_map(|(i, &s)| s.then_some(i));
+        for (fwd, gs) in with_grad.zip(grads) {
+            for (f, g) in fwd.iter().zip(gs) {
+                if let (Some(f), Some(g)) = (f, g) {
+                    let ty = self.prog.value_type(*f);
+                    self.prog.set_value_type(*g, ty);
+                }
+            }
+        }
     }
 
     fn prepare_backward_prune_set(

@@ -15,5 +15,5 @@ pub mod rules;
 pub mod stop_gradient;
 pub mod vjp;
 
-pub use backward::{append_backward, grad};
+pub use backward::{append_backward, grad, grad_with_grad_outputs};
 pub use error::AutodiffError;
