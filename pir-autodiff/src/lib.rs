@@ -10,6 +10,7 @@
 //!   [`vjp::run_rule`].
 
 pub mod backward;
+pub mod control_flow;
 pub mod error;
 pub mod rules;
 pub mod stop_gradient;
