@@ -752,7 +752,7 @@ impl<'p> Pass<'p> {
         // A branch's `cf.yield`: what it yields is the control-flow op's result outside.
         let mut forward_ops = forward_ops;
         if let (Some(base), Some((&last, rest))) = (base, forward_ops.split_last()) {
-            if rest.len() > 0 && self.prog.op(last).name() == cf::YIELD {
+            if !rest.is_empty() && self.prog.op(last).name() == cf::YIELD {
                 let skip = usize::from(self.prog.op(base.op).name() == cf::WHILE);
                 let yielded: Vec<Value> = self.prog.op(last).operands().flatten().collect();
                 let results: Vec<Value> = self.prog.op(base.op).results().collect();
@@ -823,7 +823,11 @@ impl<'p> Pass<'p> {
         let rest: Vec<Option<Value>> = inputs[1..].iter().map(|i| i[0]).collect();
         let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
         let block = self.block;
-        let (grad_op, grad_blocks, grads) = cf::build_if_grad(
+        let cf::IfGrad {
+            op: grad_op,
+            blocks: grad_blocks,
+            grads,
+        } = cf::build_if_grad(
             &mut Builder::at_block_end(self.prog, block),
             cond,
             &rest,

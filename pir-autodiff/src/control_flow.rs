@@ -129,10 +129,20 @@ pub fn grad_semantics(prog: &Program, op: OpId) -> Option<SmallVec<[bool; 8]>> {
     Some(sem)
 }
 
+/// The `pd_op.if` computing an `if`'s gradients ([`build_if_grad`]).
+#[derive(Debug, Clone)]
+pub struct IfGrad {
+    /// The new `pd_op.if`.
+    pub op: OpId,
+    /// Its then and else blocks, empty.
+    pub blocks: [BlockId; 2],
+    /// One gradient (a result of `op`) or `None` per non-condition input.
+    pub grads: Vec<Option<Value>>,
+}
+
 /// Paddle's `IfOp::Vjp`: `pd_op.if(cond)` at `b`'s insertion point with one result per input
 /// that wants a gradient (typed as the input) and two empty blocks; the condition is marked
 /// `stop_gradient`. Paddle's `IfOp::Build` of this form sets no `stop_gradient` on the new op.
-/// Returns the op, its two blocks and one gradient (or `None`) per non-condition input.
 ///
 /// # Errors
 ///
@@ -142,7 +152,7 @@ pub fn build_if_grad(
     cond: Value,
     inputs: &[Option<Value>],
     stops: &[bool],
-) -> Result<(OpId, [BlockId; 2], Vec<Option<Value>>), AutodiffError> {
+) -> Result<IfGrad, AutodiffError> {
     let ctx = b.ctx().clone();
     let def = ctx
         .op_def(IF)
@@ -176,7 +186,11 @@ pub fn build_if_grad(
             })
         })
         .collect();
-    Ok((op, [then_block, else_block], grads))
+    Ok(IfGrad {
+        op,
+        blocks: [then_block, else_block],
+        grads,
+    })
 }
 
 /// Marks `v` as stopping gradients (Paddle's `cond.set_attribute("stop_gradient", true)`).
