@@ -11,6 +11,7 @@ use pir_runtime::{builtin, BlockId, Builder, OpId, Program, Value, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::{smallvec, SmallVec};
 
+use crate::control_flow as cf;
 use crate::error::AutodiffError;
 use crate::rules::RuleCache;
 use crate::stop_gradient::{set_default_after, value_stop_gradient};
@@ -89,13 +90,15 @@ const ALLOW_NO_GRAD_OPS: &[&str] = &[
 /// The gradient value(s) recorded for one use of a value (several for a vector value).
 type Grads = SmallVec<[Option<Value>; 1]>;
 
-/// The state of one backward pass (Paddle's `State`).
-#[derive(Default)]
+/// The state of one backward pass (Paddle's `State`); a control-flow branch works on a copy.
+#[derive(Default, Clone)]
 struct State {
     /// Value → the gradients its users produced, in the order they were produced.
     value_to_valuegrad: FxHashMap<Value, Vec<Grads>>,
     /// Value → the gradients that were summed into its one gradient.
     value_to_sumvaluegrad: FxHashMap<Value, Vec<Grads>>,
+    /// A value a control-flow block yields → the op result it becomes outside.
+    inside_to_outside: FxHashMap<Value, Value>,
 }
 
 impl State {
@@ -108,11 +111,43 @@ impl State {
 
 struct Pass<'p> {
     prog: &'p mut Program,
+    /// The block backward ops go to: the top-level block, or a branch of a control-flow
+    /// grad op.
     block: BlockId,
     state: State,
     backward_ops: Vec<OpId>,
     no_grad: FxHashSet<Value>,
     rules: RuleCache,
+    /// The caller's initial gradients, one per output (`None`: the seed 1.0); empty for all
+    /// seeds.
+    grad_outputs: Vec<Option<Value>>,
+    /// Paddle's `control_flow_value_to_copyvalue_map`: a value of a forward branch → the
+    /// copy the backward branch reads.
+    copy_map: FxHashMap<Value, Value>,
+}
+
+/// The control-flow op whose branch a nested pass differentiates (Paddle's `base_op`,
+/// `base_inputs`, `base_input_grads`).
+struct Base {
+    /// The forward op.
+    op: OpId,
+    /// Its real inputs but the condition.
+    inputs: Vec<Option<Value>>,
+    /// Their gradients (the grad op's results), `None` where not wanted.
+    grads: Vec<Option<Value>>,
+}
+
+/// Follows `v` through `map` (Paddle's `return_map_value`).
+fn map_value(map: &FxHashMap<Value, Value>, mut v: Value) -> Value {
+    let mut steps = 0;
+    while let Some(&next) = map.get(&v) {
+        v = next;
+        steps += 1;
+        if steps > map.len() {
+            break;
+        }
+    }
+    v
 }
 
 /// Computes the gradients of `outputs` with respect to `inputs` (Paddle's
@@ -130,10 +165,35 @@ pub fn grad(
     inputs: &[Value],
     no_grad: &[Value],
 ) -> Result<Vec<Option<Value>>, AutodiffError> {
+    grad_with_grad_outputs(prog, outputs, inputs, &[], no_grad)
+}
+
+/// [`grad`] with initial gradients (Paddle's `grad(outputs, inputs, grad_outputs=...)`):
+/// `grad_outputs[i]` is the gradient of `outputs[i]`, `None` for the usual seed
+/// `full_like(outputs[i], 1.0)`; an empty slice means all `None`. A given gradient must have
+/// its output's shape (Paddle accepts another dtype with a warning) and be a value of the
+/// top-level block; its defining op counts among the backward ops (Paddle's `feedop`) and it
+/// is never pruned.
+///
+/// # Errors
+///
+/// As [`grad`]; [`AutodiffError::GradOutput`] when `grad_outputs` does not have one entry per
+/// output or a gradient's shape differs from its output's.
+pub fn grad_with_grad_outputs(
+    prog: &mut Program,
+    outputs: &[Value],
+    inputs: &[Value],
+    grad_outputs: &[Option<Value>],
+    no_grad: &[Value],
+) -> Result<Vec<Option<Value>>, AutodiffError> {
     let block = prog.block();
     check_in_block(prog, block, outputs, "output")?;
     check_in_block(prog, block, inputs, "input")?;
+    let given: Vec<Value> = grad_outputs.iter().flatten().copied().collect();
+    check_in_block(prog, block, &given, "grad_output")?;
+    check_grad_outputs(prog, outputs, grad_outputs)?;
     let mut pass = Pass::new(prog, block, no_grad);
+    pass.grad_outputs = grad_outputs.to_vec();
     pass.calc_gradient(outputs, inputs)?;
     Ok(inputs
         .iter()
@@ -161,6 +221,52 @@ pub fn append_backward(
         .into_iter()
         .map(|p| (p, pass.state.grads(p).first().and_then(|g| g[0])))
         .collect())
+}
+
+/// Paddle's checks in `prepare_grad_outputs`: one entry per output, each given gradient with
+/// its output's shape.
+fn check_grad_outputs(
+    prog: &Program,
+    outputs: &[Value],
+    grad_outputs: &[Option<Value>],
+) -> Result<(), AutodiffError> {
+    if grad_outputs.is_empty() {
+        return Ok(());
+    }
+    if grad_outputs.len() != outputs.len() {
+        return Err(AutodiffError::GradOutput {
+            index: grad_outputs.len().min(outputs.len()),
+            message: format!(
+                "grad_outputs has {} entries, outputs {}: they must have the same length",
+                grad_outputs.len(),
+                outputs.len()
+            ),
+        });
+    }
+    let ctx = prog.ctx();
+    let dims = |v: Value| {
+        prog.value_type(v)
+            .and_then(|t| t.as_dense_tensor(ctx).map(|t| t.dims.to_vec()))
+    };
+    let show = |v: Value| {
+        prog.value_type(v)
+            .map_or("<<NULL TYPE>>".to_string(), |t| t.display(ctx).to_string())
+    };
+    for (i, (&out, g)) in outputs.iter().zip(grad_outputs).enumerate() {
+        let Some(g) = *g else { continue };
+        if dims(out) != dims(g) {
+            return Err(AutodiffError::GradOutput {
+                index: i,
+                message: format!(
+                    "the shape of grad_outputs[{i}] ({}) should be the same as the shape of \
+                     outputs[{i}] ({})",
+                    show(g),
+                    show(out)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_in_block(
@@ -220,6 +326,8 @@ impl<'p> Pass<'p> {
             backward_ops: Vec::new(),
             no_grad: no_grad.iter().copied().collect(),
             rules: RuleCache::default(),
+            grad_outputs: Vec::new(),
+            copy_map: FxHashMap::default(),
         }
     }
 
@@ -240,14 +348,9 @@ impl<'p> Pass<'p> {
         if self.all_stop_gradient_true(&total_ops) {
             return Ok(());
         }
-        // Every value that stops gradients joins the no-grad set.
-        for &op in &total_ops {
-            for v in self.prog.op(op).results() {
-                if value_stop_gradient(self.prog, v) {
-                    self.no_grad.insert(v);
-                }
-            }
-        }
+        // Every value that stops gradients joins the no-grad set, in control-flow branches
+        // too.
+        self.add_stopped_to_no_grad(self.block);
         let (seeds, complete_outputs) = self.prepare_grad_outputs(outputs)?;
         let mut inputs_set: FxHashSet<Value> = inputs.iter().copied().collect();
         let mut outputs_set: FxHashSet<Value> = complete_outputs
@@ -269,7 +372,7 @@ impl<'p> Pass<'p> {
             .0
         };
         let (outputs_fwd, inputs_fwd) = self.prepare_backward_prune_set(inputs, &complete_outputs);
-        self.append_backward_ops(&effective)?;
+        self.append_backward_ops(None, &effective)?;
         let (mut b_outputs, mut b_inputs, no_gradvar) =
             self.create_backward_prune_set(&outputs_fwd, &inputs_fwd);
         let mut remove: Vec<OpId> = Vec::new();
@@ -280,6 +383,12 @@ impl<'p> Pass<'p> {
         let mut removing: FxHashSet<OpId> = remove.iter().copied().collect();
         let live: Vec<OpId> = self.backward_ops.clone();
         for op in inverse_sort_op(self.prog, &live)? {
+            if cf::is_control_flow(self.prog, op) {
+                for b in cf::blocks(self.prog, op) {
+                    self.remove_useless_full_like_ops(b)?;
+                }
+                continue;
+            }
             let r = self.prog.op(op);
             if r.name() == "pd_op.full_like" && !self.prog.has_uses(r.result(0)) {
                 if removing.insert(op) {
@@ -305,6 +414,24 @@ impl<'p> Pass<'p> {
         Ok(())
     }
 
+    /// Paddle's `update_no_grad_set_by_stopgradient`, into `if`/`while` branches.
+    fn add_stopped_to_no_grad(&mut self, block: BlockId) {
+        let mut blocks = vec![block];
+        while let Some(b) = blocks.pop() {
+            let ops: Vec<OpId> = self.prog.block_ops(b).collect();
+            for op in ops {
+                if cf::is_control_flow(self.prog, op) {
+                    blocks.extend(cf::blocks(self.prog, op));
+                }
+                for v in self.prog.op(op).results() {
+                    if value_stop_gradient(self.prog, v) {
+                        self.no_grad.insert(v);
+                    }
+                }
+            }
+        }
+    }
+
     fn all_stop_gradient_true(&self, ops: &[OpId]) -> bool {
         ops.iter().all(|&op| {
             self.prog
@@ -325,15 +452,31 @@ impl<'p> Pass<'p> {
         })
     }
 
-    /// The seed: `full_like(output, 1.0)` per output, `full_like(result, 0.0)` for the other
-    /// results of the outputs' defining ops. Returns the seeds and the completed outputs.
+    /// The seed: the caller's gradient or `full_like(output, 1.0)` per output,
+    /// `full_like(result, 0.0)` for the other results of the outputs' defining ops. Returns
+    /// the outputs' gradients (Paddle's `complete_grad_outputs`, never pruned) and the
+    /// completed outputs.
     fn prepare_grad_outputs(
         &mut self,
         outputs: &[Value],
     ) -> Result<(Vec<Value>, Vec<Value>), AutodiffError> {
         let mut seeds = Vec::with_capacity(outputs.len());
-        for &out in outputs {
-            seeds.extend(self.append_full_like(1.0, out, out)?);
+        for (i, &out) in outputs.iter().enumerate() {
+            match self.grad_outputs.get(i).copied().flatten() {
+                Some(g) => {
+                    // Paddle records the gradient's defining op (`feedop`) as a backward op.
+                    if let Some(feed) = self.prog.defining_op(g) {
+                        if !self.backward_ops.contains(&feed) {
+                            self.backward_ops.push(feed);
+                        }
+                    }
+                    self.state
+                        .value_to_valuegrad
+                        .insert(out, vec![smallvec![Some(g)]]);
+                    seeds.push(g);
+                }
+                None => seeds.extend(self.append_full_like(1.0, out, out)?),
+            }
         }
         let mut complete = outputs.to_vec();
         let mut visited: FxHashSet<Value> = FxHashSet::default();
@@ -474,7 +617,9 @@ impl<'p> Pass<'p> {
         let mut outputs = Vec::with_capacity(list.len());
         let mut grads = Vec::with_capacity(list.len());
         for (i, value) in list.into_iter().enumerate() {
-            let mut new_value: Grads = smallvec![Some(value)];
+            let mut new_value: Grads = smallvec![Some(map_value(&self.copy_map, value))];
+            let like = new_value[0].unwrap_or(value);
+            let value = map_value(&self.state.inside_to_outside, value);
             if self.state.grads(value).len() > 1 {
                 self.append_add_n(value)?;
             }
@@ -488,7 +633,7 @@ impl<'p> Pass<'p> {
                         new_value = outs.iter().map(|o| o[0]).collect();
                     }
                     None => {
-                        self.append_full_like(0.0, value, value)?;
+                        self.append_full_like(0.0, like, value)?;
                         zero[i] = true;
                     }
                 }
@@ -504,6 +649,9 @@ impl<'p> Pass<'p> {
     }
 
     fn grad_semantics(&self, op: OpId) -> SmallVec<[bool; 8]> {
+        if let Some(sem) = cf::grad_semantics(self.prog, op) {
+            return sem;
+        }
         let r = self.prog.op(op);
         if r.name() == "builtin.combine" {
             return smallvec![true; r.num_operands()];
@@ -531,15 +679,19 @@ impl<'p> Pass<'p> {
         op: OpId,
     ) -> (Vec<Grads>, Vec<SmallVec<[bool; 1]>>) {
         let sem = self.grad_semantics(op);
-        let operands: Vec<Option<Value>> = self.prog.op(op).operands().collect();
+        let name = self.prog.op(op).name();
+        let operands = cf::real_inputs(self.prog, op);
         let mut inputs = Vec::with_capacity(operands.len());
         let mut stops = Vec::new();
+        let copy = |v: Option<Value>| v.map(|v| map_value(&self.copy_map, v));
         for (k, input) in operands.into_iter().enumerate() {
-            let combine = input.and_then(|v| defining_combine(self.prog, v));
+            let combine = input
+                .and_then(|v| defining_combine(self.prog, v))
+                .filter(|_| name != cf::TUPLE_PUSH);
             if !sem.get(k).copied().unwrap_or(false) {
-                match combine {
-                    Some(c) => inputs.push(self.prog.op(c).operands().collect()),
-                    None => inputs.push(smallvec![input]),
+                match combine.filter(|_| name != cf::IF) {
+                    Some(c) => inputs.push(self.prog.op(c).operands().map(copy).collect()),
+                    None => inputs.push(smallvec![copy(input)]),
                 }
                 continue;
             }
@@ -550,7 +702,7 @@ impl<'p> Pass<'p> {
                     stops.push(cs.iter().map(|x| x[0]).collect());
                 }
                 (Some(v), None) => {
-                    inputs.push(smallvec![Some(v)]);
+                    inputs.push(smallvec![copy(Some(v))]);
                     let stop = self.no_grad.contains(&v) || value_stop_gradient(self.prog, v);
                     stops.push(smallvec![stop]);
                 }
@@ -567,7 +719,8 @@ impl<'p> Pass<'p> {
     /// gradients go to the combined values).
     fn update_input_grad_map(&mut self, op: OpId, grads: &[Grads]) {
         let sem = self.grad_semantics(op);
-        let operands: Vec<Option<Value>> = self.prog.op(op).operands().collect();
+        let push = self.prog.op(op).name() == cf::TUPLE_PUSH;
+        let operands = cf::real_inputs(self.prog, op);
         let mut i = 0;
         for (k, input) in operands.into_iter().enumerate() {
             if !sem.get(k).copied().unwrap_or(false) {
@@ -576,7 +729,7 @@ impl<'p> Pass<'p> {
             let g = grads.get(i).cloned().unwrap_or_default();
             i += 1;
             let Some(input) = input else { continue };
-            match defining_combine(self.prog, input) {
+            match defining_combine(self.prog, input).filter(|_| !push) {
                 Some(c) => {
                     let per: Vec<Grads> = g.iter().map(|x| smallvec![*x]).collect();
                     self.update_input_grad_map(c, &per);
@@ -591,7 +744,24 @@ impl<'p> Pass<'p> {
         }
     }
 
-    fn append_backward_ops(&mut self, forward_ops: &[OpId]) -> Result<(), AutodiffError> {
+    fn append_backward_ops(
+        &mut self,
+        base: Option<&Base>,
+        forward_ops: &[OpId],
+    ) -> Result<(), AutodiffError> {
+        // A branch's `cf.yield`: what it yields is the control-flow op's result outside.
+        let mut forward_ops = forward_ops;
+        if let (Some(base), Some((&last, rest))) = (base, forward_ops.split_last()) {
+            if !rest.is_empty() && self.prog.op(last).name() == cf::YIELD {
+                let skip = usize::from(self.prog.op(base.op).name() == cf::WHILE);
+                let yielded: Vec<Value> = self.prog.op(last).operands().flatten().collect();
+                let results: Vec<Value> = self.prog.op(base.op).results().collect();
+                for (outside, inside) in results.into_iter().zip(yielded.into_iter().skip(skip)) {
+                    self.state.inside_to_outside.insert(inside, outside);
+                }
+                forward_ops = rest;
+            }
+        }
         let order = if self.is_inplace_net(forward_ops) {
             forward_ops.iter().rev().copied().collect()
         } else {
@@ -600,6 +770,10 @@ impl<'p> Pass<'p> {
         for op in order {
             let name = self.prog.op(op).name();
             if name == "builtin.combine" || name == "builtin.split" {
+                continue;
+            }
+            if self.prog.op(op).name() == cf::IF {
+                self.backward_of_if(op)?;
                 continue;
             }
             if self.rules.has_vjp(self.prog, op) {
@@ -618,6 +792,174 @@ impl<'p> Pass<'p> {
                 return Err(AutodiffError::NoGradOp {
                     op: self.prog.describe(op),
                 });
+            }
+        }
+        if let Some(base) = base {
+            self.append_yield(base)?;
+        }
+        Ok(())
+    }
+
+    /// A `pd_op.if`'s gradient (`IfOp::Vjp` and the branch handling of Paddle's
+    /// `append_backward_ops`): a `pd_op.if` on the same condition with one result per real
+    /// input that wants a gradient, each branch differentiated on a copy of the state and
+    /// ending with a `cf.yield` of the branch's input gradients (zeros where the branch does
+    /// not use an input, the sum where it uses it several times or the input has gradients
+    /// from ops after the `if`).
+    fn backward_of_if(&mut self, op: OpId) -> Result<(), AutodiffError> {
+        let (_zero, _outputs, _out_grads) = self.make_output_with_output_grad(op)?;
+        let (inputs, stops) = self.make_input_with_input_stopgradient(op);
+        if stops.iter().all(|s| s.iter().all(|&x| x)) {
+            return Ok(());
+        }
+        let origin: Vec<Option<Value>> = cf::real_inputs(self.prog, op).into_vec();
+        let cond = inputs
+            .first()
+            .and_then(|c| c[0])
+            .ok_or_else(|| AutodiffError::Invalid {
+                op: self.prog.describe(op),
+                message: "pd_op.if without a condition".into(),
+            })?;
+        let rest: Vec<Option<Value>> = inputs[1..].iter().map(|i| i[0]).collect();
+        let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
+        let block = self.block;
+        let cf::IfGrad {
+            op: grad_op,
+            blocks: grad_blocks,
+            grads,
+        } = cf::build_if_grad(
+            &mut Builder::at_block_end(self.prog, block),
+            cond,
+            &rest,
+            &stop_flags,
+        )?;
+        let base = Base {
+            op,
+            inputs: rest,
+            grads: grads.clone(),
+        };
+        let fwd_blocks = cf::blocks(self.prog, op);
+        let mut used_by_others: Vec<(Value, Vec<Grads>)> = Vec::new();
+        for (&fwd, &bwd) in fwd_blocks.iter().zip(grad_blocks.iter()) {
+            for v in origin.iter().flatten() {
+                if let Some(g) = self.state.value_to_valuegrad.get(v) {
+                    used_by_others.push((*v, g.clone()));
+                }
+            }
+            self.in_branch(fwd, bwd, &base)?;
+            for (v, g) in &used_by_others {
+                self.state.value_to_valuegrad.insert(*v, g.clone());
+            }
+        }
+        for (v, _) in &used_by_others {
+            self.state.value_to_valuegrad.insert(*v, Vec::new());
+        }
+        let per_input: Vec<Grads> = grads.iter().map(|g| smallvec![*g]).collect();
+        self.update_input_grad_map(op, &per_input);
+        self.backward_ops.push(grad_op);
+        Ok(())
+    }
+
+    /// Differentiates forward branch `fwd` into backward branch `bwd` on a copy of the state
+    /// (Paddle's recursive `append_backward_ops` with `sub_state`); the forward values the
+    /// backward branch reads must come through a `cf` pipe (`build_pipe_for_block`).
+    fn in_branch(&mut self, fwd: BlockId, bwd: BlockId, base: &Base) -> Result<(), AutodiffError> {
+        let saved_state = self.state.clone();
+        let saved_ops = std::mem::take(&mut self.backward_ops);
+        let saved_copy = self.copy_map.clone();
+        let saved_block = std::mem::replace(&mut self.block, bwd);
+        let ops: Vec<OpId> = self.prog.block_ops(fwd).collect();
+        let r = self.append_backward_ops(Some(base), &ops);
+        self.block = saved_block;
+        self.copy_map = saved_copy;
+        self.backward_ops = saved_ops;
+        self.state = saved_state;
+        r?;
+        self.check_no_pipe_needed(fwd, bwd)
+    }
+
+    /// Paddle passes the forward values a backward branch reads through a stack
+    /// (`cf.stack_create` / `cf.tuple_push` / `cf.tuple_pop`), and removes the pipe when the
+    /// backward branch reads none of them. Without the `cf` pipe ops only the second case can
+    /// be built: a backward branch that reads a forward branch's value is an error.
+    fn check_no_pipe_needed(&self, fwd: BlockId, bwd: BlockId) -> Result<(), AutodiffError> {
+        let mut local: Vec<Value> = self.prog.block_args(fwd).to_vec();
+        for op in self.prog.block_ops(fwd) {
+            local.extend(self.prog.op(op).results());
+        }
+        let inside = |op: OpId| {
+            let mut b = self.prog.op(op).parent_block();
+            while let Some(block) = b {
+                if block == bwd {
+                    return true;
+                }
+                b = self
+                    .prog
+                    .block_parent(block)
+                    .and_then(|region| self.prog.region_parent(region))
+                    .and_then(|o| self.prog.op(o).parent_block());
+            }
+            false
+        };
+        for v in local {
+            if self.prog.uses(v).any(|u| inside(u.op)) {
+                return Err(AutodiffError::MissingOp(format!(
+                    "cf.tuple_push (the backward of a control-flow branch reads its forward \
+                     value %{}, which Paddle passes through cf.stack_create / cf.tuple_push / \
+                     cf.tuple_pop)",
+                    v.index()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Paddle's `append_yield`: ends a backward branch with `cf.yield` of the gradient of
+    /// every base input that wants one (summed if several, zeros if the branch has none).
+    fn append_yield(&mut self, base: &Base) -> Result<(), AutodiffError> {
+        let mut yielded = Vec::new();
+        for (input, grad) in base.inputs.iter().zip(&base.grads) {
+            let (Some(input), Some(_)) = (input, grad) else {
+                continue;
+            };
+            let value = map_value(&self.state.inside_to_outside, *input);
+            match self.state.value_to_valuegrad.get(&value).map(Vec::len) {
+                Some(n) if n > 1 => self.append_add_n(value)?,
+                Some(n) if n > 0 => {}
+                _ => {
+                    let like = map_value(&self.copy_map, value);
+                    self.append_full_like(0.0, like, value)?;
+                }
+            }
+            let g = self.state.grads(value).first().and_then(|g| g[0]);
+            yielded.extend(g);
+        }
+        let block = self.block;
+        cf::build_yield(&mut Builder::at_block_end(self.prog, block), &yielded)?;
+        Ok(())
+    }
+
+    /// Paddle's `remove_useless_full_like_ops` on a backward branch (and the branches nested
+    /// in it): unused `full_like` zeros and their `full`.
+    fn remove_useless_full_like_ops(&mut self, block: BlockId) -> Result<(), AutodiffError> {
+        let ops: Vec<OpId> = self.prog.block_ops(block).collect();
+        let mut remove = Vec::new();
+        for op in inverse_sort_op(self.prog, &ops)? {
+            if cf::is_control_flow(self.prog, op) {
+                for b in cf::blocks(self.prog, op) {
+                    self.remove_useless_full_like_ops(b)?;
+                }
+                continue;
+            }
+            let r = self.prog.op(op);
+            if r.name() == "pd_op.full_like" && !self.prog.has_uses(r.result(0)) {
+                remove.push(op);
+                remove.extend(r.operand(1).and_then(|v| self.prog.defining_op(v)));
+            }
+        }
+        for op in remove {
+            if self.prog.is_alive(op) {
+                self.remove_op(op)?;
             }
         }
         Ok(())
@@ -643,8 +985,37 @@ impl<'p> Pass<'p> {
         };
         let (grads, created) = self.emit(|b| vjp.call(b, op, &args))?;
         self.backward_ops.extend(created);
+        self.set_grad_types(op, &inputs, &grads);
         self.update_input_grad_map(op, &grads);
         Ok(())
+    }
+
+    /// Paddle's `call_vjp`: every gradient the Vjp returns takes the type of its forward input
+    /// ("the grad_type must equal to forward type"), for ops with `OpYamlInfoInterface`. A
+    /// gradient the grad op's infer-meta leaves untyped (`yolo_loss_grad`'s `gt_box_grad`)
+    /// thus gets one.
+    fn set_grad_types(&mut self, op: OpId, inputs: &[Grads], grads: &[Grads]) {
+        if !self
+            .prog
+            .op(op)
+            .def()
+            .has_interface::<pir_runtime::interfaces::OpYamlInfo>()
+        {
+            return;
+        }
+        let sem = self.grad_semantics(op);
+        let with_grad = inputs
+            .iter()
+            .zip(sem.iter())
+            .filter_map(|(i, &s)| s.then_some(i));
+        for (fwd, gs) in with_grad.zip(grads) {
+            for (f, g) in fwd.iter().zip(gs) {
+                if let (Some(f), Some(g)) = (f, g) {
+                    let ty = self.prog.value_type(*f);
+                    self.prog.set_value_type(*g, ty);
+                }
+            }
+        }
     }
 
     fn prepare_backward_prune_set(
@@ -737,7 +1108,11 @@ fn prune_ops(
                 union[i] = true;
                 continue;
             }
-            if r.operands().flatten().any(|v| inputs.contains(&v)) {
+            if cf::real_inputs(prog, op)
+                .iter()
+                .flatten()
+                .any(|v| inputs.contains(v))
+            {
                 union[i] = true;
                 inputs.extend(r.results().filter(|v| !no_grad.contains(v)));
             } else {
@@ -749,7 +1124,8 @@ fn prune_ops(
         let r = prog.op(op);
         if r.results().any(|v| outputs.contains(&v)) {
             union[i] = true;
-            outputs.extend(r.operands().flatten().filter(|v| !no_grad.contains(v)));
+            let real = cf::real_inputs(prog, op);
+            outputs.extend(real.into_iter().flatten().filter(|v| !no_grad.contains(v)));
         } else {
             union[i] = false;
             inter[i] = false;
@@ -784,7 +1160,7 @@ fn inverse_sort_op(prog: &Program, ops: &[OpId]) -> Result<Vec<OpId>, AutodiffEr
         _ => None,
     };
     for &op in ops {
-        for v in prog.op(op).operands().flatten() {
+        for v in cf::real_inputs(prog, op).into_iter().flatten() {
             if let Some(d) = def_op(v).filter(|d| in_set.contains(d)) {
                 *pending.entry(d).or_default() += 1;
             }
@@ -798,7 +1174,7 @@ fn inverse_sort_op(prog: &Program, ops: &[OpId]) -> Result<Vec<OpId>, AutodiffEr
     let mut sorted = Vec::with_capacity(ops.len());
     while let Some(op) = queue.pop_front() {
         sorted.push(op);
-        for v in prog.op(op).operands().flatten() {
+        for v in cf::real_inputs(prog, op).into_iter().flatten() {
             if let Some(d) = def_op(v).filter(|d| in_set.contains(d)) {
                 let p = pending.entry(d).or_default();
                 *p -= 1;

@@ -48,6 +48,14 @@ pub enum AutodiffError {
         /// The value as printed (`%3`).
         value: String,
     },
+    /// `grad_outputs` does not fit `outputs` (Paddle's `prepare_grad_outputs` checks).
+    #[error("grad_outputs[{index}]: {message}")]
+    GradOutput {
+        /// The entry concerned.
+        index: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// The forward ops form a cycle (inverse topological sort failed).
     #[error("the forward ops do not form a DAG; the inverse topological sort failed")]
     Cycle,

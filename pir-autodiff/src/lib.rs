@@ -10,10 +10,11 @@
 //!   [`vjp::run_rule`].
 
 pub mod backward;
+pub mod control_flow;
 pub mod error;
 pub mod rules;
 pub mod stop_gradient;
 pub mod vjp;
 
-pub use backward::{append_backward, grad};
+pub use backward::{append_backward, grad, grad_with_grad_outputs};
 pub use error::AutodiffError;

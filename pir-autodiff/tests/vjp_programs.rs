@@ -13,12 +13,49 @@
 //!   yaml 3.3.1 was built from);
 //! - the project's infer-meta functions disagree with Paddle's types on Paddle's own program.
 //!
-//! Exceptions without such evidence are autodiff's: at most 2% of the cases.
+//! Exceptions without such evidence are autodiff's: at most 2% of the cases. The known
+//! exceptions are listed in [`EXCEPTIONS`] with their cause; a failure not listed there fails
+//! the test even with evidence.
 
 mod common;
 
 use pir_runtime::op_support::reinfer_result_types;
 use pir_runtime::{check_types, parser, verify, Program, Value};
+
+/// The known exceptions and their causes (the test prints the evidence it finds for each on
+/// every run). Ops Paddle 3.3.1 has but the shared snapshot lacks are declared in the project's
+/// own `ops-yaml/` (baddbmm, c_softmax_with_cross_entropy, mp_allreduce_sum, nansum, shape64,
+/// square_), so those cases pass; these remain:
+const EXCEPTIONS: &[(&str, &str)] = &[
+    (
+        "nanmedian/0",
+        "snapshot drift: 3.3.1's nanmedian_grad takes (x, out, medians, out_grad), the \
+         snapshot's backward.yaml (x, medians, out_grad)",
+    ),
+    (
+        "repeat_interleave_with_tensor_index/0",
+        "snapshot drift: 3.3.1's op and its grad carry an `output_size` attribute the \
+         snapshot's entries lack",
+    ),
+    (
+        "view_shape/1",
+        "snapshot drift: the snapshot's view_shape names backward view_shape_grad, which its \
+         backward.yaml lacks (so `input` has no grad semantics and no Vjp runs), and types its \
+         result with StridedUnChangedInferMeta (2x3) where 3.3.1 gives the view's dims (3x2)",
+    ),
+    (
+        "std/0",
+        "pd_op.std is missing from the snapshot (ops.yaml and backward.yaml); its 3.3.1 \
+         definition (infer-meta function) could not be confirmed from public sources, so the \
+         project does not declare it",
+    ),
+    (
+        "masked_fill_/0",
+        "pd_op.masked_fill(_) is missing from the snapshot's ops.yaml (backward.yaml has \
+         masked_fill_grad); its 3.3.1 forward definition (infer-meta function) could not be \
+         confirmed from public sources, so the project does not declare it",
+    ),
+];
 
 /// The `pd_op.data` results that do not stop gradients, in program order.
 fn grad_inputs(prog: &Program) -> Vec<Value> {
@@ -132,9 +169,9 @@ fn every_vjp_program_is_reproduced_byte_for_byte() {
     let cases = manifest["cases"].as_array().unwrap();
     let mut failures: Vec<Failure> = Vec::new();
     let manual = manual_ops(&root);
+    let only = std::env::var("PIR_VJP_CASE").ok();
     for case in cases {
         let id = case["case_id"].as_str().unwrap();
-        let only = std::env::var("PIR_VJP_CASE").ok();
         if only.as_deref().is_some_and(|o| o != id) {
             continue;
         }
@@ -200,6 +237,22 @@ fn every_vjp_program_is_reproduced_byte_for_byte() {
             why.as_deref().unwrap_or("none (autodiff)")
         );
     }
+    let unlisted: Vec<&str> = failures
+        .iter()
+        .map(|f| f.0.split(':').next().unwrap_or(""))
+        .filter(|id| !EXCEPTIONS.iter().any(|(e, _)| e == id))
+        .collect();
+    if only.is_none() {
+        for (id, why) in EXCEPTIONS {
+            if !failures.iter().any(|f| f.0.starts_with(&format!("{id}:"))) {
+                eprintln!("  listed exception {id} now passes ({why})");
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "failures not in EXCEPTIONS: {unlisted:?}"
+    );
     let allowed = cases.len() * 2 / 100;
     assert!(
         own.len() <= allowed,

@@ -76,3 +76,27 @@ fn bad_value_names_are_clear_errors() {
         assert!(err.contains(msg), "{all:?}: {err}");
     }
 }
+
+#[test]
+fn grad_output_replaces_the_seed() {
+    // `relu(x)` differentiated with the initial gradient `x` (same shape); a 2x3 gradient for
+    // the 0-D `mean` is refused.
+    let f = program_file("seed");
+    let path = f.to_str().unwrap();
+    let o = pir(&["grad", path, "--loss", "%1", "--grad-output", "%0"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // relu's gradient is fed `%0` directly: no `full` / `full_like` seed.
+    assert!(!out.contains("pd_op.full_like"), "{out}");
+    assert!(
+        out.contains("(%4) = \"pd_op.relu_grad\" (%1, %0) {stop_gradient:[false]}"),
+        "{out}"
+    );
+    let o = pir(&["grad", path, "--loss", "%3", "--grad-output", "%1"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the shape of grad_outputs[0] (tensor<2x3xf32>) should be the same as the shape of outputs[0] (tensor<f32>)"),
+        "{err}"
+    );
+}

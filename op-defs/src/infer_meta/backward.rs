@@ -823,12 +823,14 @@ fn instance_norm_x_grad(x: &TensorMeta, x_grad: Output<'_>) -> Result<i64, Infer
 }
 
 /// `InstanceNormGradInferMeta(x, scale, bias, saved_mean, saved_variance, y_grad, epsilon)`:
-/// `x_grad` with `x`'s dims, dtype and layout; `scale_grad`/`bias_grad` `[C]`.
+/// `x_grad` with `x`'s dims, dtype and layout; `scale_grad`/`bias_grad` `[C]`, each only when
+/// its forward input is present (Paddle 3.3.1 leaves the gradient of an absent `scale`/`bias`
+/// without a type: `paddle-ref/ops/vjp/instance_norm.txt`).
 #[infer_meta]
 pub fn instance_norm_grad_infer_meta(
     x: &TensorMeta,
-    _scale: Option<&TensorMeta>,
-    _bias: Option<&TensorMeta>,
+    scale: Option<&TensorMeta>,
+    bias: Option<&TensorMeta>,
     _saved_mean: &TensorMeta,
     _saved_variance: &TensorMeta,
     _y_grad: &TensorMeta,
@@ -838,8 +840,12 @@ pub fn instance_norm_grad_infer_meta(
     bias_grad: Output<'_>,
 ) -> R {
     let c = instance_norm_x_grad(x, x_grad)?;
-    scale_grad.set_if_present(dims_only(&[c]));
-    bias_grad.set_if_present(dims_only(&[c]));
+    if scale.is_some() {
+        scale_grad.set_if_present(dims_only(&[c]));
+    }
+    if bias.is_some() {
+        bias_grad.set_if_present(dims_only(&[c]));
+    }
     Ok(())
 }
 

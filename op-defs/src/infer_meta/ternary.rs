@@ -51,6 +51,76 @@ pub fn addmm_infer_meta(
     out.set(with_dtype_lod_of(input, &[x.dims[0], y.dims[1]]))
 }
 
+/// `BaddbmmInferMeta(input, x, y, beta, alpha)`: `[x[0], x[1], y[2]]` with `input`'s dtype and
+/// LoD; `input` is 2-D or 3-D, `x` and `y` 3-D with `x[2] == y[1]`, none of them empty.
+#[infer_meta]
+pub fn baddbmm_infer_meta(
+    input: &TensorMeta,
+    x: &TensorMeta,
+    y: &TensorMeta,
+    _beta: f64,
+    _alpha: f64,
+    out: Output<'_>,
+) -> R {
+    for (t, what) in [(input, "input"), (x, "x"), (y, "y")] {
+        ensure_meta!(
+            t.dims.iter().product::<i64>() != 0,
+            "{what} {} has no elements",
+            fmt_dims(&t.dims)
+        );
+    }
+    ensure_meta!(
+        input.rank() == 2 || input.rank() == 3,
+        "input must be 2-D or 3-D, got {}",
+        fmt_dims(&input.dims)
+    );
+    need_rank(x, 3, "x")?;
+    need_rank(y, 3, "y")?;
+    ensure_meta!(
+        x.dims[2] == y.dims[1],
+        "x {} and y {} do not multiply: x[2] must equal y[1]",
+        fmt_dims(&x.dims),
+        fmt_dims(&y.dims)
+    );
+    out.set(with_dtype_lod_of(input, &[x.dims[0], x.dims[1], y.dims[2]]))
+}
+
+/// `CSoftmaxWithCrossEntropyInferMeta(logits, label, ignore_index, rank, nranks)`: `label`
+/// matches `logits` off the last axis (known extents); `softmax` gets `logits`' dims, `loss`
+/// those dims with the last one 1, both `logits`' dtype and LoD.
+#[infer_meta]
+pub fn c_softmax_with_cross_entropy_infer_meta(
+    logits: &TensorMeta,
+    label: &TensorMeta,
+    _ignore_index: i64,
+    _rank: i64,
+    _nranks: i64,
+    softmax: Output<'_>,
+    loss: Output<'_>,
+) -> R {
+    let r = logits.rank();
+    ensure_meta!(r >= 1, "logits must have at least one dimension");
+    ensure_meta!(
+        label.rank() == r,
+        "logits {} and label {} must have the same rank",
+        fmt_dims(&logits.dims),
+        fmt_dims(&label.dims)
+    );
+    for i in 0..r - 1 {
+        let (a, b) = (logits.dims[i], label.dims[i]);
+        ensure_meta!(
+            !(a > 0 && b > 0 && a != b),
+            "logits {} and label {} must have the same shape off the last axis",
+            fmt_dims(&logits.dims),
+            fmt_dims(&label.dims)
+        );
+    }
+    softmax.set(with_dtype_lod_of(logits, &logits.dims))?;
+    let mut d = logits.dims.to_vec();
+    d[r - 1] = 1;
+    loss.set(with_dtype_lod_of(logits, &d))
+}
+
 /// Checks that the 1-D `t` (`what`) has `c` elements when its extent is known.
 fn need_per_channel(t: &TensorMeta, c: i64, what: &str) -> R {
     need_rank(t, 1, what)?;

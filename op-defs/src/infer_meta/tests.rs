@@ -1922,7 +1922,13 @@ fn recurrent_and_normalisation_grads() {
     ];
     let o = ok("InstanceNormGradInferMeta", &inorm, 3);
     is(&o[0], &[2, 3, 4, 4], Float32);
-    is(&o[2], &[3], Float32);
+    // Absent scale and bias: their gradients have no type (Paddle's vjp/instance_norm.txt).
+    assert_eq!((&o[1], &o[2]), (&MetaOut::None, &MetaOut::None));
+    let mut with_scale = inorm.clone();
+    with_scale[1] = f32t(&[3]);
+    let o = ok("InstanceNormGradInferMeta", &with_scale, 3);
+    is(&o[1], &[3], Float32);
+    assert_eq!(o[2], MetaOut::None);
     // bilinear_grad(x 4x5, y 4x6, weight 7x5x6, dout 4x7): dbias is [1, 7].
     let bilinear = |dout: &[i64]| [f32t(&[4, 5]), f32t(&[4, 6]), f32t(&[7, 5, 6]), f32t(dout)];
     let o = ok("BilinearGradInferMeta", &bilinear(&[4, 7]), 4);
@@ -1930,6 +1936,62 @@ fn recurrent_and_normalisation_grads() {
     is(&o[3], &[1, 7], Float32);
     let e = err("BilinearGradInferMeta", &bilinear(&[3, 7]), 4);
     assert_eq!(e, "out_grad [3, 7] and x [4, 5] must share the batch size");
+}
+
+/// Ops Paddle 3.3.1 has beyond the shared yaml snapshot: shapes as in `paddle-ref/ops/`.
+#[test]
+fn baddbmm_c_softmax_with_cross_entropy_and_shape64() {
+    use DataType::Float64;
+    // baddbmm(input 2x3x5, x 2x3x4, y 2x4x5) and the dynamic-batch case -1x3x5 (f64).
+    let o = ok(
+        "BaddbmmInferMeta",
+        &[
+            f32t(&[2, 3, 5]),
+            f32t(&[2, 3, 4]),
+            f32t(&[2, 4, 5]),
+            fl(1.0),
+            fl(1.0),
+        ],
+        1,
+    );
+    is(&o[0], &[2, 3, 5], Float32);
+    let dynamic = [
+        t(Float64, &[-1, 3, 5]),
+        t(Float64, &[-1, 3, 4]),
+        t(Float64, &[-1, 4, 5]),
+        fl(0.5),
+        fl(2.0),
+    ];
+    is(
+        &ok("BaddbmmInferMeta", &dynamic, 1)[0],
+        &[-1, 3, 5],
+        Float64,
+    );
+    let e = err(
+        "BaddbmmInferMeta",
+        &[
+            f32t(&[2, 3, 5]),
+            f32t(&[2, 3, 4]),
+            f32t(&[2, 3, 5]),
+            fl(1.0),
+            fl(1.0),
+        ],
+        1,
+    );
+    assert!(e.contains("x[2] must equal y[1]"), "{e}");
+    // c_softmax_with_cross_entropy(logits 4x5, label 4x1 i64): softmax 4x5, loss 4x1.
+    let args = [f32t(&[4, 5]), t(Int64, &[4, 1]), i64a(-100), int(0), int(2)];
+    let o = ok("CSoftmaxWithCrossEntropyInferMeta", &args, 2);
+    is(&o[0], &[4, 5], Float32);
+    is(&o[1], &[4, 1], Float32);
+    let bad = [f32t(&[4, 5]), t(Int64, &[3, 1]), i64a(-100), int(0), int(2)];
+    assert!(err("CSoftmaxWithCrossEntropyInferMeta", &bad, 2).contains("off the last axis"));
+    // shape64: int64, one element per dim, known even for -1 dims.
+    is(
+        &ok("Shape64InferMeta", &[t(Float64, &[-1, 3, -1])], 1)[0],
+        &[3],
+        Int64,
+    );
 }
 
 mod ports;

@@ -465,6 +465,12 @@ pub fn shape_infer_meta(input: &TensorMeta, out: Output<'_>) -> R {
     out.set(meta)
 }
 
+/// `Shape64InferMeta(input)`: a 1-D int64 of length rank(input) (`paddle.shape`'s op).
+#[infer_meta]
+pub fn shape64_infer_meta(input: &TensorMeta, out: Output<'_>) -> R {
+    out.set(TensorMeta::new(DataType::Int64, &[input.rank() as i64]))
+}
+
 /// `MeanAllInferMeta(x)`: a 0-D tensor of `x`'s dtype and layout.
 #[infer_meta]
 pub fn mean_all_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {

@@ -1,5 +1,6 @@
-//! `pir grad FILE --loss %N [--inputs %a,%b] [--no-grad %c] [--append-backward]`: appends the
-//! backward of a program (Paddle's `ir_backward.grad` / `append_backward`) and prints it.
+//! `pir grad FILE --loss %N [--inputs %a,%b] [--no-grad %c] [--grad-output %d]
+//! [--append-backward]`: appends the backward of a program (Paddle's `ir_backward.grad` /
+//! `append_backward`) and prints it.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,10 @@ pub struct GradArgs {
     /// Values whose gradients are not wanted (Paddle's `no_grad_vars`).
     #[arg(long, value_delimiter = ',')]
     pub no_grad: Vec<String>,
+    /// The loss's initial gradient (Paddle's `grad_outputs`), a value of the loss's shape;
+    /// default: `full_like(loss, 1.0)`.
+    #[arg(long, conflicts_with = "append_backward")]
+    pub grad_output: Option<String>,
     /// Use `append_backward(loss)` (gradients of every persistable parameter) instead of
     /// `grad(loss, inputs)`.
     #[arg(long, conflicts_with = "inputs")]
@@ -100,7 +105,13 @@ pub fn run(args: GradArgs) -> Result<(), CliError> {
                 .map(|n| value_named(&values, n, "--inputs"))
                 .collect::<Result<Vec<_>, _>>()?
         };
-        pir_autodiff::grad(&mut prog, &[loss], &inputs, &no_grad).map_err(input_err)?;
+        let seed = args
+            .grad_output
+            .as_deref()
+            .map(|n| value_named(&values, n, "--grad-output"))
+            .transpose()?;
+        pir_autodiff::grad_with_grad_outputs(&mut prog, &[loss], &inputs, &[seed], &no_grad)
+            .map_err(input_err)?;
     }
     print!("{prog}");
     Ok(())
