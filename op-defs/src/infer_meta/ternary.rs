@@ -64,7 +64,7 @@ pub fn baddbmm_infer_meta(
 ) -> R {
     for (t, what) in [(input, "input"), (x, "x"), (y, "y")] {
         ensure_meta!(
-            t.dims.iter().product::<i64>() != 0,
+            !t.dims.contains(&0),
             "{what} {} has no elements",
             fmt_dims(&t.dims)
         );
