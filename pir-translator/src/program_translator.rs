@@ -697,7 +697,7 @@ impl<'a> ProgramTranslator<'a> {
         // front, so the last output's comes first.
         let mut zeros = vec![None; outs.len()];
         for k in (0..outs.len()).rev() {
-            if let Some(info) = self.vars.get(&outs[k]) {
+            if let Some(info) = self.vars.get(outs[k]) {
                 zeros[k] = Some(info.value);
                 continue;
             }
