@@ -39,8 +39,16 @@ type Name = Cow<'static, str>;
 /// * `tril_triu`: op_compat.yaml `tril_triu` (no PIR op of that name: the op translates to
 ///   `pd_op.tril` or `pd_op.triu`, whose schemas name no legacy op);
 /// * `lookup_table`: the names of `embedding (lookup_table_v2)`, which the `lookup_table`
-///   handler also translates to `pd_op.embedding`.
+///   handler also translates to `pd_op.embedding`;
+/// * `lod_array_length`, `read_from_array`, `write_to_array`: op_compat.yaml's entries of
+///   those names (their handlers target `pd_op.array_length` / `array_read` / `array_write_`).
 pub const LEGACY_ONLY_ENTRIES: &[(&str, &[(&str, &str)])] = &[
+    ("lod_array_length", &[("x", "X"), ("out", "Out")]),
+    (
+        "read_from_array",
+        &[("array", "X"), ("i", "I"), ("out", "Out")],
+    ),
+    ("write_to_array", &[("x", "X"), ("i", "I"), ("out", "Out")]),
     ("fetch", &[("x", "X")]),
     (
         "matmul",

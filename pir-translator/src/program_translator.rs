@@ -19,6 +19,7 @@
 //! its `pd_op.if` (with `select_input` → `pd_op.select_input`); `while` and the backward
 //! control-flow ops are refused with a located error.
 
+use op_defs::control_flow::CfType;
 use pir_legacy::{AttrValue, LegacyOp, LegacyProgram, LegacyVar, Location, VarKind};
 use pir_runtime::phi::Place;
 use pir_runtime::{
@@ -38,6 +39,9 @@ use crate::translate_error::TranslateError;
 use crate::type_translator::{tensor_meta, translate_var_type};
 use crate::var_index::VarIndex;
 use crate::variable_map::{VariableDefiningInfo, VariableMap};
+
+/// The placeholder of an absent variable in a legacy argument list (`kEmptyVarName`).
+const EMPTY_VAR: &str = "@EMPTY@";
 
 /// How deep `conditional_block` sub-blocks may nest (a recursion bound on hostile inputs).
 const MAX_SUB_BLOCK_DEPTH: usize = 256;
@@ -78,6 +82,44 @@ pub(crate) struct ProgramTranslator<'a> {
     visited: FxHashSet<&'a str>,
     /// How many `while` bodies are being translated.
     in_loop: usize,
+    /// Block 0's `conditional_block_grad` ops and the `conditional_block` each differentiates
+    /// (by op index), as `PreAnalysisForCond` pairs them through their `Scope` variable.
+    cond_grad_to_cond: FxHashMap<usize, usize>,
+    /// For each paired forward `conditional_block` (by op index in block 0): the variables
+    /// its sub-block defines that its grad's sub-block reads, carried on a `cf` stack.
+    push_pop_vars: FxHashMap<usize, Vec<&'a str>>,
+    /// The stack of each paired forward `conditional_block`: its inlet, outlet and the types
+    /// pushed.
+    stacks: FxHashMap<usize, CondStack>,
+}
+
+/// A `cf.stack_create` made for a `conditional_block` whose grad reads its variables.
+#[derive(Clone, Debug, Default)]
+struct CondStack {
+    outlet: Option<Value>,
+    types: Vec<Option<Type>>,
+}
+
+/// `GetExternalInputs`: the variables a block's ops read before any of its ops writes them,
+/// in reading order (repeats kept, as Paddle keeps them).
+fn external_inputs(block: &pir_legacy::LegacyBlock) -> Vec<&str> {
+    let mut produced: FxHashSet<&str> = FxHashSet::default();
+    let mut out = Vec::new();
+    for op in &block.ops {
+        for slot in sorted_slots(&op.inputs) {
+            if op.op_type == "transpose2_grad" && slot.parameter == "XShape" {
+                continue;
+            }
+            out.extend(
+                slot.arguments
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| !produced.contains(n)),
+            );
+        }
+        produced.extend(op.output_arguments());
+    }
+    out
 }
 
 impl<'a> ProgramTranslator<'a> {
@@ -107,6 +149,9 @@ impl<'a> ProgramTranslator<'a> {
             candidates,
             visited: FxHashSet::default(),
             in_loop: 0,
+            cond_grad_to_cond: FxHashMap::default(),
+            push_pop_vars: FxHashMap::default(),
+            stacks: FxHashMap::default(),
         }
     }
 
@@ -129,6 +174,7 @@ impl<'a> ProgramTranslator<'a> {
     pub(crate) fn run(mut self) -> Result<Translation, TranslateError> {
         self.get_parameters()?;
         self.insert_data_ops()?;
+        self.pre_analysis_for_cond();
         self.translate_block()?;
         self.set_parameters()?;
         self.set_value_flags()?;
@@ -234,18 +280,16 @@ impl<'a> ProgramTranslator<'a> {
         var: &'a LegacyVar,
     ) -> Result<Value, TranslateError> {
         let at = self.at_op(op_index);
-        if var.kind == VarKind::DenseTensorArray {
-            return Err(TranslateError::MissingOps {
-                at: Box::new(at),
-                op_type: self.legacy.global_block().ops[op_index].op_type.clone(),
-                missing: vec!["pd_op.create_array".into()],
-            });
-        }
         let (dtype, dims) = tensor_meta(var).map_err(|e| TranslateError::Variable {
             at: Box::new(at.clone()),
             var: var.name.clone(),
             problem: e.to_string(),
         })?;
+        if var.kind == VarKind::DenseTensorArray {
+            // `CreateArrayOp::Build(dtype)` for an array variable.
+            let front = InsertPoint::BlockStart(self.block);
+            return self.create_array_at(at, front, dtype, None);
+        }
         let def = self
             .dialects
             .op_def("pd_op.data")
@@ -263,6 +307,106 @@ impl<'a> ProgramTranslator<'a> {
             dims,
         )
         .map_err(|e| Self::ir_error(at, e))
+    }
+
+    /// `pd_op.create_array(dtype)` at `ip`, as `pir::Builder` builds it (`stop_gradient:[true]`),
+    /// its result retyped to `ty` when given (`array_op.out().set_type(type)`).
+    fn create_array_at(
+        &mut self,
+        at: Location,
+        ip: InsertPoint,
+        dtype: pir_runtime::phi::DataType,
+        ty: Option<Type>,
+    ) -> Result<Value, TranslateError> {
+        let def = self.dialects.op_def("pd_op.create_array").ok_or_else(|| {
+            TranslateError::MissingOps {
+                at: Box::new(at.clone()),
+                op_type: "create_array".into(),
+                missing: vec!["pd_op.create_array".into()],
+            }
+        })?;
+        let op = {
+            let mut b = pir_runtime::Builder::new(&mut self.program, ip);
+            pir_runtime::op_support::build_with_values(
+                &mut b,
+                def,
+                &[],
+                &[pir_runtime::op_support::AttrArg::DataType(dtype)],
+            )
+        }
+        .map_err(|source| TranslateError::Build {
+            at: Box::new(at.clone()),
+            source,
+        })?;
+        let ctx = self.ctx();
+        self.program
+            .set_attribute(op, "stop_gradient", bool_array(ctx, true, 1))
+            .map_err(|e| Self::ir_error(at.clone(), e))?;
+        let v = self.program.op(op).result(0);
+        if let Some(t) = ty {
+            self.program.set_value_type(v, Some(t));
+        }
+        Ok(v)
+    }
+
+    /// Paddle's `PreAnalysisForCond`: pairs each `conditional_block_grad` of block 0 with the
+    /// `conditional_block` before it that wrote its `Scope` variable, and lists the variables
+    /// the forward sub-block defines and the grad sub-block reads from outside (in reading
+    /// order), which a `cf` stack carries from one to the other.
+    fn pre_analysis_for_cond(&mut self) {
+        let legacy = self.legacy;
+        let mut scope_to_cond: FxHashMap<&str, usize> = FxHashMap::default();
+        for (i, op) in legacy.global_block().ops.iter().enumerate() {
+            let scope = |slot| op.input(slot).or(op.output(slot)).and_then(|v| v.first());
+            match op.op_type.as_str() {
+                "conditional_block" => {
+                    if let Some(s) = op.output("Scope").and_then(|v| v.first()) {
+                        scope_to_cond.insert(s.as_str(), i);
+                    }
+                }
+                "conditional_block_grad" => {
+                    if let Some(&fwd) = scope("Scope").and_then(|s| scope_to_cond.get(s.as_str())) {
+                        self.cond_grad_to_cond.insert(i, fwd);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let sub = |op: &'a LegacyOp| match op.attr("sub_block") {
+            Some(AttrValue::Block(b)) => legacy.block(*b),
+            _ => None,
+        };
+        let ops = &legacy.global_block().ops;
+        for (&grad, &fwd) in &self.cond_grad_to_cond {
+            let (Some(fwd_block), Some(grad_block)) = (sub(&ops[fwd]), sub(&ops[grad])) else {
+                continue;
+            };
+            let inner: FxHashSet<&str> = fwd_block
+                .ops
+                .iter()
+                .flat_map(|o| o.output_arguments())
+                .collect();
+            let vars: Vec<&'a str> = external_inputs(grad_block)
+                .into_iter()
+                .filter(|n| inner.contains(n))
+                .collect();
+            self.push_pop_vars.insert(fwd, vars);
+        }
+    }
+
+    /// The stacked variables of op `i` of block `bi` (a paired `conditional_block` or
+    /// `conditional_block_grad` of block 0), with the forward op's index.
+    fn stacked_vars(&self, bi: usize, i: usize, for_bwd: bool) -> Option<(usize, Vec<&'a str>)> {
+        if bi != 0 {
+            return None;
+        }
+        let fwd = if for_bwd {
+            *self.cond_grad_to_cond.get(&i)?
+        } else {
+            i
+        };
+        let vars = self.push_pop_vars.get(&fwd)?;
+        (!vars.is_empty()).then(|| (fwd, vars.clone()))
     }
 
     /// Step 3: every op of block 0 through its handler.
@@ -301,12 +445,16 @@ impl<'a> ProgramTranslator<'a> {
                 }
             }
             match op.op_type.as_str() {
-                "conditional_block" => self.conditional_block(bi, i, op, block, depth)?,
+                "conditional_block" => self.conditional_block(bi, i, op, block, depth, false)?,
+                "conditional_block_grad" => {
+                    self.conditional_block(bi, i, op, block, depth, true)?
+                }
                 "while" => self.while_op(bi, i, op, block, depth)?,
                 "assign" if self.in_loop > 0 && self.writes_defined(op) => {
                     self.assign_out(bi, i, op, block)?
                 }
                 "select_input" => self.select_input(bi, i, op, block)?,
+                "select_output" => self.select_output(bi, i, op, block)?,
                 _ => {
                     let handlers = self.handlers;
                     let mut cx = self.op_context(bi, i, op, block);
@@ -437,6 +585,7 @@ impl<'a> ProgramTranslator<'a> {
         op: &'a LegacyOp,
         block: BlockId,
         depth: usize,
+        for_bwd: bool,
     ) -> Result<(), TranslateError> {
         let invalid = |message: String| TranslateError::Invalid {
             at: Box::new(at(bi, i, op)),
@@ -446,12 +595,43 @@ impl<'a> ProgramTranslator<'a> {
         let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
         let cond = self.input_value(bi, i, op, "Cond", 0)?;
         let sub = self.sub_block(bi, i, op, depth)?;
-        let outs: &'a [String] = op.output("Out").unwrap_or(&[]);
+        let stacked = self.stacked_vars(bi, i, for_bwd);
+        let out_slot = if for_bwd { "Input@GRAD" } else { "Out" };
+        let outs: Vec<&'a String> = op
+            .output(out_slot)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|n| n.as_str() != EMPTY_VAR)
+            .collect();
         let types = outs
             .iter()
             .map(|n| self.var_type(bi, i, op, n).map(Some))
             .collect::<Result<Vec<_>, _>>()?;
         let ctx = self.ctx();
+        // A forward op whose grad reads its variables: its stack, before the `if`.
+        let mut inlet = None;
+        if let (Some((fwd, _)), false) = (&stacked, for_bwd) {
+            let create = self.control_flow_def(bi, i, op, "cf.stack_create")?;
+            let types = [CfType::Stack, CfType::Inlet, CfType::Outlet].map(|k| Some(k.get(ctx)));
+            let s = builders::create(
+                &mut self.program,
+                InsertPoint::BlockEnd(block),
+                create,
+                &[],
+                ctx.empty_dict(),
+                &types,
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+            inlet = Some(self.program.op(s).result(1));
+            let outlet = Some(self.program.op(s).result(2));
+            self.stacks.insert(
+                *fwd,
+                CondStack {
+                    outlet,
+                    types: Vec::new(),
+                },
+            );
+        }
         let attrs = ctx.dict_attr(&[("fake_false_branch", ctx.bool_attr(true))]);
         let if_op = self
             .program
@@ -469,12 +649,28 @@ impl<'a> ProgramTranslator<'a> {
         let regions: Vec<_> = self.program.op(if_op).regions().collect();
         let then_block = self.program.add_block(regions[0]);
         let else_block = self.program.add_block(regions[1]);
-        // The then block: the sub-block, in a scope of its own.
+        // The then block: the sub-block, in a scope of its own; a grad first pops what its
+        // forward op pushed, a forward op pushes last.
         let mark = self.vars.mark();
-        let translated = self.translate_ops(sub, then_block, depth + 1);
+        let translated = match (&stacked, for_bwd) {
+            (Some((fwd, names)), true) => self.pop_stacked(bi, i, op, *fwd, names, then_block),
+            _ => Ok(()),
+        }
+        .and_then(|()| self.translate_ops(sub, then_block, depth + 1))
+        .and_then(|()| match (&stacked, inlet) {
+            (Some((fwd, names)), Some(inlet)) => {
+                self.push_stacked(bi, i, op, *fwd, names, inlet, then_block)
+            }
+            _ => Ok(()),
+        });
         let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
             outs.iter()
                 .map(|n| {
+                    // A grad's output renamed in its sub-block is yielded by its first name.
+                    let n = match n.find("@RENAME@block") {
+                        Some(k) if for_bwd => &n[..k],
+                        _ => n.as_str(),
+                    };
                     self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
                         invalid(format!("output `{n}` is not written by block {sub}"))
                     })
@@ -495,26 +691,137 @@ impl<'a> ProgramTranslator<'a> {
         self.program
             .create_op_at(yield_args(&yields), at_end(then_block))
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        // The else block: zeros of each output's shape, last output first.
+        // The else block (Paddle's fake false branch): an output that has a value outside
+        // yields it; each other one an init value of the type the then block yields (zeros
+        // of its shape with `-1` read as 1, or an empty array), each made at the block's
+        // front, so the last output's comes first.
         let mut zeros = vec![None; outs.len()];
-        for (k, ty) in types.iter().enumerate().rev() {
-            let (dtype, dims) = match ty.map(|t| ctx.type_data(t)) {
-                Some(TypeData::DenseTensor(t)) => (t.dtype, t.dims.to_vec()),
+        for k in (0..outs.len()).rev() {
+            if let Some(info) = self.vars.get(outs[k]) {
+                zeros[k] = Some(info.value);
+                continue;
+            }
+            let ty = yields[k].and_then(|v| self.program.value_type(v));
+            zeros[k] = Some(match ty.map(|t| (t, ctx.type_data(t))) {
+                Some((_, TypeData::DenseTensor(t))) => {
+                    let dims: Vec<i64> = t.dims.iter().map(|d| d.abs()).collect();
+                    let dtype = t.dtype;
+                    let mut cx = self.op_context(bi, i, op, else_block);
+                    cx.full_shaped(&dims, 0.0, dtype, Place::cpu())?
+                }
+                Some((t, TypeData::DenseTensorArray { dtype, .. })) => {
+                    let end = InsertPoint::BlockEnd(else_block);
+                    self.create_array_at(at(bi, i, op), end, *dtype, Some(t))?
+                }
                 _ => {
                     return Err(invalid(format!(
-                        "output `{}` is not a dense tensor",
+                        "output `{}` is neither a dense tensor nor a tensor array (the false \
+                         branch has no value to yield for it)",
                         outs[k]
                     )))
                 }
-            };
-            let mut cx = self.op_context(bi, i, op, else_block);
-            zeros[k] = Some(cx.full_shaped(&dims, 0.0, dtype, Place::cpu())?);
+            });
         }
         self.program
             .create_op_at(yield_args(&zeros), at_end(else_block))
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
         for (k, name) in outs.iter().enumerate() {
             let v = self.program.op(if_op).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
+        Ok(())
+    }
+
+    /// `cf.tuple_push` of the stacked variables' current values into `inlet` at the end of
+    /// `block`, recording their types for the grad's pop.
+    #[allow(clippy::too_many_arguments)]
+    fn push_stacked(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        fwd: usize,
+        names: &[&'a str],
+        inlet: Value,
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "cf.tuple_push")?;
+        let mut operands = vec![Some(inlet)];
+        let mut types = Vec::with_capacity(names.len());
+        for name in names {
+            let v =
+                self.vars
+                    .get(name)
+                    .map(|v| v.value)
+                    .ok_or_else(|| TranslateError::Invalid {
+                        at: Box::new(at(bi, i, op)),
+                        message: format!("`{name}`, which the grad reads, has no value to push"),
+                    })?;
+            operands.push(Some(v));
+            types.push(self.program.value_type(v));
+        }
+        let empty = self.ctx().empty_dict();
+        builders::create(
+            &mut self.program,
+            InsertPoint::BlockEnd(block),
+            def,
+            &operands,
+            empty,
+            &[],
+        )
+        .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        if let Some(s) = self.stacks.get_mut(&fwd) {
+            s.types = types;
+        }
+        Ok(())
+    }
+
+    /// `cf.tuple_pop` of the forward op's outlet at the start of the grad's then block, its
+    /// results standing for the stacked variables there.
+    fn pop_stacked(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        fwd: usize,
+        names: &[&'a str],
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "cf.tuple_pop")?;
+        let Some(CondStack {
+            outlet: Some(outlet),
+            types,
+        }) = self.stacks.get(&fwd).cloned()
+        else {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: format!(
+                    "the forward conditional_block (op {fwd} of block 0) has not been translated before its grad"
+                ),
+            });
+        };
+        if types.len() != names.len() {
+            return Err(TranslateError::Invalid {
+                at: Box::new(at(bi, i, op)),
+                message: format!(
+                    "the forward conditional_block (op {fwd} of block 0) pushed {} value(s) but its grad pops {}",
+                    types.len(),
+                    names.len()
+                ),
+            });
+        }
+        let empty = self.ctx().empty_dict();
+        let pop = builders::create(
+            &mut self.program,
+            InsertPoint::BlockEnd(block),
+            def,
+            &[Some(outlet)],
+            empty,
+            &types,
+        )
+        .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in names.iter().enumerate() {
+            let v = self.program.op(pop).result(k);
             self.vars.push(name, VariableDefiningInfo::new(v));
         }
         Ok(())
@@ -705,6 +1012,49 @@ impl<'a> ProgramTranslator<'a> {
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
         let v = self.program.op(new).result(0);
         self.vars.push(out, VariableDefiningInfo::new(v));
+        Ok(())
+    }
+
+    /// `select_output(Mask, X) -> Out[2]`: `pd_op.select_output(mask, x)`, both results typed
+    /// as `x` (Paddle's `SelectOutputOpTranscriber`).
+    fn select_output(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        block: BlockId,
+    ) -> Result<(), TranslateError> {
+        let def = self.control_flow_def(bi, i, op, "pd_op.select_output")?;
+        let mask = self.input_value(bi, i, op, "Mask", 0)?;
+        let x = self.input_value(bi, i, op, "X", 0)?;
+        let outs = match op.output("Out") {
+            Some(outs @ [_, _]) => outs,
+            _ => {
+                return Err(TranslateError::Invalid {
+                    at: Box::new(at(bi, i, op)),
+                    message: "select_output must have two `Out` variables".into(),
+                })
+            }
+        };
+        let ty = self.program.value_type(x);
+        let empty = self.ctx().empty_dict();
+        let new = self
+            .program
+            .create_op_at(
+                pir_runtime::OperationArgs {
+                    def,
+                    operands: &[Some(mask), Some(x)],
+                    attributes: empty,
+                    result_types: &[ty, ty],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in outs.iter().enumerate() {
+            let v = self.program.op(new).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
         Ok(())
     }
 

@@ -85,7 +85,7 @@ fn copy_onednn_data_types(cx: &OpContext<'_, '_>, attrs: &mut AttrList) {
 }
 
 /// Legacy op types Paddle's `ProgramTranslator` refuses (`unsupported_ops`).
-pub const UNSUPPORTED_OPS: [&str; 2] = ["conditional_block_grad", "while_grad"];
+pub const UNSUPPORTED_OPS: [&str; 1] = ["while_grad"];
 
 /// The elementwise ops with a legacy `axis`, and their grads.
 const ELEMENTWISE: [(&str, &str); 8] = [
