@@ -507,6 +507,8 @@ fn verify_reports_a_wrong_result_type_and_count() {
     );
     let mut f = Fixture::new();
     let x = f.param("x", &[2]);
+    // A type of this fixture's context (the first fixture's would be refused as foreign).
+    let t = f.f32s(&[2]);
     let m = verify_message::<OpaqueOp>(&mut f, &[Some(x)], &[], &[Some(t), Some(t)]);
     assert_eq!(m, "expected 1 result(s) (out), found 2");
     // A non-optional result without a type.
