@@ -1165,17 +1165,23 @@ impl Program {
 
     /// Takes `op` out of its block's op list (`block` is its parent).
     fn unlink_from_block(&mut self, op: OpId, block: BlockId) {
-        let d = self.ops[op.index()];
+        self.unlink_ix(op.index(), self.ops[op.index()], block.index());
+    }
+
+    /// Unlinks the op at index `i` (data `d`) from block index `b`: stored indices only.
+    #[inline(always)]
+    fn unlink_ix(&mut self, i: usize, d: OpData, b: usize) {
+        let block = b;
         match d.prev {
             Some(p) => self.ops[p.get() as usize].next = d.next,
-            None => self.blocks[block.index()].first = self.op_h(d.next),
+            None => self.blocks[block].first = self.op_h(d.next),
         }
         match d.next {
             Some(n) => self.ops[n.get() as usize].prev = d.prev,
-            None => self.blocks[block.index()].last = self.op_h(d.prev),
+            None => self.blocks[block].last = self.op_h(d.prev),
         }
-        self.blocks[block.index()].len -= 1;
-        let d = &mut self.ops[op.index()];
+        self.blocks[block].len -= 1;
+        let d = &mut self.ops[i];
         d.parent = None;
         d.prev = None;
         d.next = None;
@@ -1204,6 +1210,19 @@ impl Program {
     /// ```
     pub fn erase_op(&mut self, op: OpId) -> Result<(), IrError> {
         self.check_alive(op)?;
+        // `op` is this program's (checked once above): the common op (no regions, small
+        // counts) is erased by its stored index, reading its data once.
+        let data = self.ops[op.index()];
+        if data.flags & EXTRA == 0 {
+            let rs = data.results_start as usize;
+            let results = rs..rs + usize::from(data.num_results);
+            if self.values[results].iter().any(|v| v.first_use != NO_LINK) {
+                // A use by the op itself goes with it.
+                self.check_unused(op, |user| user == op)?;
+            }
+            self.erase_plain(op.index(), data);
+            return Ok(());
+        }
         let d = self.shape(op);
         if d.num_regions == 0 {
             let results = d.results_start as usize..(d.results_start + d.num_results) as usize;
@@ -1241,6 +1260,19 @@ impl Program {
             }
         }
         Ok(())
+    }
+
+    /// Erases the op at index `i`, whose data is `d` and whose counts are inline (no `EXTRA`).
+    #[inline(always)]
+    fn erase_plain(&mut self, i: usize, d: OpData) {
+        if let Some(block) = d.parent {
+            self.unlink_ix(i, d, block.get() as usize);
+        }
+        let s = d.operands_start;
+        for slot in s..s + u32::from(d.num_operands) {
+            self.unlink_use(slot);
+        }
+        self.ops[i].flags &= !ALIVE;
     }
 
     fn erase_one(&mut self, op: OpId) {
@@ -1679,6 +1711,7 @@ impl Program {
     /// let x = builtin::parameter(&mut Builder::at_end(&mut prog), "x", t).unwrap();
     /// assert_eq!(prog.first_op(prog.block()), prog.defining_op(x));
     /// ```
+    #[inline]
     pub fn first_op(&self, block: BlockId) -> Option<OpId> {
         self.expect_own(block);
         self.blocks[block.index()].first
@@ -1696,6 +1729,7 @@ impl Program {
     /// let y = builtin::parameter(&mut b, "y", t).unwrap();
     /// assert_eq!(prog.last_op(prog.block()), prog.defining_op(y));
     /// ```
+    #[inline]
     pub fn last_op(&self, block: BlockId) -> Option<OpId> {
         self.expect_own(block);
         self.blocks[block.index()].last
@@ -1967,14 +2001,23 @@ impl Program {
         }
     }
 
+    #[inline]
     pub(crate) fn check_alive(&self, op: OpId) -> Result<(), IrError> {
         self.check_own(op)?;
-        let d = &self.ops[op.index()];
-        if d.flags & ALIVE != 0 {
+        if self.ops[op.index()].flags & ALIVE != 0 {
             Ok(())
         } else {
-            Err(IrError::Erased(format!("{} {op:?}", self.def_of(d).name)))
+            Err(self.erased(op))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn erased(&self, op: OpId) -> IrError {
+        IrError::Erased(format!(
+            "{} {op:?}",
+            self.def_of(&self.ops[op.index()]).name
+        ))
     }
 
     /// One more than the largest value index (the size of a per-value side table).
