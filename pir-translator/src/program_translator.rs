@@ -178,6 +178,11 @@ impl<'a> ProgramTranslator<'a> {
         self.translate_block()?;
         self.set_parameters()?;
         self.set_value_flags()?;
+        // What the handlers build from a hostile desc (absurd dims, untyped outputs) must not
+        // come out as a program that does not verify: one linear pass refuses it, located.
+        if let Err(errors) = pir_runtime::verify(&self.program) {
+            return Err(self.not_verified(&errors));
+        }
         let variables = self
             .vars
             .iter()
@@ -187,6 +192,30 @@ impl<'a> ProgramTranslator<'a> {
             program: self.program,
             variables,
         })
+    }
+
+    /// The verification errors, each with the legacy variables bound to its op's results.
+    #[cold]
+    fn not_verified(&self, errors: &pir_runtime::VerifyErrors) -> TranslateError {
+        let problems = errors
+            .0
+            .iter()
+            .map(|e| {
+                let results: Vec<_> = self.program.op(e.op).results().collect();
+                let names: Vec<&str> = self
+                    .vars
+                    .iter()
+                    .filter(|(_, infos)| infos.iter().any(|i| results.contains(&i.value)))
+                    .map(|(name, _)| name)
+                    .collect();
+                if names.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{e} (legacy variable(s) {})", names.join(", "))
+                }
+            })
+            .collect();
+        TranslateError::NotVerified { problems }
     }
 
     /// An empty set of block-0 variable names, sized for all of them.

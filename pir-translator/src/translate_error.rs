@@ -178,6 +178,19 @@ pub enum TranslateError {
         /// The IR error.
         source: pir_runtime::IrError,
     },
+    /// The translated program does not verify: the legacy program describes what no Paddle
+    /// program holds (a declared dim below -1 on a fed variable, a tensor whose size does not
+    /// fit in an int64, an output variable without a tensor type, ...). Each problem names the
+    /// PIR op, its place, and the legacy variables bound to the op's results.
+    #[error(
+        "the legacy program describes what Paddle never writes; the translated program does \
+         not verify:\n{}",
+        problems.join("\n")
+    )]
+    NotVerified {
+        /// One line per verification error.
+        problems: Vec<String>,
+    },
     /// A handler-specific problem.
     #[error("{at}: {message}")]
     Invalid {
@@ -192,7 +205,9 @@ impl TranslateError {
     /// The location of the problem, when it concerns one place of the program.
     pub fn location(&self) -> Option<&Location> {
         match self {
-            TranslateError::Decode(_) | TranslateError::UnknownOps(_) => None,
+            TranslateError::Decode(_)
+            | TranslateError::UnknownOps(_)
+            | TranslateError::NotVerified { .. } => None,
             TranslateError::UnknownOp { at, .. }
             | TranslateError::MissingOps { at, .. }
             | TranslateError::Unsupported { at, .. }

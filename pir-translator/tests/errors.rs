@@ -459,3 +459,84 @@ fn no_edit_of_a_fixture_panics() {
     }
     eprintln!("edits translated: {} ok, {} errors", outcomes.0, outcomes.1);
 }
+
+/// A relu of `x` (dims `x_dims`) into `y`, `y` declared with `y_ty` (a dense tensor of dims
+/// `y_dims` when `None`).
+fn relu_program(
+    x_dims: &[i64],
+    y_dims: &[i64],
+    y_ty: Option<pir_translator::proto::VarType>,
+) -> Vec<u8> {
+    let mut y = var("y", VT::Fp32, y_dims, true);
+    if let Some(t) = y_ty {
+        y.r#type = Some(t);
+    }
+    program(
+        vec![var("x", VT::Fp32, x_dims, true), y],
+        vec![op(
+            "relu",
+            vec![slot("X", &["x"])],
+            vec![slot("Out", &["y"])],
+            vec![],
+        )],
+    )
+}
+
+fn not_verified(bytes: &[u8]) -> String {
+    match translator().translate_bytes(bytes) {
+        Err(e @ TranslateError::NotVerified { .. }) => e.to_string(),
+        other => panic!("expected NotVerified, got {other:?}"),
+    }
+}
+
+/// Found by the `translate` fuzz target (branch harden2): legacy descs Paddle never writes
+/// used to translate into programs that do not verify. Each is refused now, naming the op
+/// and the legacy variable.
+#[test]
+fn descs_paddle_never_writes_are_refused_not_translated_into_invalid_programs() {
+    // Declared dims below -1 on a variable no op writes (it becomes a `pd_op.data`).
+    for d in [-2i64, -5, -1_048_577, i64::MIN] {
+        let e = not_verified(&relu_program(&[d, 3], &[-1, 3], None));
+        assert!(
+            e.contains("pd_op.data") && e.contains("legacy variable(s) x"),
+            "{e}"
+        );
+        assert!(e.contains("a dim below -1"), "{e}");
+    }
+    // Every dim valid, their product past an int64 (and relu copies it).
+    for dims in [
+        vec![1i64 << 40, 1 << 30],
+        vec![i64::MAX, 8],
+        vec![1_125_899_906_842_623, 1151, 32, 4223],
+    ] {
+        let e = not_verified(&relu_program(&dims, &[-1, 3], None));
+        assert!(e.contains("does not fit in an int64"), "{e}");
+    }
+    // What Paddle writes still translates: -1 dims, zero dims, big but representable sizes.
+    for dims in [vec![-1i64, 3], vec![0, 5], vec![1 << 20, 1 << 20]] {
+        translator()
+            .translate_bytes(&relu_program(&dims, &dims, None))
+            .unwrap();
+    }
+}
+
+/// Found by the `translate` fuzz target: the crash files it wrote, when `PIR_FUZZ_ARTIFACTS`
+/// names their folder (not committed); each translates into a program that verifies, or is
+/// refused.
+#[test]
+fn fuzz_artifacts_translate_into_verified_programs_or_errors() {
+    let Some(dir) = std::env::var_os("PIR_FUZZ_ARTIFACTS") else {
+        eprintln!("PIR_FUZZ_ARTIFACTS not set: skipped");
+        return;
+    };
+    let t = translator();
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        if let Ok(tr) = t.translate_bytes(&bytes) {
+            pir_runtime::verify(&tr.program).unwrap();
+        }
+        n += 1;
+    }
+    assert!(n > 0);
+}
