@@ -895,7 +895,11 @@ impl Program {
             return Ok(op);
         }
         let op = self.push_op(args, None, None, None);
-        self.insert_op(op, at)?;
+        if let Err(e) = self.insert_op(op, at) {
+            // A refused insertion point creates nothing (the op would stay alive, detached).
+            self.erase_one(op);
+            return Err(e);
+        }
         Ok(op)
     }
 

@@ -1,7 +1,8 @@
 //! A stateful property test of the library API (issue 18): random sequences of create, insert,
 //! detach, erase, set-operand, replace-uses and region edits (blocks, block arguments), with
-//! misuse mixed in (erased ops, out-of-range handles of another program, inserting an op into
-//! its own regions, arguments on the top block). After every step the program is compared
+//! misuse mixed in (erased ops, handles of another program in and out of this one's range,
+//! types of another context, inserting an op into its own regions, arguments on the top
+//! block). After every step the program is compared
 //! with a simple model: which ops are alive, every block's op list, every value's use count,
 //! whether each call failed, and whether `verify` passes (the model applies the dominance and
 //! structure rules itself).
@@ -10,7 +11,8 @@ use std::collections::HashMap;
 
 use pir_runtime::phi::DataType;
 use pir_runtime::{
-    verify, BlockId, InsertPoint, IrContext, OpDef, OpId, OperationArgs, Program, Value,
+    verify, BlockId, InsertPoint, IrContext, IrError, OpDef, OpId, OperationArgs, Program,
+    RegionId, Type, Value,
 };
 use proptest::prelude::*;
 
@@ -52,9 +54,11 @@ enum Action {
         old: usize,
         new: usize,
     },
-    /// Misuse: an op handle of another, bigger program.
+    /// Misuse: handles of another program (in range here or not), a type of another
+    /// context; `own` picks one of this program's ops or values to combine them with.
     Foreign {
         op: usize,
+        own: usize,
     },
 }
 
@@ -70,7 +74,7 @@ fn action() -> impl Strategy<Value = Action> {
         2 => n.clone().prop_map(|op| Action::Erase { op }),
         1 => (n.clone(), 0..3usize, proptest::option::of(n.clone())).prop_map(|(op, index, value)| Action::SetOperand { op, index, value }),
         1 => (n.clone(), n.clone()).prop_map(|(old, new)| Action::ReplaceAllUses { old, new }),
-        1 => n.prop_map(|op| Action::Foreign { op }),
+        2 => (0..300usize, n).prop_map(|(op, own)| Action::Foreign { op, own }),
     ]
 }
 
@@ -194,13 +198,25 @@ impl Model {
 enum Outcome {
     CycleRefused,
     EraseRefused,
+    /// Foreign handles were refused; whether the value's index was in this program's range.
+    ForeignRefused {
+        in_range: bool,
+    },
     Other,
 }
 
 struct Harness {
     prog: Program,
     model: Model,
+    /// Ops of another program: the first ones are in range here, the last ones not.
     foreign: Vec<OpId>,
+    foreign_values: Vec<Value>,
+    foreign_block: BlockId,
+    foreign_region: RegionId,
+    /// A type of another context, at an index this context uses too.
+    alien: Type,
+    /// Keeps the other program (and so its handles' meaning) alive.
+    _other: Program,
 }
 
 impl Harness {
@@ -209,12 +225,24 @@ impl Harness {
         ctx.register_ops("test", &[&OP]).unwrap();
         let prog = Program::new(&ctx);
         let top = prog.block();
-        // Another program, bigger than this one will get: its handles are out of range here.
+        // Another program, bigger than this one will get: its first handles are in range
+        // here, its last ones not; each has a result and one region.
         let mut other = Program::new(&ctx);
-        let foreign = (0..300)
-            .map(|_| other.create_op(args(&ctx, &[], 0)).unwrap())
-            .skip(200)
+        let top_other = other.block();
+        let foreign: Vec<OpId> = (0..300)
+            .map(|_| {
+                other
+                    .create_op_at(args(&ctx, &[], 1), InsertPoint::BlockEnd(top_other))
+                    .unwrap()
+            })
             .collect();
+        let foreign_values = foreign.iter().map(|&o| other.op(o).result(0)).collect();
+        let foreign_region = other.op(foreign[0]).region(0);
+        let foreign_block = other.add_block(foreign_region);
+        let alien_ctx = IrContext::new();
+        let alien = alien_ctx.dense_tensor_type(DataType::Float32, &[2]);
+        // The same type at the same index in this context: only the identity differs.
+        ctx.dense_tensor_type(DataType::Float32, &[2]);
         Harness {
             prog,
             model: Model {
@@ -228,6 +256,11 @@ impl Harness {
                 values: Vec::new(),
             },
             foreign,
+            foreign_values,
+            foreign_block,
+            foreign_region,
+            alien,
+            _other: other,
         }
     }
 
@@ -406,14 +439,65 @@ impl Harness {
                     }
                 }
             }
-            Action::Foreign { op } => {
-                let f = self.foreign[op % self.foreign.len()];
-                assert!(self.prog.erase_op(f).is_err());
-                assert!(self.prog.detach_op(f).is_err());
-                assert!(self.prog.set_operand(f, 0, None).is_err());
+            Action::Foreign { op, own } => {
+                let (f, fv) = (self.foreign[op], self.foreign_values[op]);
+                fn foreign<T>(r: Result<T, IrError>) -> bool {
+                    matches!(r, Err(IrError::Foreign(_)))
+                }
+                assert!(foreign(self.prog.erase_op(f)));
+                assert!(foreign(self.prog.detach_op(f)));
+                assert!(foreign(self.prog.set_operand(f, 0, None)));
                 let top = self.prog.block();
-                assert!(self.prog.insert_op(f, InsertPoint::BlockEnd(top)).is_err());
+                assert!(foreign(self.prog.insert_op(f, InsertPoint::BlockEnd(top))));
                 assert!(!self.prog.is_alive(f));
+                let ctx = self.prog.ctx().clone();
+                let at_end = InsertPoint::BlockEnd(top);
+                // Creating with a foreign operand, type or place creates nothing.
+                let fv_operands = [Some(fv)];
+                let a = args(&ctx, &fv_operands, 0);
+                assert!(foreign(self.prog.create_op_at(a, at_end)));
+                let typed = OperationArgs {
+                    result_types: &[Some(self.alien)],
+                    ..args(&ctx, &[], 0)
+                };
+                assert!(foreign(self.prog.create_op_at(typed, at_end)));
+                for at in [
+                    InsertPoint::BlockEnd(self.foreign_block),
+                    InsertPoint::Before(f),
+                    InsertPoint::After(f),
+                ] {
+                    assert!(foreign(self.prog.create_op_at(args(&ctx, &[], 0), at)));
+                }
+                // A foreign value into one of this program's live ops with an operand.
+                let with: Vec<usize> = (0..m.ops.len())
+                    .filter(|&o| m.ops[o].alive && !m.ops[o].operands.is_empty())
+                    .collect();
+                if let Some(o) = pick(with.len(), own).map(|i| with[i]) {
+                    assert!(foreign(self.prog.set_operand(m.ops[o].id, 0, Some(fv))));
+                }
+                // Calls without a Result panic, before changing anything.
+                let region = self.foreign_region;
+                let prog = &mut self.prog;
+                let panics = |f: &mut dyn FnMut()| {
+                    // Quietly: the default hook would print (and capture a backtrace) each time.
+                    let hook = std::panic::take_hook();
+                    std::panic::set_hook(Box::new(|_| {}));
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+                    std::panic::set_hook(hook);
+                    r.is_err()
+                };
+                assert!(panics(&mut || {
+                    prog.value_type(fv);
+                }));
+                assert!(panics(&mut || {
+                    prog.add_block(region);
+                }));
+                if let Some(v) = pick(m.values.len(), own).map(|i| m.values[i]) {
+                    assert!(panics(&mut || prog.replace_all_uses_with(fv, v)));
+                    assert!(panics(&mut || prog.replace_all_uses_with(v, fv)));
+                }
+                let in_range = fv.index() < self.prog.num_values_allocated();
+                return Outcome::ForeignRefused { in_range };
             }
         }
         Outcome::Other
@@ -471,6 +555,8 @@ struct Seen {
     verify_failed: usize,
     verify_passed: usize,
     nested_ops: usize,
+    foreign_in_range: usize,
+    foreign_out_of_range: usize,
 }
 
 #[test]
@@ -492,6 +578,8 @@ fn the_api_agrees_with_the_model() {
                 match outcome {
                     Outcome::CycleRefused => s.cycle_refused += 1,
                     Outcome::EraseRefused => s.erase_refused += 1,
+                    Outcome::ForeignRefused { in_range: true } => s.foreign_in_range += 1,
+                    Outcome::ForeignRefused { in_range: false } => s.foreign_out_of_range += 1,
                     Outcome::Other => {}
                 }
                 if h.model.verifies() {
@@ -516,7 +604,9 @@ fn the_api_agrees_with_the_model() {
             && s.erase_refused > 0
             && s.verify_failed > 0
             && s.verify_passed > 0
-            && s.nested_ops > 0,
+            && s.nested_ops > 0
+            && s.foreign_in_range > 0
+            && s.foreign_out_of_range > 0,
         "{s:?}"
     );
 }
