@@ -5,7 +5,7 @@
 //!
 //! Every yaml entry becomes one op type per class Paddle generates: the op itself, its in-place
 //! twin (`relu_`, from `inplace`/`view`) and one class per extra kernel (`scale_sr`,
-//! `sgd_dense_param_sparse_grad_`). Each type is a 4-byte `Copy` handle implementing
+//! `sgd_dense_param_sparse_grad_`). Each type is an 8-byte `Copy` handle implementing
 //! [`pir_runtime::Op`], with accessors named after its inputs and outputs, typed builders whose
 //! result types come from the infer-meta functions of [`crate::infer_meta`], and Paddle's
 //! GetOpInfo tuple (`get_op_info()`). [`PdOpYamlDialect`] lists the generated ones,

@@ -6,7 +6,7 @@
 //!   function.
 //!
 //! Both lower into `pir_spec::OpSchema` and share one code generator, so an op declared either
-//! way has the same API: a 4-byte `Copy` handle implementing `pir_runtime::Op`, accessors named
+//! way has the same API: an 8-byte `Copy` handle implementing `pir_runtime::Op`, accessors named
 //! after its inputs and outputs, `build` / `build_with_attributes` / `build_with_values` /
 //! `build_with_types`, the GetOpInfo tuple, and registration in its dialect.
 
@@ -65,7 +65,7 @@ pub fn define_ops_from_yaml(input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// The generated API is the one `define_ops_from_yaml!` generates (the same code generator
-/// emits both): a 4-byte `Copy` handle implementing `pir_runtime::Op`, an accessor per input
+/// emits both): an 8-byte `Copy` handle implementing `pir_runtime::Op`, an accessor per input
 /// (`fn x(self, &Program) -> Option<Value>`, operands in order: tensor inputs, then mutable
 /// attributes) and per output (`fn out(self, &Program) -> Value`); `build` (tensor inputs as
 /// values, mutable attributes as Rust values materialised as `full` / `full_int_array` ops, the

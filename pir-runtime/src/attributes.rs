@@ -3,7 +3,8 @@
 //! The builtin attributes (bool, int32, int64, index, float, double, complex, str, array, type),
 //! the pd attributes (IntArray, DataType, DataLayout, Place; a Scalar is stored as the builtin
 //! number it holds, as in Paddle), and the dictionary an operation keeps its attributes in —
-//! sorted by name, interned like any attribute, so an op's attribute map is one 4-byte handle.
+//! sorted by name, interned like any attribute, so an op's attribute map is one handle (a
+//! 4-byte index in the op's storage).
 //!
 //! ```
 //! use pir_runtime::IrContext;

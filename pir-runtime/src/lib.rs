@@ -1,8 +1,9 @@
 //! `pir-runtime`: the thin, fast, thread-safe runtime of pir-rs, with the semantics of
 //! PaddlePaddle 3.3.1's PIR.
 //!
-//! - [`IrContext`]: interned [`Type`]s and [`Attribute`]s (4-byte `Copy` handles, equality by
-//!   handle) and the registry of dialects and ops ([`OpDef`], Paddle's `OpInfo`).
+//! - [`IrContext`]: interned [`Type`]s and [`Attribute`]s (8-byte `Copy` handles: an index and
+//!   the context's identity; equality by handle) and the registry of dialects and ops
+//!   ([`OpDef`], Paddle's `OpInfo`).
 //! - [`Program`]: arena storage of operations, values with index-linked use lists, blocks and
 //!   regions; [`Builder`] creates ops at an insertion point.
 //! - [`verify()`], the [`printer`] (Paddle's text format, byte for byte) and its inverse, the

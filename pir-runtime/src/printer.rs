@@ -473,8 +473,8 @@ impl<'a> Printer<'a> {
         let (n_operands, n_results) = (p.num_operands(), p.num_results as usize);
         let (mut w2, mut w3) = (0u64, 0u64);
         let types = (0..n_operands)
-            .map(|i| p.operand(i).and_then(|v| prog.value_type(v)))
-            .chain((0..p.num_results).map(|i| prog.value_type(p.result(i))));
+            .map(|i| p.operand(i).and_then(|v| prog.value_type_own(v)))
+            .chain((0..p.num_results).map(|i| prog.value_type_own(p.result(i))));
         for (i, t) in types.enumerate() {
             let bits = raw(t) << (32 * (i % 2));
             if i < 2 {

@@ -6,6 +6,15 @@
 //! `replace_all_uses_with` is O(uses). A block's ops are a doubly linked list by index, so
 //! inserting before or after any op is O(1).
 //!
+//! A handle is 8 bytes: the arena index and its program's identity (the arenas store the
+//! 4-byte index alone). A handle of another program — even one whose index is in range here —
+//! is never bound to what this program holds at that index: the calls that return a `Result`
+//! give [`IrError::Foreign`]; the accessors and the few mutators without one
+//! ([`Program::op`], [`Program::value_type`], [`Program::uses`], [`Program::block_ops`],
+//! [`Program::add_block`], [`Program::replace_all_uses_with`], ...) panic before changing
+//! anything. Types and attributes carry their context's identity the same way, and are
+//! checked where they enter a program.
+//!
 //! ```
 //! use pir_runtime::{IrContext, Program, Builder, phi::DataType};
 //! let ctx = IrContext::new();
@@ -574,18 +583,20 @@ impl Program {
             first_use: 0,
             owner: 0,
         });
-        let module = p.push_op(
-            OperationArgs {
-                def: &crate::builtin::MODULE_DEF,
-                operands: &[],
-                attributes: ctx.empty_dict(),
-                result_types: &[],
-                num_regions: 1,
-            },
-            None,
-            None,
-            None,
-        );
+        let module = p
+            .push_op(
+                OperationArgs {
+                    def: &crate::builtin::MODULE_DEF,
+                    operands: &[],
+                    attributes: ctx.empty_dict(),
+                    result_types: &[],
+                    num_regions: 1,
+                },
+                None,
+                None,
+                None,
+            )
+            .expect("the module op has nothing foreign");
         p.module = module;
         let region = p.op(module).region(0);
         p.add_block(region);
@@ -690,6 +701,21 @@ impl Program {
     #[inline]
     fn def_of(&self, d: &OpData) -> &'static OpDef {
         self.defs[usize::from(d.def)]
+    }
+
+    /// A view of `op`, a handle this program gave out (its walks, the verifier, the printer):
+    /// no identity check.
+    #[inline(always)]
+    pub(crate) fn op_own(&self, op: OpId) -> OpRef<'_> {
+        debug_assert!(self.owns(op));
+        OpRef { prog: self, id: op }
+    }
+
+    /// The type of `v`, a value this program gave out: no identity check.
+    #[inline(always)]
+    pub(crate) fn value_type_own(&self, v: Value) -> Option<Type> {
+        debug_assert!(self.owns(v));
+        self.type_h(self.values[v.index()].ty)
     }
 
     /// The op handle of a stored index.
@@ -851,8 +877,7 @@ impl Program {
     ///
     /// [`IrError::Foreign`] if an operand is a value of another program.
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
-        self.check_args(&args)?;
-        Ok(self.push_op(args, None, None, None))
+        self.push_op(args, None, None, None)
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
@@ -880,11 +905,10 @@ impl Program {
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
-        self.check_args(&args)?;
         if let InsertPoint::BlockEnd(b) = at {
             // The common case (builders appending): link as the block's last op directly.
             let prev = self.block_data(b)?.last;
-            let op = self.push_op(args, Some(b), prev, None);
+            let op = self.push_op(args, Some(b), prev, None)?;
             match prev {
                 Some(p) => self.ops[p.index()].next = Some(op.ix()),
                 None => self.blocks[b.index()].first = Some(op),
@@ -894,7 +918,7 @@ impl Program {
             data.len += 1;
             return Ok(op);
         }
-        let op = self.push_op(args, None, None, None);
+        let op = self.push_op(args, None, None, None)?;
         if let Err(e) = self.insert_op(op, at) {
             // A refused insertion point creates nothing (the op would stay alive, detached).
             self.erase_one(op);
@@ -909,8 +933,11 @@ impl Program {
         parent: Option<BlockId>,
         prev: Option<OpId>,
         next: Option<OpId>,
-    ) -> OpId {
+    ) -> Result<OpId, IrError> {
         let id = OpId::new(self.ops.len(), self.id);
+        // Handles of another program or context are found in the loops below (a compare
+        // each, where the handle is read anyway) and undo the op: the creation budget.
+        let mut foreign = args.attributes.ctx_id() != self.ctx_id;
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
         let num_operands = u32::try_from(args.operands.len()).expect("operand count overflow");
@@ -971,7 +998,8 @@ impl Program {
         let owner = id.ix.get();
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
-            match v {
+            // A value of another program is never linked, whatever its index.
+            match v.filter(|v| v.prog == self.id) {
                 Some(v) => {
                     // Link at the head of v's use list.
                     let head = self.values[v.index()].first_use;
@@ -986,17 +1014,24 @@ impl Program {
                     }
                     self.values[v.index()].first_use = slot;
                 }
-                None => self.operands.push(OperandData {
-                    value: None,
-                    owner,
-                    next_use: NO_LINK,
-                    prev_use: NO_LINK,
-                }),
+                None => {
+                    foreign |= v.is_some();
+                    self.operands.push(OperandData {
+                        value: None,
+                        owner,
+                        next_use: NO_LINK,
+                        prev_use: NO_LINK,
+                    });
+                }
             }
         }
         let mut bits = 0;
+        let mut other_ctx = 0;
         for &ty in args.result_types {
-            bits |= ty.map_or(0, Type::raw);
+            if let Some(t) = ty {
+                bits |= t.raw();
+                other_ctx |= t.ctx_id() ^ self.ctx_id;
+            }
             self.values.push(ValueData {
                 ty: ty.map(Type::bits),
                 first_use: NO_LINK,
@@ -1004,7 +1039,10 @@ impl Program {
             });
         }
         self.handle_bits.add(bits, 0);
-        id
+        if foreign || other_ctx != 0 {
+            return Err(self.undo_foreign(id, &args));
+        }
+        Ok(id)
     }
 
     /// Adds an empty block at the end of `region`.
@@ -2391,7 +2429,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(out.operand_type(0), Some(t));
     /// ```
     pub fn operand_type(&self, i: usize) -> Option<Type> {
-        self.operand(i).and_then(|v| self.prog.value_type(v))
+        self.operand(i).and_then(|v| self.prog.value_type_own(v))
     }
 
     /// Number of results.
@@ -2535,7 +2573,7 @@ impl<'a> OpRef<'a> {
     /// assert_eq!(op.result_type(1), None); // out of range
     /// ```
     pub fn result_type(&self, i: usize) -> Option<Type> {
-        self.get_result(i).and_then(|v| self.prog.value_type(v))
+        self.get_result(i).and_then(|v| self.prog.value_type_own(v))
     }
 
     /// The attribute dictionary.

@@ -83,7 +83,13 @@ pub fn verify(prog: &Program) -> Result<(), VerifyErrors> {
 /// assert_eq!(e.message(), "attribute `parameter_name`: expected pir::StrAttribute, found pir::Int32Attribute");
 /// ```
 pub fn verify_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
-    let r = prog.op(op);
+    prog.op(op); // the identity check, once
+    verify_own_op(prog, op)
+}
+
+/// [`verify_op`] for an op the program gave out (the verifier's walk).
+fn verify_own_op(prog: &Program, op: OpId) -> Result<(), VerifyError> {
+    let r = prog.op_own(op);
     let fail = |kind: VerifyErrorKind| failure(prog, op, kind);
     if let Some(schema) = r.def().schema {
         crate::op_support::verify_schema(r, schema).map_err(fail)?;
@@ -159,7 +165,7 @@ impl Verifier<'_> {
                     // Ops without regions run in this loop; an op with regions suspends it.
                     while let Some(op) = cur {
                         self.op(op);
-                        let r = prog.op(op);
+                        let r = prog.op_own(op);
                         cur = r.next_op();
                         if r.num_regions() == 0 {
                             self.define_results(op, true);
@@ -199,7 +205,7 @@ impl Verifier<'_> {
     }
 
     fn define_results(&mut self, op: OpId, visible: bool) {
-        for r in self.prog.op(op).result_indices() {
+        for r in self.prog.op_own(op).result_indices() {
             self.marks[r] = visible;
         }
     }
@@ -207,14 +213,14 @@ impl Verifier<'_> {
     /// An op's operands (each must be visible here) and its own verifiers.
     fn op(&mut self, op: OpId) {
         let prog = self.prog;
-        let r = prog.op(op);
+        let r = prog.op_own(op);
         for (i, v) in r.operands().enumerate() {
             let Some(v) = v else { continue };
             if !self.marks.get(v.index()).copied().unwrap_or(false) {
                 self.undefined(op, i, v);
             }
         }
-        if let Err(e) = verify_op(prog, op) {
+        if let Err(e) = verify_own_op(prog, op) {
             self.errors.push(e);
         }
     }

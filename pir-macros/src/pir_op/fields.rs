@@ -112,7 +112,7 @@ pub(crate) fn parse_struct(item: Item) -> syn::Result<OpStruct> {
     if !s.generics.params.is_empty() || s.generics.where_clause.is_some() {
         errors.push(syn::Error::new(
             s.generics.span(),
-            "a `#[pir_op]` struct cannot be generic: it becomes a 4-byte op handle, and its fields describe the op; remove the generic parameters",
+            "a `#[pir_op]` struct cannot be generic: it becomes an op handle, and its fields describe the op; remove the generic parameters",
         ));
     }
     let ident = s.ident.clone();

@@ -41,23 +41,15 @@ impl Program {
         }
     }
 
-    /// `Err` if an operand of `args` is a value of another program, or a result type or the
-    /// attribute dictionary is of another context. An XOR per handle, OR-ed together before a
-    /// single branch: the creation benchmark's budget.
-    #[inline(always)]
-    pub(super) fn check_args(&self, args: &OperationArgs<'_>) -> Result<(), IrError> {
-        let mut foreign_bits = args.attributes.ctx_id() ^ self.ctx_id;
-        for v in args.operands.iter().flatten() {
-            foreign_bits |= v.prog ^ self.id;
-        }
-        for t in args.result_types.iter().flatten() {
-            foreign_bits |= t.ctx_id() ^ self.ctx_id;
-        }
-        if foreign_bits == 0 {
-            Ok(())
-        } else {
-            Err(self.foreign_arg(args))
-        }
+    /// Undoes op `id`, just pushed (not linked into a block) with something foreign in
+    /// `args`, and says what.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn undo_foreign(&mut self, id: OpId, args: &OperationArgs<'_>) -> IrError {
+        let d = &mut self.ops[id.index()];
+        (d.parent, d.prev, d.next) = (None, None, None);
+        self.erase_one(id);
+        self.foreign_arg(args)
     }
 
     #[cold]
