@@ -164,6 +164,29 @@ impl<'a> ProgramTranslator<'a> {
         Location::program().block(0).op(op_index, Some(&op.op_type))
     }
 
+    /// Appends an op of `def` without attributes or regions at the end of `block` (the
+    /// control-flow helpers' plain ops: `assign_out_`, `select_input`, ...).
+    fn append_plain(
+        &mut self,
+        def: &'static pir_runtime::OpDef,
+        operands: &[Option<Value>],
+        result_types: &[Option<Type>],
+        block: BlockId,
+        place: Location,
+    ) -> Result<OpId, TranslateError> {
+        let attributes = self.ctx().empty_dict();
+        let args = pir_runtime::OperationArgs {
+            def,
+            operands,
+            attributes,
+            result_types,
+            num_regions: 0,
+        };
+        self.program
+            .create_op_at(args, InsertPoint::BlockEnd(block))
+            .map_err(|e| Self::ir_error(place, e))
+    }
+
     fn ir_error(at: Location, source: pir_runtime::IrError) -> TranslateError {
         TranslateError::Ir {
             at: Box::new(at),
@@ -891,20 +914,7 @@ impl<'a> ProgramTranslator<'a> {
             });
         };
         let ty = self.program.value_type(current);
-        let empty = self.ctx().empty_dict();
-        let new = self
-            .program
-            .create_op_at(
-                pir_runtime::OperationArgs {
-                    def,
-                    operands: &[Some(x), Some(current)],
-                    attributes: empty,
-                    result_types: &[ty],
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(block),
-            )
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let new = self.append_plain(def, &[Some(x), Some(current)], &[ty], block, at(bi, i, op))?;
         let v = self.program.op(new).result(0);
         self.vars.push(out, VariableDefiningInfo::new(v));
         Ok(())
@@ -1030,20 +1040,13 @@ impl<'a> ProgramTranslator<'a> {
             });
         };
         let ty = self.var_type(bi, i, op, out)?;
-        let empty = self.ctx().empty_dict();
-        let new = self
-            .program
-            .create_op_at(
-                pir_runtime::OperationArgs {
-                    def,
-                    operands: &[Some(mask), Some(x0), Some(x1)],
-                    attributes: empty,
-                    result_types: &[Some(ty)],
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(block),
-            )
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let new = self.append_plain(
+            def,
+            &[Some(mask), Some(x0), Some(x1)],
+            &[Some(ty)],
+            block,
+            at(bi, i, op),
+        )?;
         let v = self.program.op(new).result(0);
         self.vars.push(out, VariableDefiningInfo::new(v));
         Ok(())
@@ -1071,20 +1074,8 @@ impl<'a> ProgramTranslator<'a> {
             }
         };
         let ty = self.program.value_type(x);
-        let empty = self.ctx().empty_dict();
-        let new = self
-            .program
-            .create_op_at(
-                pir_runtime::OperationArgs {
-                    def,
-                    operands: &[Some(mask), Some(x)],
-                    attributes: empty,
-                    result_types: &[ty, ty],
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(block),
-            )
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let new =
+            self.append_plain(def, &[Some(mask), Some(x)], &[ty, ty], block, at(bi, i, op))?;
         for (k, name) in outs.iter().enumerate() {
             let v = self.program.op(new).result(k);
             self.vars.push(name, VariableDefiningInfo::new(v));
