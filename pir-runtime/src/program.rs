@@ -407,6 +407,85 @@ impl OpParts<'_> {
     }
 }
 
+/// What the verifier reads of an op, in one look ([`Program::op_slots`]): its operand and
+/// result slots as stored (4-byte indices), read without re-checking handles, since the
+/// program gave them out.
+pub(crate) struct OpSlots<'a> {
+    operands: &'a [OperandData],
+    results: &'a [ValueData],
+    values: &'a [ValueData],
+    ctx_id: u32,
+    prog: u32,
+    results_start: u32,
+    pub(crate) num_regions: u32,
+    next: Option<Ix>,
+}
+
+impl<'a> OpSlots<'a> {
+    #[inline(always)]
+    pub(crate) fn num_operands(&self) -> usize {
+        self.operands.len()
+    }
+
+    #[inline(always)]
+    pub(crate) fn num_results(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether operand `i` (in range) is the null value.
+    #[inline(always)]
+    pub(crate) fn operand_is_null(&self, i: usize) -> bool {
+        self.operands[i].value.is_none()
+    }
+
+    /// The operands' value indices (`None`: the null value).
+    #[inline(always)]
+    pub(crate) fn operand_indices(&self) -> impl ExactSizeIterator<Item = Option<usize>> + 'a {
+        self.operands
+            .iter()
+            .map(|o| o.value.map(|v| v.get() as usize))
+    }
+
+    /// Operand `i`'s value (in range).
+    #[inline]
+    pub(crate) fn operand(&self, i: usize) -> Option<Value> {
+        self.operands[i].value.map(|v| Value::from_ix(v, self.prog))
+    }
+
+    /// The operands' types (`None`: a null value or a null type).
+    #[inline(always)]
+    pub(crate) fn operand_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
+        let (values, ctx) = (self.values, self.ctx_id);
+        self.operands.iter().map(move |o| {
+            o.value
+                .and_then(|v| values[v.get() as usize].ty)
+                .map(|b| Type::from_bits(b, ctx))
+        })
+    }
+
+    /// The results' types.
+    #[inline(always)]
+    pub(crate) fn result_types(&self) -> impl ExactSizeIterator<Item = Option<Type>> + 'a {
+        let ctx = self.ctx_id;
+        self.results
+            .iter()
+            .map(move |v| v.ty.map(|b| Type::from_bits(b, ctx)))
+    }
+
+    /// The results' value indices.
+    #[inline(always)]
+    pub(crate) fn result_indices(&self) -> std::ops::Range<usize> {
+        let s = self.results_start as usize;
+        s..s + self.results.len()
+    }
+
+    /// The next op in the block.
+    #[inline(always)]
+    pub(crate) fn next(&self) -> Option<OpId> {
+        self.next.map(|ix| OpId::from_ix(ix, self.prog))
+    }
+}
+
 /// Where an op's operands, results and regions are.
 #[derive(Clone, Copy)]
 struct OpShape {
@@ -425,8 +504,8 @@ static_assertions::const_assert!(std::mem::size_of::<OpData>() == 32);
 #[derive(Clone, Default)]
 struct BlockData {
     parent: Option<RegionId>,
-    first: Option<OpId>,
-    last: Option<OpId>,
+    first: Option<Ix>,
+    last: Option<Ix>,
     len: u32,
     args: Vec<Value>,
     arg_attrs: Vec<Option<Attribute>>,
@@ -584,18 +663,13 @@ impl Program {
             owner: 0,
         });
         let module = p
-            .push_op(
-                OperationArgs {
-                    def: &crate::builtin::MODULE_DEF,
-                    operands: &[],
-                    attributes: ctx.empty_dict(),
-                    result_types: &[],
-                    num_regions: 1,
-                },
-                None,
-                None,
-                None,
-            )
+            .push_op(&OperationArgs {
+                def: &crate::builtin::MODULE_DEF,
+                operands: &[],
+                attributes: ctx.empty_dict(),
+                result_types: &[],
+                num_regions: 1,
+            })
             .expect("the module op has nothing foreign");
         p.module = module;
         let region = p.op(module).region(0);
@@ -679,6 +753,25 @@ impl Program {
         }
     }
 
+    /// What the verifier reads of `op`, a handle this program gave out, in one look.
+    #[inline(always)]
+    pub(crate) fn op_slots(&self, op: OpId) -> OpSlots<'_> {
+        debug_assert!(self.owns(op));
+        let d = &self.ops[op.index()];
+        let sh = self.shape(op);
+        let (o, r) = (sh.operands_start as usize, sh.results_start as usize);
+        OpSlots {
+            operands: &self.operands[o..o + sh.num_operands as usize],
+            results: &self.values[r..r + sh.num_results as usize],
+            values: &self.values,
+            ctx_id: self.ctx_id,
+            prog: self.id,
+            results_start: sh.results_start,
+            num_regions: sh.num_regions,
+            next: d.next,
+        }
+    }
+
     /// What the printer reads of `op`, in one look.
     #[inline]
     pub(crate) fn op_parts(&self, op: OpId) -> OpParts<'_> {
@@ -737,7 +830,7 @@ impl Program {
     }
 
     /// The index of `def` in `defs`, adding it if new.
-    #[inline]
+    #[inline(never)]
     fn def_id(&mut self, def: &'static OpDef) -> u16 {
         let key = def as *const OpDef as usize;
         match self.def_index.get(&key) {
@@ -877,7 +970,7 @@ impl Program {
     ///
     /// [`IrError::Foreign`] if an operand is a value of another program.
     pub fn create_op(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
-        self.push_op(args, None, None, None)
+        self.push_op(&args)
     }
 
     /// Creates an operation and inserts it at `at`, in one step.
@@ -906,19 +999,25 @@ impl Program {
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
         if let InsertPoint::BlockEnd(b) = at {
-            // The common case (builders appending): link as the block's last op directly.
-            let prev = self.block_data(b)?.last;
-            let op = self.push_op(args, Some(b), prev, None)?;
-            match prev {
-                Some(p) => self.ops[p.index()].next = Some(op.ix()),
-                None => self.blocks[b.index()].first = Some(op),
+            // The common case (builders appending): the block's identity is checked once,
+            // then the op is pushed and linked as its last op by stored indices.
+            self.check_own(b)?;
+            let bi = b.index();
+            let prev = self.blocks[bi].last;
+            let (ix, foreign) = self.push_raw(&args, Some(b.ix()), prev, None);
+            if foreign {
+                return Err(self.undo_foreign(ix, &args));
             }
-            let data = &mut self.blocks[b.index()];
-            data.last = Some(op);
+            match prev {
+                Some(p) => self.ops[p.get() as usize].next = Some(ix),
+                None => self.blocks[bi].first = Some(ix),
+            }
+            let data = &mut self.blocks[bi];
+            data.last = Some(ix);
             data.len += 1;
-            return Ok(op);
+            return Ok(OpId::from_ix(ix, self.id));
         }
-        let op = self.push_op(args, None, None, None)?;
+        let op = self.push_op(&args)?;
         if let Err(e) = self.insert_op(op, at) {
             // A refused insertion point creates nothing (the op would stay alive, detached).
             self.erase_one(op);
@@ -927,103 +1026,87 @@ impl Program {
         Ok(op)
     }
 
-    fn push_op(
+    /// Creates a detached op: [`push_raw`](Self::push_raw), undone if something is foreign.
+    fn push_op(&mut self, args: &OperationArgs<'_>) -> Result<OpId, IrError> {
+        let (ix, foreign) = self.push_raw(args, None, None, None);
+        if foreign {
+            return Err(self.undo_foreign(ix, args));
+        }
+        Ok(OpId::from_ix(ix, self.id))
+    }
+
+    /// Pushes an op whose block links are `parent`, `prev` and `next` (the caller links its
+    /// neighbours). Returns its index and whether an operand, result type or the dictionary
+    /// is of another program or context: then nothing foreign was linked, and the caller
+    /// undoes the op ([`undo_foreign`](Self::undo_foreign)). The checks are a compare where
+    /// each handle is read anyway; the work is on stored 4-byte indices.
+    #[inline(always)]
+    fn push_raw(
         &mut self,
-        args: OperationArgs<'_>,
-        parent: Option<BlockId>,
-        prev: Option<OpId>,
-        next: Option<OpId>,
-    ) -> Result<OpId, IrError> {
-        let id = OpId::new(self.ops.len(), self.id);
-        // Handles of another program or context are found in the loops below (a compare
-        // each, where the handle is read anyway) and undo the op: the creation budget.
+        args: &OperationArgs<'_>,
+        parent: Option<Ix>,
+        prev: Option<Ix>,
+        next: Option<Ix>,
+    ) -> (Ix, bool) {
+        let ix = Ix::new(u32::try_from(self.ops.len()).expect("arena overflow"))
+            .expect("index 0 is reserved");
         let mut foreign = args.attributes.ctx_id() != self.ctx_id;
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
-        let num_operands = u32::try_from(args.operands.len()).expect("operand count overflow");
-        let num_results = u32::try_from(args.result_types.len()).expect("result count overflow");
         let def = match self.defs.last() {
             // Programs are mostly built op after op of one kind at a time.
             Some(&last) if std::ptr::eq(last, args.def) => (self.defs.len() - 1) as u16,
             _ => self.def_id(args.def),
         };
-        let mut flags = ALIVE;
-        match (u16::try_from(num_operands), u16::try_from(num_results)) {
-            (Ok(o), Ok(r)) if args.num_regions == 0 => {
-                self.ops.push(OpData {
-                    def,
-                    flags,
-                    attrs: args.attributes.bits(),
-                    parent: parent.map(BlockId::ix),
-                    prev: prev.map(OpId::ix),
-                    next: next.map(OpId::ix),
-                    operands_start,
-                    results_start,
-                    num_operands: o,
-                    num_results: r,
-                });
-            }
-            _ => {
-                flags |= EXTRA;
-                let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
-                self.extra.insert(
-                    id.index() as u32,
-                    OpExtra {
-                        num_operands,
-                        num_results,
-                        regions_start: self.regions.len() as u32,
-                        num_regions,
-                    },
-                );
-                self.ops.push(OpData {
-                    def,
-                    flags,
-                    attrs: args.attributes.bits(),
-                    parent: parent.map(BlockId::ix),
-                    prev: prev.map(OpId::ix),
-                    next: next.map(OpId::ix),
-                    operands_start,
-                    results_start,
-                    num_operands: 0,
-                    num_results: 0,
-                });
-                for _ in 0..num_regions {
-                    self.regions.push(RegionData {
-                        parent: Some(id),
-                        blocks: Vec::new(),
-                    });
-                }
-            }
+        // Ops with regions or counts past `u16` keep their counts in `extra` (out of line).
+        let (flags, num_operands, num_results) = match (
+            u16::try_from(args.operands.len()),
+            u16::try_from(args.result_types.len()),
+        ) {
+            (Ok(o), Ok(r)) if args.num_regions == 0 => (ALIVE, o, r),
+            _ => (ALIVE | EXTRA, 0, 0),
+        };
+        self.ops.push(OpData {
+            def,
+            flags,
+            attrs: args.attributes.bits(),
+            parent,
+            prev,
+            next,
+            operands_start,
+            results_start,
+            num_operands,
+            num_results,
+        });
+        if flags & EXTRA != 0 {
+            self.push_extra(ix, args);
         }
-        let owner = id.ix.get();
+        let owner = ix.get();
+        let id = self.id;
         for (i, &v) in args.operands.iter().enumerate() {
             let slot = operands_start + i as u32;
-            // A value of another program is never linked, whatever its index.
-            match v.filter(|v| v.prog == self.id) {
-                Some(v) => {
+            let mut o = OperandData {
+                value: None,
+                owner,
+                next_use: NO_LINK,
+                prev_use: NO_LINK,
+            };
+            if let Some(v) = v {
+                // A value of another program is never linked, whatever its index.
+                if v.prog == id {
                     // Link at the head of v's use list.
                     let head = self.values[v.index()].first_use;
-                    self.operands.push(OperandData {
-                        value: Some(v.ix()),
-                        owner,
-                        next_use: head,
-                        prev_use: NO_LINK,
-                    });
+                    o.value = Some(v.ix());
+                    o.next_use = head;
                     if head != NO_LINK {
                         self.operands[head as usize].prev_use = slot;
                     }
                     self.values[v.index()].first_use = slot;
-                }
-                None => {
-                    foreign |= v.is_some();
-                    self.operands.push(OperandData {
-                        value: None,
-                        owner,
-                        next_use: NO_LINK,
-                        prev_use: NO_LINK,
-                    });
+                } else {
+                    foreign = true;
                 }
             }
+            self.operands.push(o);
         }
         let mut bits = 0;
         let mut other_ctx = 0;
@@ -1039,10 +1122,30 @@ impl Program {
             });
         }
         self.handle_bits.add(bits, 0);
-        if foreign || other_ctx != 0 {
-            return Err(self.undo_foreign(id, &args));
+        (ix, foreign | (other_ctx != 0))
+    }
+
+    /// Records the counts of op `ix`, just pushed flagged `EXTRA` (regions or counts past
+    /// `u16`), and pushes its empty regions.
+    #[inline(never)]
+    fn push_extra(&mut self, ix: Ix, args: &OperationArgs<'_>) {
+        let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
+        self.extra.insert(
+            ix.get(),
+            OpExtra {
+                num_operands: u32::try_from(args.operands.len()).expect("operand count overflow"),
+                num_results: u32::try_from(args.result_types.len()).expect("result count overflow"),
+                regions_start: self.regions.len() as u32,
+                num_regions,
+            },
+        );
+        let id = OpId::from_ix(ix, self.id);
+        for _ in 0..num_regions {
+            self.regions.push(RegionData {
+                parent: Some(id),
+                blocks: Vec::new(),
+            });
         }
-        Ok(id)
     }
 
     /// Adds an empty block at the end of `region`.
@@ -1144,8 +1247,8 @@ impl Program {
             return Err(IrError::AlreadyInBlock(self.describe(op)));
         }
         let (block, prev, next) = match at {
-            InsertPoint::BlockStart(b) => (b, None, self.block_data(b)?.first),
-            InsertPoint::BlockEnd(b) => (b, self.block_data(b)?.last, None),
+            InsertPoint::BlockStart(b) => (b, None, self.op_h(self.block_data(b)?.first)),
+            InsertPoint::BlockEnd(b) => (b, self.op_h(self.block_data(b)?.last), None),
             InsertPoint::Before(o) | InsertPoint::After(o) => {
                 if o == op {
                     return Err(IrError::SelfInsert(self.describe(op)));
@@ -1170,11 +1273,11 @@ impl Program {
         d.next = next.map(OpId::ix);
         match prev {
             Some(p) => self.ops[p.index()].next = Some(op.ix()),
-            None => self.blocks[block.index()].first = Some(op),
+            None => self.blocks[block.index()].first = Some(op.ix()),
         }
         match next {
             Some(n) => self.ops[n.index()].prev = Some(op.ix()),
-            None => self.blocks[block.index()].last = Some(op),
+            None => self.blocks[block.index()].last = Some(op.ix()),
         }
         self.blocks[block.index()].len += 1;
         Ok(())
@@ -1216,11 +1319,11 @@ impl Program {
         let block = b;
         match d.prev {
             Some(p) => self.ops[p.get() as usize].next = d.next,
-            None => self.blocks[block].first = self.op_h(d.next),
+            None => self.blocks[block].first = d.next,
         }
         match d.next {
             Some(n) => self.ops[n.get() as usize].prev = d.prev,
-            None => self.blocks[block].last = self.op_h(d.prev),
+            None => self.blocks[block].last = d.prev,
         }
         self.blocks[block].len -= 1;
         let d = &mut self.ops[i];
@@ -1738,7 +1841,7 @@ impl Program {
         self.expect_own(block);
         BlockOps {
             prog: self,
-            next: self.blocks[block.index()].first,
+            next: self.op_h(self.blocks[block.index()].first),
         }
     }
 
@@ -1756,7 +1859,7 @@ impl Program {
     #[inline]
     pub fn first_op(&self, block: BlockId) -> Option<OpId> {
         self.expect_own(block);
-        self.blocks[block.index()].first
+        self.op_h(self.blocks[block.index()].first)
     }
 
     /// The last op of `block`.
@@ -1774,7 +1877,7 @@ impl Program {
     #[inline]
     pub fn last_op(&self, block: BlockId) -> Option<OpId> {
         self.expect_own(block);
-        self.blocks[block.index()].last
+        self.op_h(self.blocks[block.index()].last)
     }
 
     /// Number of ops in `block`.
@@ -1955,7 +2058,7 @@ impl Program {
         for r in (0..d.num_regions).rev() {
             let region = &self.regions[(d.regions_start + r) as usize];
             for &b in region.blocks.iter().rev() {
-                cursors.push(self.blocks[b.index()].first);
+                cursors.push(self.op_h(self.blocks[b.index()].first));
             }
         }
     }
@@ -2275,6 +2378,12 @@ impl<'a> OpRef<'a> {
     #[inline]
     pub fn id(&self) -> OpId {
         self.id
+    }
+
+    /// Its operand and result slots in one look (an `OpRef` holds a checked handle).
+    #[inline(always)]
+    pub(crate) fn slots(&self) -> OpSlots<'a> {
+        self.prog.op_slots(self.id)
     }
 
     /// The program.

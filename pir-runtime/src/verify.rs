@@ -22,7 +22,7 @@
 //! ```
 
 use crate::error::{VerifyError, VerifyErrorKind, VerifyErrors};
-use crate::program::{BlockId, OpId, Program};
+use crate::program::{BlockId, OpId, OpSlots, Program};
 
 mod structure;
 pub use structure::verify_structure;
@@ -164,13 +164,17 @@ impl Verifier<'_> {
                 Task::Ops(mut cur) => {
                     // Ops without regions run in this loop; an op with regions suspends it.
                     while let Some(op) = cur {
-                        self.op(op);
-                        let r = prog.op_own(op);
-                        cur = r.next_op();
-                        if r.num_regions() == 0 {
-                            self.define_results(op, true);
+                        // One look at the op's stored slots serves the walk and its checks.
+                        let slots = prog.op_slots(op);
+                        self.op(op, &slots);
+                        cur = slots.next();
+                        if slots.num_regions == 0 {
+                            for r in slots.result_indices() {
+                                self.marks[r] = true;
+                            }
                             continue;
                         }
+                        let r = prog.op_own(op);
                         stack.push(Task::Ops(cur));
                         stack.push(Task::Results(op));
                         self.open.insert(op);
@@ -211,16 +215,14 @@ impl Verifier<'_> {
     }
 
     /// An op's operands (each must be visible here) and its own verifiers.
-    fn op(&mut self, op: OpId) {
-        let prog = self.prog;
-        let r = prog.op_own(op);
-        for (i, v) in r.operands().enumerate() {
+    fn op(&mut self, op: OpId, slots: &OpSlots<'_>) {
+        for (i, v) in slots.operand_indices().enumerate() {
             let Some(v) = v else { continue };
-            if !self.marks.get(v.index()).copied().unwrap_or(false) {
-                self.undefined(op, i, v);
+            if !self.marks.get(v).copied().unwrap_or(false) {
+                self.undefined(op, i, slots.operand(i).expect("a value"));
             }
         }
-        if let Err(e) = verify_own_op(prog, op) {
+        if let Err(e) = verify_own_op(self.prog, op) {
             self.errors.push(e);
         }
     }

@@ -75,18 +75,20 @@ fn vector_fits_with_nulls(ctx: &IrContext, kind: ValueKind, data: &TypeData) -> 
 pub fn verify_schema(op: OpRef<'_>, s: &'static OpSchema) -> Result<(), VerifyErrorKind> {
     let ctx = op.ctx();
     let strict = s.verify_signature;
-    if op.num_operands() != s.inputs.len() {
+    // The op's slots in one look: the verifier's walk reads them by stored index.
+    let slots = op.slots();
+    if slots.num_operands() != s.inputs.len() {
         return Err(VerifyErrorKind::OperandCount {
             expected: s.inputs.len(),
-            found: op.num_operands(),
+            found: slots.num_operands(),
             names: Some(s.inputs.iter().map(|i| &*i.name).collect()),
         });
     }
-    for (i, (input, ty)) in s.inputs.iter().zip(op.operand_types()).enumerate() {
+    for (i, (input, ty)) in s.inputs.iter().zip(slots.operand_types()).enumerate() {
         match ty {
             Some(t) if type_fits(ctx, &input.kind, t) => {}
-            None if op.operand(i).is_none() && (input.optional || !strict) => {}
-            None if op.operand(i).is_none() => {
+            None if slots.operand_is_null(i) && (input.optional || !strict) => {}
+            None if slots.operand_is_null(i) => {
                 return Err(VerifyErrorKind::NullOperand {
                     index: i,
                     name: Some(&*input.name),
@@ -105,14 +107,14 @@ pub fn verify_schema(op: OpRef<'_>, s: &'static OpSchema) -> Result<(), VerifyEr
     if !s.attributes.is_empty() {
         verify_attributes(op, s, strict)?;
     }
-    if op.num_results() != s.outputs.len() {
+    if slots.num_results() != s.outputs.len() {
         return Err(VerifyErrorKind::ResultCount {
             expected: s.outputs.len(),
-            found: op.num_results(),
+            found: slots.num_results(),
             names: Some(s.outputs.iter().map(|o| &*o.name).collect()),
         });
     }
-    for (i, (out, ty)) in s.outputs.iter().zip(op.result_types()).enumerate() {
+    for (i, (out, ty)) in s.outputs.iter().zip(slots.result_types()).enumerate() {
         match ty {
             Some(t) if out.kind == ValueKind::DENSE && t.is_dense_tensor() => {}
             None if out.optional || out.intermediate || !strict => {}

@@ -3,7 +3,7 @@
 //! and the region tree stays a tree (an op may not be inserted into a block nested in its own
 //! regions: its location would loop forever, and erasing it would recurse without end).
 
-use super::{BlockData, BlockId, OpId, OperationArgs, Program, ALIVE, EXTRA};
+use super::{BlockData, BlockId, Ix, OpId, OperationArgs, Program, ALIVE, EXTRA};
 use crate::attributes::Attribute;
 use crate::error::IrError;
 use crate::types::Type;
@@ -45,7 +45,8 @@ impl Program {
     /// `args`, and says what.
     #[cold]
     #[inline(never)]
-    pub(super) fn undo_foreign(&mut self, id: OpId, args: &OperationArgs<'_>) -> IrError {
+    pub(super) fn undo_foreign(&mut self, ix: Ix, args: &OperationArgs<'_>) -> IrError {
+        let id = OpId::from_ix(ix, self.id);
         let d = &mut self.ops[id.index()];
         (d.parent, d.prev, d.next) = (None, None, None);
         self.erase_one(id);
