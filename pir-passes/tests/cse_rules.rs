@@ -218,3 +218,59 @@ fn in_place_ops_are_never_merged() {
     fetch_all(&mut prog, &[a, b]);
     assert_eq!(cse(prog).0, 0);
 }
+
+/// Nested blocks see the expressions around them; theirs are forgotten when the block ends:
+/// an op in the then-block equal to one before the `if` merges with it, one equal across the
+/// then- and else-blocks does not, nor does one after the `if` equal to one inside.
+#[test]
+fn nested_blocks_see_outer_expressions_only() {
+    use op_defs::control_flow::{IF_DEF, YIELD_DEF};
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, y) = inputs(&mut prog);
+    let e = ctx.empty_dict();
+    let outer = op(&mut prog, "pd_op.tanh", &[x], e);
+    let t = ctx.dense_tensor_type(DataType::Float32, &[-1, 8]);
+    let if_op = Builder::at_end(&mut prog)
+        .create_with(&IF_DEF, &[Some(y)], e, &[Some(t)], 2)
+        .unwrap();
+    let (then_region, else_region) = (prog.op(if_op).region(0), prog.op(if_op).region(1));
+    let then_block = prog.add_block(then_region);
+    let else_block = prog.add_block(else_region);
+    // `name(operands)` at the end of `block`.
+    let at = |prog: &mut Program, block, name: &str, operands: &[Value]| {
+        let def = ctx.op_def(name).unwrap();
+        let operands: Vec<Option<Value>> = operands.iter().map(|&v| Some(v)).collect();
+        let mut b = Builder::at_block_end(prog, block);
+        let o = b.create_with(def, &operands, e, &[Some(t)], 0).unwrap();
+        prog.op(o).result(0)
+    };
+    let yield_ = |prog: &mut Program, block, v: Value| {
+        let mut b = Builder::at_block_end(prog, block);
+        b.create_with(&YIELD_DEF, &[Some(v)], e, &[], 0).unwrap();
+    };
+    let inner = at(&mut prog, then_block, "pd_op.tanh", &[x]); // merges with `outer`
+    at(&mut prog, then_block, "pd_op.relu", &[outer]);
+    let then_exp = at(&mut prog, then_block, "pd_op.exp", &[inner]);
+    yield_(&mut prog, then_block, then_exp);
+    at(&mut prog, else_block, "pd_op.relu", &[outer]); // not with the then-block's relu
+    let else_exp = at(&mut prog, else_block, "pd_op.exp", &[outer]);
+    yield_(&mut prog, else_block, else_exp);
+    let after = op(&mut prog, "pd_op.relu", &[outer], e); // the blocks' relus are out of scope
+    let r = prog.op(if_op).result(0);
+    fetch_all(&mut prog, &[r, after]);
+    let mut m = IrModule::from(prog);
+    let changes = CommonSubexpressionElimination.run(&mut m).unwrap().changes;
+    assert_eq!(changes, 1);
+    let p = &m.program;
+    let names = |b| p.block_ops(b).map(|o| p.op(o).name()).collect::<Vec<_>>();
+    assert_eq!(names(then_block), ["pd_op.relu", "pd_op.exp", "cf.yield"]);
+    assert_eq!(names(else_block), ["pd_op.relu", "pd_op.exp", "cf.yield"]);
+    assert_eq!(
+        names(p.block())
+            .iter()
+            .filter(|n| **n == "pd_op.relu")
+            .count(),
+        1
+    );
+}
