@@ -66,10 +66,12 @@ const CHAIN_CAP: u32 = 16;
 const NONE: u32 = u32::MAX;
 
 /// Everything two equal ops share: definition, registered attributes (as a projection
-/// number), operands, result types. Built in reused buffers, so making one allocates nothing.
-#[derive(Default, PartialEq, Eq)]
+/// number), operands, result types. Inline buffers: making one allocates nothing.
+#[derive(Default)]
 struct Key {
     def: usize,
+    /// The op's attribute dictionary (equal dictionaries: equal projections).
+    dict: Option<Attribute>,
     projection: u64,
     operands: SmallVec<[Code; 4]>,
     results: SmallVec<[Option<Type>; 2]>,
@@ -131,8 +133,8 @@ struct Analyzer<'p> {
     undo: Vec<u32>,
     depth: usize,
     to_erase: Vec<(OpId, OpId)>,
-    key: Key,
-    other: Key,
+    /// The last (definition, dictionary) asked for a projection, and its number.
+    last_projection: Option<(usize, Attribute, u64)>,
     /// The last result type asked about, and whether it is a dense tensor or a vector of them.
     last_type: Option<(Type, bool)>,
 }
@@ -183,52 +185,65 @@ impl Analyzer<'_> {
 
     /// The number of the values of `def`'s registered attributes in `dict`.
     fn projection(&mut self, def: &'static OpDef, dict: Attribute) -> u64 {
+        // Most ops (relu, add, exp, ...) register no attribute: all of a kind are alike.
+        if def.attribute_names.is_empty() {
+            return u64::MAX;
+        }
+        let id = def as *const OpDef as usize;
+        if let Some((d, a, p)) = self.last_projection {
+            if d == id && a == dict {
+                return p;
+            }
+        }
         let ctx = self.prog.ctx();
         let projections = &mut self.projections;
-        self.projection_of
-            .get_or((def as *const OpDef as usize, dict), || {
-                let values: SmallVec<[Option<Attribute>; 6]> = def
-                    .attribute_names
-                    .iter()
-                    .map(|name| ctx.dict_get(dict, name))
-                    .collect();
-                let next = projections.len() as u64;
-                *projections.entry(values).or_insert(next)
-            })
+        let p = self.projection_of.get_or((id, dict), || {
+            let values: SmallVec<[Option<Attribute>; 6]> = def
+                .attribute_names
+                .iter()
+                .map(|name| ctx.dict_get(dict, name))
+                .collect();
+            let next = projections.len() as u64;
+            *projections.entry(values).or_insert(next)
+        });
+        self.last_projection = Some((id, dict, p));
+        p
     }
 
     fn code(&self, v: Option<Value>) -> Code {
         v.map_or(0, |v| self.codes[v.index()])
     }
 
-    /// `op`'s key into `out` (an op already given a class: its producers are safe).
-    fn key_of(&mut self, op: OpId, commutative: bool, out: &mut Key) {
-        let r = self.prog.op(op);
-        out.def = r.def() as *const OpDef as usize;
-        out.projection = self.projection(r.def(), r.attributes());
-        out.operands.clear();
-        for v in r.operands() {
-            out.operands.push(self.code(v));
+    /// Whether `first` (an op already given a class: its producers are safe) has `key`,
+    /// cheapest parts first.
+    fn matches(&mut self, first: OpId, key: &Key, commutative: bool) -> bool {
+        let r = self.prog.op(first);
+        if r.def() as *const OpDef as usize != key.def
+            || r.num_operands() != key.operands.len()
+            || !r.result_types().eq(key.results.iter().copied())
+        {
+            return false;
         }
-        if commutative && out.operands.len() >= 2 {
-            out.operands[..2].sort_unstable();
+        let mut codes: SmallVec<[Code; 4]> = r.operands().map(|v| self.code(v)).collect();
+        if commutative && codes.len() >= 2 {
+            codes[..2].sort_unstable();
         }
-        out.results.clear();
-        out.results.extend(r.result_types());
+        codes == key.operands
+            && (key.dict == Some(r.attributes())
+                || self.projection(r.def(), r.attributes()) == key.projection)
     }
 
     /// Whether `op` (not in place, no side effect) is safe to replace, and if so its operand
     /// codes and result types into `out`.
     fn safe_key(&mut self, op: OpId, commutative: bool, out: &mut Key) -> bool {
         let r = self.prog.op(op);
-        out.results.clear();
-        for (v, t) in r.results().zip(r.result_types()) {
-            if self.codes[v.index()] == BLOCKED || !self.dense(t) {
+        let first = r.get_result(0).map_or(0, |v| v.index());
+        for (i, t) in r.result_types().enumerate() {
+            if self.codes[first + i] == BLOCKED || !self.dense(t) {
                 return false;
             }
             out.results.push(t);
         }
-        out.operands.clear();
         for v in r.operands() {
             let code = self.code(v);
             if code & TAG == UNSAFE {
@@ -261,11 +276,18 @@ impl Analyzer<'_> {
 
     /// Sets the codes of `op`'s results: result `i` of class `class`, or `UNSAFE`.
     fn set_codes(&mut self, op: OpId, class: Option<u32>) {
-        for (i, v) in self.prog.op(op).results().enumerate() {
-            self.codes[v.index()] = match class {
-                Some(c) => RESULT | u64::from(c) << INDEX_BITS | (i as u64 & 0xff_ffff),
-                None => UNSAFE,
-            };
+        let r = self.prog.op(op);
+        let Some(first) = r.get_result(0) else { return };
+        // An op's results are consecutive values.
+        let codes = &mut self.codes[first.index()..first.index() + r.num_results()];
+        match class {
+            Some(c) => {
+                let base = RESULT | u64::from(c) << INDEX_BITS;
+                for (i, code) in codes.iter_mut().enumerate() {
+                    *code = base | (i as u64 & 0xff_ffff);
+                }
+            }
+            None => codes.fill(UNSAFE),
         }
     }
 
@@ -298,17 +320,17 @@ impl Analyzer<'_> {
                 }
             }
         }
-        let mut key = std::mem::take(&mut self.key);
+        let mut key = Key::default();
         let safe = !(f.side_effect || f.inplace) && self.safe_key(op, f.commutative, &mut key);
         // Unsafe ops are never merged and make their users unsafe: they need no key. Ops with
         // regions equal no other: a class of their own, so their users' keys tell them apart.
         if !safe || has_regions {
-            self.key = key;
             let class = safe.then(|| self.new_class(op, 0));
             self.set_codes(op, class);
             return;
         }
         key.def = r.def() as *const OpDef as usize;
+        key.dict = Some(r.attributes());
         key.projection = self.projection(r.def(), r.attributes());
         let hash = key.hash();
         let anchor = key.anchor();
@@ -320,7 +342,6 @@ impl Analyzer<'_> {
                 c
             }
         };
-        self.key = key;
         self.set_codes(op, Some(class));
         match self.classes[class as usize].scope {
             Some(existing) => self.to_erase.push((op, existing)),
@@ -334,15 +355,10 @@ impl Analyzer<'_> {
     }
 
     /// Whether class `c` (of hash `hash`) has key `key`.
+    #[inline]
     fn is(&mut self, c: u32, hash: u64, key: &Key, commutative: bool) -> bool {
         let class = self.classes[c as usize];
-        class.hash == hash && {
-            let mut other = std::mem::take(&mut self.other);
-            self.key_of(class.first, commutative, &mut other);
-            let equal = other == *key;
-            self.other = other;
-            equal
-        }
+        class.hash == hash && self.matches(class.first, key, commutative)
     }
 
     /// The class of `key`, if there is one: on its anchor's chain, or in the table if it has
@@ -413,8 +429,7 @@ impl Pass for CommonSubexpressionElimination {
                 undo: Vec::new(),
                 depth: 0,
                 to_erase: Vec::new(),
-                key: Key::default(),
-                other: Key::default(),
+                last_projection: None,
                 last_type: None,
             };
             for op in prog.walk_ops(prog.module_op()) {
