@@ -116,3 +116,161 @@ fn a_value_shadow_output_uses_is_not_replaced() {
     assert_eq!(merged, 0);
     assert_eq!(names.iter().filter(|n| **n == "pd_op.tanh").count(), 2);
 }
+
+/// Paddle compares the attributes its `OpInfo` registers (`GetAttributesName`: the schema's
+/// non-mutable attributes; `index` for `builtin.slice`), not the whole dictionary: two ops
+/// that differ only in `stop_gradient`, `struct_name` or another unregistered entry merge.
+#[test]
+fn only_registered_attributes_count() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, y) = inputs(&mut prog);
+    let sg = |b: bool| ctx.array_attr(&[ctx.bool_attr(b)]);
+    let a = op(
+        &mut prog,
+        "pd_op.relu",
+        &[x],
+        ctx.dict_attr(&[("stop_gradient", sg(true))]),
+    );
+    let b = op(
+        &mut prog,
+        "pd_op.relu",
+        &[x],
+        ctx.dict_attr(&[
+            ("stop_gradient", sg(false)),
+            ("struct_name", ctx.str_attr("/A/")),
+        ]),
+    );
+    // An op without a schema: `builtin.slice` registers `index` alone.
+    let v = builtin::combine(&mut Builder::at_end(&mut prog), &[x, y]).unwrap();
+    let t = ctx.dense_tensor_type(DataType::Float32, &[-1, 8]);
+    let mut slice = |index: i32, extra: Option<&str>| {
+        let mut entries = vec![("index", ctx.i32_attr(index))];
+        if let Some(e) = extra {
+            entries.push(("note", ctx.str_attr(e)));
+        }
+        let dict = ctx.dict_attr(&entries);
+        let mut bld = Builder::at_end(&mut prog);
+        let o = bld
+            .create_with(&builtin::SLICE_DEF, &[Some(v)], dict, &[Some(t)], 0)
+            .unwrap();
+        bld.program().op(o).result(0)
+    };
+    let s0 = slice(0, None);
+    let s0_noted = slice(0, Some("other")); // merges with `s0`
+    let s1 = slice(1, Some("other")); // another index: stays
+    fetch_all(&mut prog, &[a, b, s0, s0_noted, s1]);
+    let (merged, names) = cse(prog);
+    assert_eq!(merged, 2);
+    assert_eq!(names.iter().filter(|n| **n == "pd_op.relu").count(), 1);
+    assert_eq!(names.iter().filter(|n| **n == "builtin.slice").count(), 2);
+}
+
+/// An op with the `SideEffect` trait (`gaussian`: random) is never merged.
+#[test]
+fn side_effect_ops_are_never_merged() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (shape, _) = inputs(&mut prog); // `shape` is a mutable attribute: an operand
+    let attrs = ctx.dict_attr(&[
+        ("mean", ctx.f32_attr(0.0)),
+        ("std", ctx.f32_attr(1.0)),
+        ("seed", ctx.i32_attr(0)),
+    ]);
+    let a = op(&mut prog, "pd_op.gaussian", &[shape], attrs);
+    let b = op(&mut prog, "pd_op.gaussian", &[shape], attrs);
+    fetch_all(&mut prog, &[a, b]);
+    assert_eq!(cse(prog).0, 0);
+}
+
+/// A value its user writes in place (`relu_` writes its input) is not replaced, nor is any
+/// op computed from it (safety is transitive through producers).
+#[test]
+fn a_value_written_in_place_is_not_replaced() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, _) = inputs(&mut prog);
+    let e = ctx.empty_dict();
+    let a = op(&mut prog, "pd_op.tanh", &[x], e);
+    let b = op(&mut prog, "pd_op.tanh", &[x], e); // equal to `a`, but written below
+    let b_exp = op(&mut prog, "pd_op.exp", &[b], e);
+    let a_exp = op(&mut prog, "pd_op.exp", &[a], e); // equal to `b_exp`, whose producer is unsafe
+    let w = op(&mut prog, "pd_op.relu_", &[b], e);
+    fetch_all(&mut prog, &[a, b_exp, a_exp, w]);
+    let (merged, names) = cse(prog);
+    assert_eq!(merged, 0);
+    assert_eq!(names.iter().filter(|n| **n == "pd_op.tanh").count(), 2);
+}
+
+/// An in-place op is never merged, even on a terminal input. Paddle's source has no such
+/// check (two `relu_` of one `pd_op.data` would pass its tests: data is terminal and nothing
+/// uses the results), but its output shows the rule: in `small_cnn` nothing below the in-place
+/// `batch_norm_` merges (`tests/paddle_pairs.rs`), and merging two in-place writes of one
+/// tensor would drop one of the writes.
+#[test]
+fn in_place_ops_are_never_merged() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, _) = inputs(&mut prog);
+    let e = ctx.empty_dict();
+    let a = op(&mut prog, "pd_op.relu_", &[x], e);
+    let b = op(&mut prog, "pd_op.relu_", &[x], e);
+    fetch_all(&mut prog, &[a, b]);
+    assert_eq!(cse(prog).0, 0);
+}
+
+/// Nested blocks see the expressions around them; theirs are forgotten when the block ends:
+/// an op in the then-block equal to one before the `if` merges with it, one equal across the
+/// then- and else-blocks does not, nor does one after the `if` equal to one inside.
+#[test]
+fn nested_blocks_see_outer_expressions_only() {
+    use op_defs::control_flow::{IF_DEF, YIELD_DEF};
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, y) = inputs(&mut prog);
+    let e = ctx.empty_dict();
+    let outer = op(&mut prog, "pd_op.tanh", &[x], e);
+    let t = ctx.dense_tensor_type(DataType::Float32, &[-1, 8]);
+    let if_op = Builder::at_end(&mut prog)
+        .create_with(&IF_DEF, &[Some(y)], e, &[Some(t)], 2)
+        .unwrap();
+    let (then_region, else_region) = (prog.op(if_op).region(0), prog.op(if_op).region(1));
+    let then_block = prog.add_block(then_region);
+    let else_block = prog.add_block(else_region);
+    // `name(operands)` at the end of `block`.
+    let at = |prog: &mut Program, block, name: &str, operands: &[Value]| {
+        let def = ctx.op_def(name).unwrap();
+        let operands: Vec<Option<Value>> = operands.iter().map(|&v| Some(v)).collect();
+        let mut b = Builder::at_block_end(prog, block);
+        let o = b.create_with(def, &operands, e, &[Some(t)], 0).unwrap();
+        prog.op(o).result(0)
+    };
+    let yield_ = |prog: &mut Program, block, v: Value| {
+        let mut b = Builder::at_block_end(prog, block);
+        b.create_with(&YIELD_DEF, &[Some(v)], e, &[], 0).unwrap();
+    };
+    let inner = at(&mut prog, then_block, "pd_op.tanh", &[x]); // merges with `outer`
+    at(&mut prog, then_block, "pd_op.relu", &[outer]);
+    let then_exp = at(&mut prog, then_block, "pd_op.exp", &[inner]);
+    yield_(&mut prog, then_block, then_exp);
+    at(&mut prog, else_block, "pd_op.relu", &[outer]); // not with the then-block's relu
+    let else_exp = at(&mut prog, else_block, "pd_op.exp", &[outer]);
+    yield_(&mut prog, else_block, else_exp);
+    let after = op(&mut prog, "pd_op.relu", &[outer], e); // the blocks' relus are out of scope
+    let r = prog.op(if_op).result(0);
+    fetch_all(&mut prog, &[r, after]);
+    let mut m = IrModule::from(prog);
+    let changes = CommonSubexpressionElimination.run(&mut m).unwrap().changes;
+    assert_eq!(changes, 1);
+    let p = &m.program;
+    let names = |b| p.block_ops(b).map(|o| p.op(o).name()).collect::<Vec<_>>();
+    assert_eq!(names(then_block), ["pd_op.relu", "pd_op.exp", "cf.yield"]);
+    assert_eq!(names(else_block), ["pd_op.relu", "pd_op.exp", "cf.yield"]);
+    assert_eq!(
+        names(p.block())
+            .iter()
+            .filter(|n| **n == "pd_op.relu")
+            .count(),
+        1
+    );
+}

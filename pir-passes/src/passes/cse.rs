@@ -1,22 +1,33 @@
 //! `common_subexpression_elimination_pass` (level 1): an op equal to an earlier one in scope
-//! (same name, same schema attributes, equal operands, same result types) is replaced by it,
-//! if it is *safe to replace*.
+//! (same name, same registered attributes, equal operands, same result types) is replaced by
+//! it, if it is *safe to replace*.
 //!
-//! Equality is Paddle's: operands are equal if they are the same data/parameter/constant value
-//! ("terminal") or block argument, or results of the same index of equal ops, recursively;
-//! the operands of commutative ops (`add`, `multiply`, `maximum`, ...) are compared as a set.
-//! Here each op gets a class number by hash-consing its key (name, attributes, operand
-//! classes, result types), so deep equality is one table lookup.
+//! Paddle's rule (`common_subexpression_elimination_pass.cc`): operands are equal if they are
+//! the same data/parameter/constant value ("terminal") or block argument, or results of the
+//! same index of equal ops, recursively; the operands of commutative ops (`add`, `multiply`,
+//! `maximum`, ...) are compared as a set; attributes are compared by the op's registered
+//! attribute names only (`OpInfo::GetAttributesName`, here [`OpDef::attribute_names`]), so
+//! `stop_gradient` or `struct_name` do not keep two ops apart, and mutable attributes are
+//! operands. Here each op gets a class number by hash-consing its key (definition, attribute
+//! values, operand classes, result types), so deep equality is one lookup.
 //!
 //! Safe to replace (transitively through producers): no `SideEffect` trait, not in-place
 //! itself, every result a dense tensor (or a vector of them), no result used by
-//! `builtin.shadow_output`, `cf.yield` or `pd_op.while` nor written in place by its user, and
-//! every non-terminal producer safe. The "not in-place itself" rule is read off Paddle's output:
-//! in `small_cnn` the duplicate `scale`/`exp` below `pd_op.batch_norm_` stay, and merge once
-//! `conv2d_bn_fuse_pass` has removed it (see `tests/paddle_pairs.rs`).
+//! `builtin.shadow_output`, `cf.yield` or `pd_op.while` nor written in place (or viewed) by its
+//! user, and every non-terminal producer safe. The "not in-place itself" rule is read off
+//! Paddle's output, not its source: in `small_cnn` the duplicate `scale`/`exp` below
+//! `pd_op.batch_norm_` stay, and merge once `conv2d_bn_fuse_pass` has removed it (see
+//! `tests/paddle_pairs.rs`).
 //!
 //! Nested blocks see the expressions of the blocks around them, and theirs are forgotten when
 //! the block ends.
+//!
+//! Cost: one walk marks the values their users block or write; one walk in program order
+//! gives each op its class. An op's class is looked up among the classes *anchored* at its
+//! most recent operand class (a short chain, in memory the walk touched a moment ago), not in
+//! one table over the whole program, whose every probe is a cache miss on a large program.
+//! A chain holds at most [`CHAIN_CAP`] classes; the rest of its anchor's classes, and ops
+//! without an op-result operand, go to one hash table, so no lookup walks more than that.
 
 use std::hash::{Hash, Hasher};
 
@@ -24,12 +35,12 @@ use hashbrown::HashTable;
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 
-use pir_runtime::{Attribute, OpDef, OpId, Program, Type, TypeData, Value};
+use pir_runtime::{Attribute, BlockId, OpDef, OpId, Program, Type, TypeData, Value};
 
 use crate::error::PassError;
 use crate::module::IrModule;
 use crate::pass::{Pass, PassStats};
-use crate::passes::util::{DefCache, DefFacts, Memo};
+use crate::passes::util::{DefCache, Memo};
 
 /// The pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,199 +48,221 @@ pub struct CommonSubexpressionElimination;
 
 const NAME: &str = "common_subexpression_elimination_pass";
 
-/// What the analysis knows of an op, by op index.
-#[derive(Clone, Copy)]
-struct Info {
-    /// The op's class: the number of its key (`NO_CLASS` if it has none: unsafe ops, whose
-    /// users are unsafe too). An op with regions has a class of its own.
-    class: u32,
-    safe: bool,
-    terminal: bool,
-}
-
-const NO_CLASS: u32 = u32::MAX;
-const UNSEEN: Info = Info {
-    class: NO_CLASS,
-    safe: false,
-    terminal: false,
-};
-
-/// An operand, as equality sees it, packed in a word: 0 for null; a terminal value or block
-/// argument by its index (tag `LEAF`); result `index` of an op of class `class` (tag
-/// `RESULT`).
-type Operand = u64;
+/// An operand, as equality sees it, packed in a word, and what the analysis knows of a value
+/// (by value index): 0 for null; a terminal value or block argument by its index (tag
+/// `LEAF`); result `index` of an op of class `class` (tag `RESULT`); `UNSAFE` for a value whose
+/// op is not safe to replace, or not seen yet.
+type Code = u64;
 
 const LEAF: u64 = 1 << 62;
 const RESULT: u64 = 2 << 62;
+const UNSAFE: u64 = 3 << 62;
+const TAG: u64 = 3 << 62;
+/// Bits of a result's index in a code; the class is above them.
+const INDEX_BITS: u32 = 24;
 
-/// Everything two equal ops share: definition, schema attributes (as a projection number),
-/// operands, result types. Built in reused buffers, so making one allocates nothing.
-#[derive(Default, PartialEq, Eq)]
+/// The longest anchored chain: a lookup compares at most this many hashes before the table.
+const CHAIN_CAP: u32 = 16;
+const NONE: u32 = u32::MAX;
+
+/// Everything two equal ops share: definition, registered attributes (as a projection
+/// number), operands, result types. Inline buffers: making one allocates nothing.
+#[derive(Default)]
 struct Key {
     def: usize,
+    /// The op's attribute dictionary (equal dictionaries: equal projections).
+    dict: Option<Attribute>,
     projection: u64,
-    operands: Vec<Operand>,
-    results: Vec<Option<Type>>,
+    operands: SmallVec<[Code; 4]>,
+    results: SmallVec<[Option<Type>; 2]>,
+}
+
+impl Key {
+    fn hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        h.write_usize(self.def);
+        h.write_u64(self.projection);
+        for &w in &self.operands {
+            h.write_u64(w);
+        }
+        self.results.hash(&mut h);
+        h.finish()
+    }
+
+    /// The class whose chain this key's class is on: the largest class among the op-result
+    /// operands (the most recent producer), if any.
+    fn anchor(&self) -> Option<u32> {
+        self.operands
+            .iter()
+            .filter(|&&c| c & TAG == RESULT)
+            .map(|&c| ((c & !TAG) >> INDEX_BITS) as u32)
+            .max()
+    }
+}
+
+/// One class: 32 bytes, numbered in program order, so the classes a walk reads are mostly
+/// the ones it just made.
+#[derive(Clone, Copy)]
+struct Class {
+    hash: u64,
+    /// The op that made it (its key is recomputed from it on a hash match).
+    first: OpId,
+    /// The first safe op of the class in scope.
+    scope: Option<OpId>,
+    /// The first class anchored at this one.
+    head: u32,
+    /// The next class on this class's anchor chain.
+    next: u32,
 }
 
 struct Analyzer<'p> {
     prog: &'p Program,
     facts: DefCache,
-    info: Vec<Info>,
-    /// `(definition, attribute dictionary)` → number of its schema attributes' values; two
-    /// ops of one definition have equal schema attributes when the numbers are.
+    /// By value index: its [`Code`]. Before the walk reaches a value's op, `UNSAFE` or
+    /// `BLOCKED` (a user blocks replacing it, or writes it).
+    codes: Vec<Code>,
+    /// `(definition, attribute dictionary)` → number of the values of the definition's
+    /// registered attributes; two ops of one definition have equal attributes when the
+    /// numbers are.
     projection_of: Memo<(usize, Attribute), u64>,
     projections: FxHashMap<SmallVec<[Option<Attribute>; 6]>, u64>,
-    /// The classes, by hash; a class's key is recomputed from its first op when a hash
-    /// matches, so no key is stored. Four bytes a slot: the table is the one structure read
-    /// at random, so its size is what a large program's time goes to.
-    classes: HashTable<u32>,
-    /// The hash of each class.
-    hashes: Vec<u64>,
-    /// The first op of each class.
-    first: Vec<OpId>,
-    /// The first safe op of each class in scope, by class; nested blocks log what they add.
-    scope: Vec<Option<OpId>>,
+    classes: Vec<Class>,
+    /// Classes without an anchor, or whose anchor's chain was full, by hash.
+    table: HashTable<u32>,
+    /// Classes added to `scope` in nested blocks, undone when the block ends.
     undo: Vec<u32>,
     depth: usize,
     to_erase: Vec<(OpId, OpId)>,
-    key: Key,
-    other: Key,
+    /// The last (definition, dictionary) asked for a projection, and its number.
+    last_projection: Option<(usize, Attribute, u64)>,
+    /// The last result type asked about, and whether it is a dense tensor or a vector of them.
+    last_type: Option<(Type, bool)>,
 }
 
-impl Analyzer<'_> {
-    fn info(&self, op: OpId) -> Info {
-        self.info.get(op.index()).copied().unwrap_or(UNSEEN)
-    }
+/// A value a user blocks replacing or writes: its op is not safe (the code is overwritten with
+/// `UNSAFE` or the op's class when the walk reaches the op, after reading this).
+const BLOCKED: u64 = UNSAFE | 1;
 
-    fn operand(&self, v: Option<Value>) -> Operand {
-        let Some(v) = v else { return 0 };
-        match self.prog.value_def(v) {
-            pir_runtime::ValueDef::OpResult { op, index } => {
-                let i = self.info(op);
-                if i.terminal {
-                    LEAF | v.index() as u64
-                } else {
-                    RESULT | u64::from(i.class) << 24 | u64::from(index)
-                }
+impl Analyzer<'_> {
+    /// Marks the operands of `op` that its kind of op blocks replacing or writes.
+    fn mark_blocked(&mut self, op: OpId) {
+        let r = self.prog.op(op);
+        let f = self.facts.get(r.def());
+        if !f.blocks_replacement && f.writes == 0 {
+            return;
+        }
+        for (i, v) in r.operands().enumerate() {
+            let Some(v) = v else { continue };
+            let blocked = f.blocks_replacement
+                || match i {
+                    0..63 => f.writes & (1 << i) != 0,
+                    _ => self.facts.writes_operand(r.def(), i),
+                };
+            if blocked {
+                self.codes[v.index()] = BLOCKED;
             }
-            pir_runtime::ValueDef::BlockArg { .. } => LEAF | v.index() as u64,
         }
     }
 
-    /// The number of the values of `def`'s schema attributes in `dict` (the whole dictionary
-    /// without a schema).
+    /// Whether values of type `t` may be replaced: a dense tensor or a vector of them.
+    fn dense(&mut self, t: Option<Type>) -> bool {
+        let Some(t) = t else { return false };
+        if t.is_dense_tensor() {
+            return true;
+        }
+        if let Some((last, dense)) = self.last_type {
+            if last == t {
+                return dense;
+            }
+        }
+        let dense = match self.prog.ctx().type_data(t) {
+            TypeData::Vector(ts) => ts.iter().all(|t| t.is_dense_tensor()),
+            _ => false,
+        };
+        self.last_type = Some((t, dense));
+        dense
+    }
+
+    /// The number of the values of `def`'s registered attributes in `dict`.
     fn projection(&mut self, def: &'static OpDef, dict: Attribute) -> u64 {
+        // Most ops (relu, add, exp, ...) register no attribute: all of a kind are alike.
+        if def.attribute_names.is_empty() {
+            return u64::MAX;
+        }
+        let id = def as *const OpDef as usize;
+        if let Some((d, a, p)) = self.last_projection {
+            if d == id && a == dict {
+                return p;
+            }
+        }
         let ctx = self.prog.ctx();
         let projections = &mut self.projections;
-        self.projection_of
-            .get_or((def as *const OpDef as usize, dict), || {
-                let values: SmallVec<[Option<Attribute>; 6]> = match def.schema {
-                    Some(s) => s
-                        .attributes
-                        .iter()
-                        .map(|a| ctx.dict_get(dict, &a.name))
-                        .collect(),
-                    None => SmallVec::from_elem(Some(dict), 1),
-                };
-                let next = projections.len() as u64;
-                *projections.entry(values).or_insert(next)
-            })
+        let p = self.projection_of.get_or((id, dict), || {
+            let values: SmallVec<[Option<Attribute>; 6]> = def
+                .attribute_names
+                .iter()
+                .map(|name| ctx.dict_get(dict, name))
+                .collect();
+            let next = projections.len() as u64;
+            *projections.entry(values).or_insert(next)
+        });
+        self.last_projection = Some((id, dict, p));
+        p
     }
 
-    /// `op`'s key into `out` (an op already given a class: its producers are safe).
-    fn key_of(&mut self, op: OpId, commutative: bool, out: &mut Key) {
-        let r = self.prog.op(op);
-        out.def = r.def() as *const OpDef as usize;
-        out.projection = self.projection(r.def(), r.attributes());
-        out.operands.clear();
-        for v in r.operands() {
-            out.operands.push(self.operand(v));
-        }
-        if commutative && out.operands.len() >= 2 {
-            out.operands[..2].sort_unstable();
-        }
-        out.results.clear();
-        out.results.extend(r.result_types());
+    fn code(&self, v: Option<Value>) -> Code {
+        v.map_or(0, |v| self.codes[v.index()])
     }
-}
 
-impl Key {
-    fn hash(&self) -> u64 {
-        let out = self;
-        let mut h = FxHasher::default();
-        h.write_usize(out.def);
-        h.write_u64(out.projection);
-        for &w in &out.operands {
-            h.write_u64(w);
-        }
-        out.results.hash(&mut h);
-        h.finish()
-    }
-}
-
-impl Analyzer<'_> {
-    /// Whether `op` (of facts `f`) is safe to replace, and if so its key into `out` (operand
-    /// codes and result types; definition and projection are the caller's) and hash: one walk
-    /// over its results, their uses and its operands does both.
-    fn safe_key(&mut self, op: OpId, f: DefFacts, out: &mut Key) -> bool {
-        if f.side_effect || f.inplace {
+    /// Whether `first` (an op already given a class: its producers are safe) has `key`,
+    /// cheapest parts first.
+    fn matches(&mut self, first: OpId, key: &Key, commutative: bool) -> bool {
+        let r = self.prog.op(first);
+        if r.def() as *const OpDef as usize != key.def
+            || r.num_operands() != key.operands.len()
+            || !r.result_types().eq(key.results.iter().copied())
+        {
             return false;
         }
-        let prog = self.prog;
-        let r = prog.op(op);
-        out.results.clear();
-        for v in r.results() {
-            let t = prog.value_type(v);
-            out.results.push(t);
-            let dense = t.is_some_and(|t| match prog.ctx().type_data(t) {
-                TypeData::DenseTensor(_) => true,
-                TypeData::Vector(ts) => ts.iter().all(|t| t.is_dense_tensor()),
-                _ => false,
-            });
-            if !dense {
+        let mut codes: SmallVec<[Code; 4]> = r.operands().map(|v| self.code(v)).collect();
+        if commutative && codes.len() >= 2 {
+            codes[..2].sort_unstable();
+        }
+        codes == key.operands
+            && (key.dict == Some(r.attributes())
+                || self.projection(r.def(), r.attributes()) == key.projection)
+    }
+
+    /// Whether `op` (not in place, no side effect) is safe to replace, and if so its operand
+    /// codes and result types into `out`.
+    fn safe_key(&mut self, op: OpId, commutative: bool, out: &mut Key) -> bool {
+        let r = self.prog.op(op);
+        let first = r.get_result(0).map_or(0, |v| v.index());
+        for (i, t) in r.result_types().enumerate() {
+            if self.codes[first + i] == BLOCKED || !self.dense(t) {
                 return false;
             }
-            for u in prog.uses(v) {
-                let user = prog.op(u.op).def();
-                let uf = self.facts.get(user);
-                let index = u.index as usize;
-                let writes = match index {
-                    0..63 => uf.writes & (1 << index) != 0,
-                    _ => self.facts.writes_operand(user, index),
-                };
-                if uf.blocks_replacement || writes {
-                    return false;
-                }
-            }
+            out.results.push(t);
         }
-        out.operands.clear();
         for v in r.operands() {
-            let code = match v.map(|v| (v, prog.value_def(v))) {
-                None => 0,
-                Some((v, pir_runtime::ValueDef::OpResult { op: d, index })) => {
-                    let i = self.info(d);
-                    if i.terminal {
-                        LEAF | v.index() as u64
-                    } else if i.safe {
-                        RESULT | u64::from(i.class) << 24 | u64::from(index)
-                    } else {
-                        return false;
-                    }
-                }
-                Some((v, pir_runtime::ValueDef::BlockArg { .. })) => LEAF | v.index() as u64,
-            };
+            let code = self.code(v);
+            if code & TAG == UNSAFE {
+                return false;
+            }
             out.operands.push(code);
         }
-        if f.commutative && out.operands.len() >= 2 {
+        if commutative && out.operands.len() >= 2 {
             out.operands[..2].sort_unstable();
         }
         true
     }
 
-    fn block(&mut self, block: pir_runtime::BlockId) {
+    fn block(&mut self, block: BlockId) {
         let mark = self.undo.len();
         self.depth += 1;
+        for &a in self.prog.block_args(block) {
+            self.codes[a.index()] = LEAF | a.index() as u64;
+        }
         for op in self.prog.block_ops(block) {
             self.operation(op);
         }
@@ -237,98 +270,138 @@ impl Analyzer<'_> {
         // A nested block's expressions are not visible after it.
         while self.undo.len() > mark {
             let class = self.undo.pop().expect("above the mark");
-            self.scope[class as usize] = None;
+            self.classes[class as usize].scope = None;
         }
     }
 
-    fn set_info(&mut self, op: OpId, info: Info) {
-        if op.index() >= self.info.len() {
-            self.info.resize(op.index() + 1, UNSEEN);
+    /// Sets the codes of `op`'s results: result `i` of class `class`, or `UNSAFE`.
+    fn set_codes(&mut self, op: OpId, class: Option<u32>) {
+        let r = self.prog.op(op);
+        let Some(first) = r.get_result(0) else { return };
+        // An op's results are consecutive values.
+        let codes = &mut self.codes[first.index()..first.index() + r.num_results()];
+        match class {
+            Some(c) => {
+                let base = RESULT | u64::from(c) << INDEX_BITS;
+                for (i, code) in codes.iter_mut().enumerate() {
+                    *code = base | (i as u64 & 0xff_ffff);
+                }
+            }
+            None => codes.fill(UNSAFE),
         }
-        self.info[op.index()] = info;
+    }
+
+    fn new_class(&mut self, op: OpId, hash: u64) -> u32 {
+        let c = self.classes.len() as u32;
+        self.classes.push(Class {
+            hash,
+            first: op,
+            scope: None,
+            head: NONE,
+            next: NONE,
+        });
+        c
     }
 
     fn operation(&mut self, op: OpId) {
         let r = self.prog.op(op);
         let f = self.facts.get(r.def());
         if f.terminal || f.constant && r.result_type(0).is_some_and(|t| t.is_dense_tensor()) {
-            self.set_info(
-                op,
-                Info {
-                    terminal: true,
-                    ..UNSEEN
-                },
-            );
+            for v in r.results() {
+                self.codes[v.index()] = LEAF | v.index() as u64;
+            }
             return;
         }
         let has_regions = r.num_regions() > 0;
         if has_regions {
-            for region in self.prog.op(op).regions() {
+            for region in r.regions() {
                 for &b in self.prog.region_blocks(region) {
                     self.block(b);
                 }
             }
         }
-        let mut key = std::mem::take(&mut self.key);
-        let safe = self.safe_key(op, f, &mut key);
-        let mut info = Info { safe, ..UNSEEN };
+        let mut key = Key::default();
+        let safe = !(f.side_effect || f.inplace) && self.safe_key(op, f.commutative, &mut key);
         // Unsafe ops are never merged and make their users unsafe: they need no key. Ops with
         // regions equal no other: a class of their own, so their users' keys tell them apart.
         if !safe || has_regions {
-            self.key = key;
-            if safe {
-                info.class = self.first.len() as u32;
-                self.first.push(op);
-                self.scope.push(None);
-                self.hashes.push(0);
-            }
-            self.set_info(op, info);
+            let class = safe.then(|| self.new_class(op, 0));
+            self.set_codes(op, class);
             return;
         }
-        let r = self.prog.op(op);
         key.def = r.def() as *const OpDef as usize;
+        key.dict = Some(r.attributes());
         key.projection = self.projection(r.def(), r.attributes());
         let hash = key.hash();
-        let mut other = std::mem::take(&mut self.other);
-        let found = {
-            // Split borrows: the table is searched while keys are recomputed from `self`.
-            let classes = std::mem::take(&mut self.classes);
-            let found = classes
-                .find(hash, |&c| {
-                    self.hashes[c as usize] == hash && {
-                        self.key_of(self.first[c as usize], f.commutative, &mut other);
-                        other == key
-                    }
-                })
-                .copied();
-            self.classes = classes;
-            found
-        };
-        self.key = key;
-        self.other = other;
-        let class = match found {
+        let anchor = key.anchor();
+        let class = match self.find(&key, hash, anchor, f.commutative) {
             Some(c) => c,
             None => {
-                let c = self.first.len() as u32;
-                self.first.push(op);
-                self.scope.push(None);
-                self.hashes.push(hash);
-                let hashes = &self.hashes;
-                self.classes.insert_unique(hash, c, |&c| hashes[c as usize]);
+                let c = self.new_class(op, hash);
+                self.insert(c, hash, anchor);
                 c
             }
         };
-        info.class = class;
-        self.set_info(op, info);
-        match self.scope[class as usize] {
+        self.set_codes(op, Some(class));
+        match self.classes[class as usize].scope {
             Some(existing) => self.to_erase.push((op, existing)),
             None => {
-                self.scope[class as usize] = Some(op);
+                self.classes[class as usize].scope = Some(op);
                 if self.depth > 1 {
                     self.undo.push(class);
                 }
             }
         }
+    }
+
+    /// Whether class `c` (of hash `hash`) has key `key`.
+    #[inline]
+    fn is(&mut self, c: u32, hash: u64, key: &Key, commutative: bool) -> bool {
+        let class = self.classes[c as usize];
+        class.hash == hash && self.matches(class.first, key, commutative)
+    }
+
+    /// The class of `key`, if there is one: on its anchor's chain, or in the table if it has
+    /// no anchor or the chain is full.
+    fn find(&mut self, key: &Key, hash: u64, anchor: Option<u32>, comm: bool) -> Option<u32> {
+        if let Some(a) = anchor {
+            let (mut c, mut len) = (self.classes[a as usize].head, 0);
+            while c != NONE {
+                if self.is(c, hash, key, comm) {
+                    return Some(c);
+                }
+                c = self.classes[c as usize].next;
+                len += 1;
+            }
+            if len < CHAIN_CAP {
+                return None;
+            }
+        }
+        // Split borrows: the table is searched while keys are recomputed from `self`.
+        let table = std::mem::take(&mut self.table);
+        let found = table.find(hash, |&c| self.is(c, hash, key, comm)).copied();
+        self.table = table;
+        found
+    }
+
+    /// Files the new class `c` on its anchor's chain, or in the table.
+    fn insert(&mut self, c: u32, hash: u64, anchor: Option<u32>) {
+        if let Some(a) = anchor {
+            let mut len = 0;
+            let mut at = self.classes[a as usize].head;
+            while at != NONE && len < CHAIN_CAP {
+                at = self.classes[at as usize].next;
+                len += 1;
+            }
+            if len < CHAIN_CAP {
+                self.classes[c as usize].next = self.classes[a as usize].head;
+                self.classes[a as usize].head = c;
+                return;
+            }
+        }
+        let classes = &self.classes;
+        self.table
+            .insert_unique(hash, c, |&c| classes[c as usize].hash);
     }
 }
 
@@ -343,34 +416,32 @@ impl Pass for CommonSubexpressionElimination {
 
     fn run(&self, m: &mut IrModule) -> Result<PassStats, PassError> {
         let to_erase = {
-            let n = m.program.num_values_allocated();
+            let prog = &m.program;
+            let n = prog.num_values_allocated();
             let mut a = Analyzer {
-                prog: &m.program,
+                prog,
                 facts: DefCache::default(),
-                info: Vec::with_capacity(n),
+                codes: vec![UNSAFE; n],
                 projection_of: Memo::default(),
                 projections: FxHashMap::default(),
-                classes: HashTable::with_capacity(n / 4 * 3),
-                hashes: Vec::with_capacity(n / 2),
-                first: Vec::with_capacity(n / 2),
-                scope: Vec::with_capacity(n / 2),
+                classes: Vec::with_capacity(n / 2),
+                table: HashTable::new(),
                 undo: Vec::new(),
                 depth: 0,
                 to_erase: Vec::new(),
-                key: Key::default(),
-                other: Key::default(),
+                last_projection: None,
+                last_type: None,
             };
-            a.block(m.program.block());
+            for op in prog.walk_ops(prog.module_op()) {
+                a.mark_blocked(op);
+            }
+            a.block(prog.block());
             a.to_erase
         };
         let prog = &mut m.program;
         for &(op, existing) in &to_erase {
-            let pairs: SmallVec<[(Value, Value); 4]> = prog
-                .op(op)
-                .results()
-                .zip(prog.op(existing).results())
-                .collect();
-            for (old, new) in pairs {
+            for i in 0..prog.op(op).num_results() {
+                let (old, new) = (prog.op(op).result(i), prog.op(existing).result(i));
                 prog.replace_all_uses_with(old, new);
             }
             prog.erase_op(op)

@@ -3,8 +3,11 @@
 //! in-place ops. Unused `builtin.parameter` ops go too.
 //!
 //! Paddle sweeps each block until a sweep erases nothing; the set it erases is the fixed
-//! point of "unused and removable", which a worklist reaches in one walk: when an op goes, the
-//! producers of its operands are looked at again.
+//! point of "unused and removable", which one sweep from the last op backwards reaches: every
+//! user of a value comes after its producer (later in the block, or nested in a later op), so
+//! by the time the sweep reaches a producer, every user that goes has gone. An op's nested
+//! blocks are swept (last first) before the op itself. The sweep keeps its place in a stack,
+//! not in native recursion, so deep nesting costs heap only.
 
 use pir_runtime::{OpId, Program};
 
@@ -52,50 +55,46 @@ impl Pass for DeadCodeElimination {
 
     fn run(&self, m: &mut IrModule) -> Result<PassStats, PassError> {
         let prog = &mut m.program;
-        let mut order = Vec::new();
-        let module = prog.module_op();
-        prog.walk(module, &mut |op| order.push(op));
-        // Users come after producers: look at the last ops first, so a chain goes in one walk.
-        let mut stack: Vec<OpId> = order;
-        let mut erased = 0;
-        let mut producers = Vec::new();
         let mut facts = DefCache::default();
-        while let Some(op) = stack.pop() {
-            if op == module
-                || !prog.is_alive(op)
-                || !unused(prog, op)
-                || !removable(&mut facts, prog, op)
-            {
+        let mut erased = 0;
+        // Per block being swept: the next op to look at (going backwards), and the op whose
+        // blocks these are (looked at once they are done).
+        let mut stack: Vec<(Option<OpId>, Option<OpId>)> = vec![(prog.last_op(prog.block()), None)];
+        while let Some(top) = stack.last_mut() {
+            let op = match top.0 {
+                Some(op) => {
+                    let r = prog.op(op);
+                    top.0 = r.prev_op();
+                    if r.num_regions() > 0 {
+                        stack.push((None, Some(op)));
+                        for region in r.regions() {
+                            for &b in prog.region_blocks(region) {
+                                // The last block is pushed last: swept first.
+                                stack.push((prog.last_op(b), None));
+                            }
+                        }
+                        continue;
+                    }
+                    op
+                }
+                None => match stack.pop().and_then(|(_, owner)| owner) {
+                    Some(op) => op,
+                    None => continue,
+                },
+            };
+            if !unused(prog, op) || !removable(&mut facts, prog, op) {
                 continue;
             }
-            // Producers of the operands of the op and of the ops nested in it.
-            producers.clear();
-            let flat = prog.op(op).num_regions() == 0;
-            let mut add_producers = |o: OpId| {
-                for v in prog.op(o).operands().flatten() {
-                    if let Some(d) = prog.defining_op(v) {
-                        producers.push(d);
-                    }
-                }
-            };
-            if flat {
-                add_producers(op);
-            } else {
-                prog.walk(op, &mut add_producers);
-            }
-            let nested = if flat {
+            let nested = if prog.op(op).num_regions() == 0 {
                 1
             } else {
-                let mut n = 0;
-                prog.walk(op, &mut |_| n += 1);
-                n
+                prog.walk_ops(op).count()
             };
             prog.erase_op(op).map_err(|source| PassError::Ir {
                 pass: "dead_code_elimination_pass",
                 source,
             })?;
             erased += nested;
-            stack.extend(producers.drain(..).rev());
         }
         Ok(PassStats::changed(erased))
     }

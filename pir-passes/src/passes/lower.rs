@@ -24,8 +24,8 @@ use smallvec::SmallVec;
 use pir_runtime::phi::{DataLayout, DataType};
 use pir_runtime::printer::OpIds;
 use pir_runtime::{
-    AttrData, Attribute, InsertPoint, IrContext, OpId, OpRef, OperationArgs, Program, Type,
-    TypeData, Value,
+    AttrData, Attribute, BlockId, InsertPoint, IrContext, OpId, OpRef, OperationArgs, Program,
+    Type, TypeData, Value,
 };
 
 use crate::error::PassError;
@@ -128,6 +128,286 @@ fn lowered_type(ctx: &IrContext, t: Option<Type>, undefined_place: bool) -> Opti
     })
 }
 
+/// The state of one lowering: the new program, and what maps the old one onto it.
+struct Lowering<'a> {
+    pass: &'a PdOpToKernel,
+    old: &'a Program,
+    ctx: std::sync::Arc<IrContext>,
+    prog: Program,
+    ids: OpIds,
+    old_ids: OpIds,
+    /// The next op id (Paddle's process-wide counter).
+    next: u64,
+    /// Old value index → new value.
+    values: Vec<Option<Value>>,
+    /// Op definition and key → kernel attributes.
+    kernels: FxHashMap<(usize, KeyParts), KernelAttrs>,
+    /// Type (and "data's undefined place") → lowered type.
+    types: FxHashMap<(Type, bool), Option<Type>>,
+    lowered: usize,
+}
+
+impl Lowering<'_> {
+    fn take_id(&mut self) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        id
+    }
+
+    fn lowered_type(&mut self, t: Option<Type>, is_data: bool) -> Option<Type> {
+        let t = t?;
+        let ctx = &self.ctx;
+        *self
+            .types
+            .entry((t, is_data))
+            .or_insert_with(|| lowered_type(ctx, Some(t), is_data))
+    }
+
+    /// The new values of `op`'s operands.
+    fn operands(&self, op: OpId) -> Result<SmallVec<[Option<Value>; 8]>, PassError> {
+        let r = self.old.op(op);
+        let mut operands = SmallVec::with_capacity(r.num_operands());
+        for v in r.operands() {
+            operands.push(match v {
+                Some(v) => Some(self.values.get(v.index()).copied().flatten().ok_or_else(
+                    || PassError::op(NAME, self.old, op, "an operand is defined after its use"),
+                )?),
+                None => None,
+            });
+        }
+        Ok(operands)
+    }
+
+    fn create(&mut self, args: OperationArgs<'_>, block: BlockId) -> Result<OpId, PassError> {
+        self.prog
+            .create_op_at(args, InsertPoint::BlockEnd(block))
+            .map_err(|source| PassError::Ir { pass: NAME, source })
+    }
+
+    /// Maps `old`'s results onto `new`'s.
+    fn map_results(&mut self, old: OpId, new: OpId) {
+        for (i, v) in self.old.op(old).results().enumerate() {
+            self.values[v.index()] = Some(self.prog.op(new).result(i));
+        }
+    }
+
+    fn block(&mut self, old: BlockId, new: BlockId) -> Result<(), PassError> {
+        for op in self.old.block_ops(old) {
+            match self.old.op(op).name() {
+                "pd_op.if" => self.if_op(op, new)?,
+                "pd_op.while" => self.while_op(op, new)?,
+                _ if self.old.op(op).num_regions() > 0 => {
+                    return Err(PassError::op(
+                        NAME,
+                        self.old,
+                        op,
+                        "ops with regions other than pd_op.if and pd_op.while are not lowered yet",
+                    ))
+                }
+                _ => self.plain(op, new)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The first block of region `i` of the old op `op`.
+    fn old_block(&self, op: OpId, i: usize) -> Result<BlockId, PassError> {
+        let region = self.old.op(op).region(i);
+        self.old
+            .region_blocks(region)
+            .first()
+            .copied()
+            .ok_or_else(|| PassError::op(NAME, self.old, op, format!("region {i} has no block")))
+    }
+
+    /// Paddle's `HandleForIfOp`: a new `pd_op.if` of the lowered condition and result types,
+    /// with no attributes (`IfOp::Build` sets none; only a true `fake_false_branch` is
+    /// copied), then both blocks lowered into it.
+    fn if_op(&mut self, op: OpId, at: BlockId) -> Result<(), PassError> {
+        let r = self.old.op(op);
+        if r.num_regions() != 2 {
+            return Err(PassError::op(
+                NAME,
+                self.old,
+                op,
+                "pd_op.if needs two regions",
+            ));
+        }
+        let operands = self.operands(op)?;
+        let types: SmallVec<[Option<Type>; 4]> = r.result_types().collect();
+        let types: SmallVec<[Option<Type>; 4]> = types
+            .into_iter()
+            .map(|t| self.lowered_type(t, false))
+            .collect();
+        let ctx = self.ctx.clone();
+        let attrs = match r.attr_data("fake_false_branch") {
+            Some(AttrData::Bool(true)) => {
+                ctx.dict_attr(&[("fake_false_branch", ctx.bool_attr(true))])
+            }
+            _ => ctx.empty_dict(),
+        };
+        let (then_old, else_old) = (self.old_block(op, 0)?, self.old_block(op, 1)?);
+        let id = self.take_id();
+        let new = self.create(
+            OperationArgs {
+                def: r.def(),
+                operands: &operands,
+                attributes: attrs,
+                result_types: &types,
+                num_regions: 2,
+            },
+            at,
+        )?;
+        self.ids.set(new, id);
+        for (i, old_block) in [then_old, else_old].into_iter().enumerate() {
+            let region = self.prog.op(new).region(i);
+            let b = self.prog.add_block(region);
+            self.block(old_block, b)?;
+        }
+        self.map_results(op, new);
+        Ok(())
+    }
+
+    /// Paddle's `HandleForWhileOp` (`WhileOp::Build(cond, inputs)`): a new `pd_op.while` of
+    /// the lowered operands whose result types, and body argument types, are the lowered
+    /// inputs' types; each body argument and the op's `stop_gradient` entry take the input's
+    /// `stop_gradient` (its producer's entry for that result, or the argument's; false if
+    /// none); then the body lowered into it.
+    fn while_op(&mut self, op: OpId, at: BlockId) -> Result<(), PassError> {
+        let r = self.old.op(op);
+        if r.num_regions() != 1 || r.num_operands() == 0 {
+            return Err(PassError::op(
+                NAME,
+                self.old,
+                op,
+                "pd_op.while needs a condition and one region",
+            ));
+        }
+        let operands = self.operands(op)?;
+        let inputs: SmallVec<[Value; 8]> = operands[1..]
+            .iter()
+            .map(|v| v.ok_or_else(|| PassError::op(NAME, self.old, op, "a null loop input")))
+            .collect::<Result<_, _>>()?;
+        let types: SmallVec<[Option<Type>; 8]> =
+            inputs.iter().map(|&v| self.prog.value_type(v)).collect();
+        let stops: SmallVec<[bool; 8]> = inputs.iter().map(|&v| self.stop_gradient(v)).collect();
+        let ctx = self.ctx.clone();
+        let stop_attrs: Vec<Attribute> = stops.iter().map(|&b| ctx.bool_attr(b)).collect();
+        let attrs = ctx.dict_attr(&[("stop_gradient", ctx.array_attr(&stop_attrs))]);
+        let body_old = self.old_block(op, 0)?;
+        let id = self.take_id();
+        let new = self.create(
+            OperationArgs {
+                def: r.def(),
+                operands: &operands,
+                attributes: attrs,
+                result_types: &types,
+                num_regions: 1,
+            },
+            at,
+        )?;
+        self.ids.set(new, id);
+        let region = self.prog.op(new).region(0);
+        let body = self.prog.add_block(region);
+        for (i, (&t, &stop)) in types.iter().zip(&stops).enumerate() {
+            let arg = self.prog.add_block_arg(body, t);
+            let dict = ctx.dict_attr(&[("stop_gradient", ctx.bool_attr(stop))]);
+            self.prog.set_block_arg_attrs(body, i, dict);
+            if let Some(&old_arg) = self.old.block_args(body_old).get(i) {
+                self.values[old_arg.index()] = Some(arg);
+            }
+        }
+        self.block(body_old, body)?;
+        self.map_results(op, new);
+        Ok(())
+    }
+
+    /// `Value::attribute<BoolAttribute>("stop_gradient")` in the new program: entry `i` of
+    /// the producer's `stop_gradient` array for its result `i`, or a block argument's own.
+    fn stop_gradient(&self, v: Value) -> bool {
+        let ctx = &self.ctx;
+        let attr = match self.prog.value_def(v) {
+            pir_runtime::ValueDef::OpResult { op, index } => {
+                match self.prog.op(op).attr_data("stop_gradient") {
+                    Some(AttrData::Array(items)) => items.get(index as usize).copied(),
+                    _ => None,
+                }
+            }
+            pir_runtime::ValueDef::BlockArg { block, index } => self
+                .prog
+                .block_arg_attrs(block, index as usize)
+                .and_then(|d| ctx.dict_get(d, "stop_gradient")),
+        };
+        matches!(attr.map(|a| ctx.attr_data(a)), Some(AttrData::Bool(true)))
+    }
+
+    /// An op without regions: a builtin op (or `cf.yield`) copied with `origin_id`, any
+    /// other op made a kernel op.
+    fn plain(&mut self, op: OpId, at: BlockId) -> Result<(), PassError> {
+        let old = self.old;
+        let r = old.op(op);
+        let operands = self.operands(op)?;
+        let id = self.take_id();
+        let is_data = r.name() == "pd_op.data";
+        let result_types: SmallVec<[Option<Type>; 4]> = r.result_types().collect();
+        let result_types: SmallVec<[Option<Type>; 4]> = result_types
+            .into_iter()
+            .map(|t| self.lowered_type(t, is_data))
+            .collect();
+        let ctx = self.ctx.clone();
+        let copied = r.def().dialect == "builtin" || r.name() == "cf.yield";
+        let (def, attrs) = if copied {
+            let origin = self.old_ids.get(op).unwrap_or(id) as i64;
+            (
+                r.def(),
+                dict_merged(
+                    &ctx,
+                    r.attribute_entries(),
+                    &[("origin_id", ctx.i64_attr(origin))],
+                ),
+            )
+        } else {
+            let key = kernel_key(r);
+            let k = match self.kernels.entry((r.def() as *const _ as usize, key)) {
+                std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    *e.insert(self.pass.kernel_attrs(old, op, key)?)
+                }
+            };
+            // One dictionary per op: the op's entries and the kernel's (theirs win).
+            // (Sorted by name, as `dict_merged` wants them.)
+            let added = [
+                ("is_inplace", ctx.bool_attr(true)),
+                ("kernel_key", k.kernel_key),
+                ("kernel_name", k.kernel_name),
+                ("op_name", k.op_name),
+                ("origin_id", ctx.i64_attr(id as i64)),
+            ];
+            let added = if k.inplace { &added[..] } else { &added[1..] };
+            self.lowered += 1;
+            (
+                &kernel::PHI_KERNEL_DEF,
+                dict_merged(&ctx, r.attribute_entries(), added),
+            )
+        };
+        let new = self.create(
+            OperationArgs {
+                def,
+                operands: &operands,
+                attributes: attrs,
+                result_types: &result_types,
+                num_regions: 0,
+            },
+            at,
+        )?;
+        if copied {
+            self.ids.set(new, id);
+        }
+        self.map_results(op, new);
+        Ok(())
+    }
+}
+
 impl PdOpToKernel {
     fn lower(&self, m: &IrModule) -> Result<(Program, OpIds, usize), PassError> {
         let old = &m.program;
@@ -136,106 +416,29 @@ impl PdOpToKernel {
         // Ops without an id get one after the largest, in order, so `origin_id` names them.
         let mut next = m.max_id().map_or(0, |x| x + 1);
         let mut old_ids = m.op_ids.clone();
-        for op in old.block_ops(old.block()) {
+        for op in old.walk_ops(old.module_op()).skip(1) {
             if old_ids.get(op).is_none() {
                 old_ids.set(op, next);
                 next += 1;
             }
         }
         next += 1; // the new module
-        let mut prog = Program::with_capacity(&ctx, old.block_len(old.block()));
-        let mut ids = OpIds::default();
-        // Old value index → new value; op definition and key → attributes; type → type.
-        let mut values: Vec<Option<Value>> = vec![None; old.num_values_allocated()];
-        let mut kernels: FxHashMap<(usize, KeyParts), KernelAttrs> = FxHashMap::default();
-        let mut types: FxHashMap<(Type, bool), Option<Type>> = FxHashMap::default();
-        let at = InsertPoint::BlockEnd(prog.block());
-        let mut lowered = 0;
-        for op in old.block_ops(old.block()) {
-            let r = old.op(op);
-            if r.num_regions() > 0 {
-                return Err(PassError::op(
-                    NAME,
-                    old,
-                    op,
-                    "ops with regions (control flow) are not lowered yet",
-                ));
-            }
-            let mut operands = Vec::with_capacity(r.num_operands());
-            for v in r.operands() {
-                operands.push(match v {
-                    Some(v) => Some(values.get(v.index()).copied().flatten().ok_or_else(|| {
-                        PassError::op(NAME, old, op, "an operand is defined outside the top block")
-                    })?),
-                    None => None,
-                });
-            }
-            let id = next;
-            next += 1;
-            let is_data = r.name() == "pd_op.data";
-            let result_types: SmallVec<[Option<Type>; 4]> = r
-                .result_types()
-                .map(|t| match t {
-                    Some(t) => *types
-                        .entry((t, is_data))
-                        .or_insert_with(|| lowered_type(&ctx, Some(t), is_data)),
-                    None => None,
-                })
-                .collect();
-            let (def, attrs) = if r.def().dialect == "builtin" {
-                let origin = old_ids.get(op).unwrap_or(id) as i64;
-                (
-                    r.def(),
-                    dict_merged(
-                        &ctx,
-                        r.attribute_entries(),
-                        &[("origin_id", ctx.i64_attr(origin))],
-                    ),
-                )
-            } else {
-                let key = kernel_key(r);
-                let k = match kernels.entry((r.def() as *const _ as usize, key)) {
-                    std::collections::hash_map::Entry::Occupied(e) => *e.get(),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        *e.insert(self.kernel_attrs(old, op, key)?)
-                    }
-                };
-                // One dictionary per op: the op's entries and the kernel's (theirs win).
-                // (Sorted by name, as `dict_merged` wants them.)
-                let added = [
-                    ("is_inplace", ctx.bool_attr(true)),
-                    ("kernel_key", k.kernel_key),
-                    ("kernel_name", k.kernel_name),
-                    ("op_name", k.op_name),
-                    ("origin_id", ctx.i64_attr(id as i64)),
-                ];
-                let added = if k.inplace { &added[..] } else { &added[1..] };
-                lowered += 1;
-                (
-                    &kernel::PHI_KERNEL_DEF,
-                    dict_merged(&ctx, r.attribute_entries(), added),
-                )
-            };
-            let new = prog
-                .create_op_at(
-                    OperationArgs {
-                        def,
-                        operands: &operands,
-                        attributes: attrs,
-                        result_types: &result_types,
-                        num_regions: 0,
-                    },
-                    at,
-                )
-                .map_err(|source| PassError::Ir { pass: NAME, source })?;
-            if def.dialect == "builtin" {
-                ids.set(new, id);
-            }
-            for (i, v) in r.results().enumerate() {
-                values[v.index()] = Some(prog.op(new).result(i));
-            }
-        }
-        Ok((prog, ids, lowered))
+        let mut l = Lowering {
+            pass: self,
+            old,
+            prog: Program::with_capacity(&ctx, old.block_len(old.block())),
+            ctx,
+            ids: OpIds::default(),
+            old_ids,
+            next,
+            values: vec![None; old.num_values_allocated()],
+            kernels: FxHashMap::default(),
+            types: FxHashMap::default(),
+            lowered: 0,
+        };
+        let top = l.prog.block();
+        l.block(old.block(), top)?;
+        Ok((l.prog, l.ids, l.lowered))
     }
 
     /// The kernel attributes of `op` under `key`, its kernel checked against the registry.

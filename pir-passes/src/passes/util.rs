@@ -72,7 +72,9 @@ impl DefFacts {
             }
         }
         DefFacts {
-            side_effect: def.has_trait::<SideEffect>(),
+            // Paddle declares `cf.yield` with `SideEffectTrait` (`YieldOp : Op<YieldOp,
+            // SideEffectTrait>`): DCE keeps a region's terminator.
+            side_effect: def.has_trait::<SideEffect>() || name == "cf.yield",
             inplace: def.has_trait::<Inplace>()
                 || name.ends_with('_') && name.starts_with("pd_op."),
             terminal: matches!(name, "pd_op.data" | "builtin.parameter"),
