@@ -62,6 +62,7 @@ mod checks;
 pub mod compat;
 mod entry;
 mod error;
+mod fast;
 pub mod folder;
 mod kernel;
 mod lower;

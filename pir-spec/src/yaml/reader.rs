@@ -173,7 +173,18 @@ impl MarkedEventReceiver for Builder {
 }
 
 /// Parses one yaml document. An empty document is `None`.
+///
+/// Paddle's yaml is read by [`super::fast`]; whatever it leaves alone (every syntax error
+/// among it) by yaml-rust2 ([`read_events`]), which gives the same tree for what both read.
 pub(crate) fn read(text: &str) -> Result<Option<Node>, ReadError> {
+    match super::fast::read(text) {
+        Some(doc) => Ok(doc),
+        None => read_events(text),
+    }
+}
+
+/// [`read`] through yaml-rust2's parser events.
+pub(crate) fn read_events(text: &str) -> Result<Option<Node>, ReadError> {
     let mut builder = Builder {
         stack: Vec::new(),
         docs: Vec::new(),
