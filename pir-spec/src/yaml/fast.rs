@@ -83,8 +83,7 @@ impl Reader<'_> {
             if line.iter().any(|&c| c < b' ' || c == 0x7f) {
                 return None;
             }
-            if line.starts_with(b"---") || line.starts_with(b"...") || line.first() == Some(&b'%')
-            {
+            if line.starts_with(b"---") || line.starts_with(b"...") || line.first() == Some(&b'%') {
                 return None;
             }
             match line.iter().find(|&&c| c != b' ') {
@@ -99,7 +98,10 @@ impl Reader<'_> {
 
     /// The indentation of the line at `pos`.
     fn indent(&self) -> usize {
-        self.s[self.pos..].iter().take_while(|&&c| c == b' ').count()
+        self.s[self.pos..]
+            .iter()
+            .take_while(|&&c| c == b' ')
+            .count()
     }
 
     /// Moves to the start of the next line after checking the rest of this one (from `i`) is
@@ -194,7 +196,8 @@ impl Reader<'_> {
             if next > indent {
                 return None;
             }
-            if !(self.at(self.pos + indent) == Some(b'-') && is_blank(self.at(self.pos + indent + 1)))
+            if !(self.at(self.pos + indent) == Some(b'-')
+                && is_blank(self.at(self.pos + indent + 1)))
             {
                 // A key at the list's own column ends it (an indentless list under a key,
                 // which this reader leaves alone: the parent sees a line it cannot place).
@@ -547,7 +550,7 @@ impl Reader<'_> {
 /// in a flow collection).
 fn starts_plain(c: u8, next: Option<u8>, flow: bool) -> bool {
     match c {
-        b'-' => !is_blank(next) && !(flow && next.is_some_and(is_flow)),
+        b'-' => !(is_blank(next) || (flow && next.is_some_and(is_flow))),
         b'?' | b':' => false,
         b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
         | b'"' | b'%' | b'@' | b'`' | b' ' => false,
@@ -603,23 +606,23 @@ mod tests {
     #[test]
     fn everything_else_is_left_to_yaml_rust2() {
         let left = [
-            "- &x op : a\n",                               // anchor
-            "- op : !t a\n",                               // tag
-            "- op : a\n  doc : |\n    text\n",             // block scalar
-            "- op : a\n\targs : x\n",                      // tab
-            "- op : \"a\\n\"\n",                           // escape
-            "---\n- op : a\n",                             // document marker
-            "- op : a\n  args : (x,\n\n    y)\n",          // blank line in a scalar
-            "key :\n- a\n- b\n",                           // indentless list
-            "- op : a\n  args : [a, b,]\n",                // trailing comma
-            "- op : a\n  args : [a : b]\n",                // pair in a list
-            "- op : a\n  args : [unclosed\n",              // syntax error
-            "- op : a\n    b : c\n",                       // bad indentation
-            "- op : a\n  args : x: y\n",                   // `: ` in a value
-            "- op : a\n  k : {a}\n",                       // key without value
-            "- op : 'a\n  b'\n",                           // multi-line quote
-            "- op : a\n  - b\n",                           // list under a map line
-            "- - a\n",                                     // nested compact list
+            "- &x op : a\n",                      // anchor
+            "- op : !t a\n",                      // tag
+            "- op : a\n  doc : |\n    text\n",    // block scalar
+            "- op : a\n\targs : x\n",             // tab
+            "- op : \"a\\n\"\n",                  // escape
+            "---\n- op : a\n",                    // document marker
+            "- op : a\n  args : (x,\n\n    y)\n", // blank line in a scalar
+            "key :\n- a\n- b\n",                  // indentless list
+            "- op : a\n  args : [a, b,]\n",       // trailing comma
+            "- op : a\n  args : [a : b]\n",       // pair in a list
+            "- op : a\n  args : [unclosed\n",     // syntax error
+            "- op : a\n    b : c\n",              // bad indentation
+            "- op : a\n  args : x: y\n",          // `: ` in a value
+            "- op : a\n  k : {a}\n",              // key without value
+            "- op : 'a\n  b'\n",                  // multi-line quote
+            "- op : a\n  - b\n",                  // list under a map line
+            "- - a\n",                            // nested compact list
         ];
         for text in left {
             assert!(read(text).is_none(), "read fast:\n{text}");
