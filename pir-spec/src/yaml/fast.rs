@@ -8,6 +8,8 @@
 //! the caller reads the text with yaml-rust2, so the result, errors included, never depends
 //! on which reader ran. A test holds the two readers against each other.
 
+use std::borrow::Cow;
+
 use super::reader::{Node, NodeKind};
 
 /// Deepest nesting read here (Paddle's files use 4 levels); deeper goes to yaml-rust2, which
@@ -16,7 +18,7 @@ const MAX_DEPTH: usize = 32;
 
 /// The tree of `text` (`Some(None)` for a document without content), or `None` when the
 /// text uses anything this reader leaves to yaml-rust2.
-pub(crate) fn read(text: &str) -> Option<Option<Node>> {
+pub(crate) fn read(text: &str) -> Option<Option<Node<'_>>> {
     let mut r = Reader {
         s: text.as_bytes(),
         text,
@@ -57,7 +59,7 @@ fn is_blank(c: Option<u8>) -> bool {
     matches!(c, None | Some(b' ' | b'\n'))
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn at(&self, i: usize) -> Option<u8> {
         self.s.get(i).copied()
     }
@@ -126,7 +128,7 @@ impl Reader<'_> {
     }
 
     /// The block node starting at the content line at `pos`, indented more than `parent`.
-    fn block_node(&mut self, parent: isize) -> Option<Node> {
+    fn block_node(&mut self, parent: isize) -> Option<Node<'a>> {
         let indent = self.indent();
         if indent as isize <= parent {
             return None;
@@ -163,7 +165,7 @@ impl Reader<'_> {
     }
 
     /// A block list at column `indent`; `pos` is at the line of its first `-`.
-    fn block_seq(&mut self, indent: usize) -> Option<Node> {
+    fn block_seq(&mut self, indent: usize) -> Option<Node<'a>> {
         let line = self.line;
         let mut items = Vec::new();
         loop {
@@ -211,7 +213,7 @@ impl Reader<'_> {
     }
 
     /// A block map whose keys are at column `indent`; its first key starts at `first`.
-    fn block_map(&mut self, indent: usize, first: usize) -> Option<Node> {
+    fn block_map(&mut self, indent: usize, first: usize) -> Option<Node<'a>> {
         let line = self.line;
         let mut entries = Vec::new();
         let mut start = first;
@@ -220,7 +222,7 @@ impl Reader<'_> {
             let key_text = self.text[start..colon].trim_end_matches(' ');
             let key = Node {
                 kind: NodeKind::Scalar {
-                    value: key_text.to_string(),
+                    value: Cow::Borrowed(key_text),
                     plain: true,
                 },
                 line: self.line,
@@ -240,7 +242,7 @@ impl Reader<'_> {
                     } else {
                         Node {
                             kind: NodeKind::Scalar {
-                                value: String::new(),
+                                value: Cow::Borrowed(""),
                                 plain: true,
                             },
                             line: self.line,
@@ -274,7 +276,7 @@ impl Reader<'_> {
     /// A value starting at `i` in a block whose column is `block` (continuation lines must be
     /// indented more): a flow collection, a quoted or a plain scalar. Leaves `pos` at the
     /// start of the next line.
-    fn inline_value(&mut self, i: usize, block: isize) -> Option<Node> {
+    fn inline_value(&mut self, i: usize, block: isize) -> Option<Node<'a>> {
         let line = self.line;
         match self.at(i)? {
             b'[' | b'{' => {
@@ -306,8 +308,10 @@ impl Reader<'_> {
 
     /// A plain scalar in a block from `i`, folded over its continuation lines (those indented
     /// more than `block`). Leaves `pos` at the start of the line after it.
-    fn block_plain(&mut self, i: usize, block: isize) -> Option<String> {
-        let mut out = String::new();
+    fn block_plain(&mut self, i: usize, block: isize) -> Option<Cow<'a, str>> {
+        let text = self.text;
+        // Borrowed while the scalar is one line; folded lines make it owned.
+        let mut out: Cow<'a, str> = Cow::Borrowed("");
         let mut from = i;
         loop {
             let end = self.line_end(from);
@@ -324,11 +328,14 @@ impl Reader<'_> {
                     _ => j += 1,
                 }
             }
-            let part = self.text[from..stop].trim_end_matches(' ');
-            if !out.is_empty() {
-                out.push(' ');
+            let part = text[from..stop].trim_end_matches(' ');
+            if from == i {
+                out = Cow::Borrowed(part);
+            } else {
+                let o = out.to_mut();
+                o.push(' ');
+                o.push_str(part);
             }
-            out.push_str(part);
             self.pos = end + 1;
             self.line += 1;
             if stop < end || end >= self.s.len() {
@@ -380,9 +387,10 @@ impl Reader<'_> {
     }
 
     /// A quoted scalar at `i` on one line (no escapes): its text and the offset after it.
-    fn quoted(&self, i: usize) -> Option<(String, usize)> {
+    fn quoted(&self, i: usize) -> Option<(Cow<'a, str>, usize)> {
+        let text = self.text;
         let q = self.s[i];
-        let mut out = String::new();
+        let mut out: Cow<'a, str> = Cow::Borrowed("");
         let mut from = i + 1;
         let mut j = i + 1;
         loop {
@@ -390,12 +398,17 @@ impl Reader<'_> {
                 b'\n' | b'\\' if q == b'"' || self.s[j] == b'\n' => return None,
                 c if c == q => {
                     if q == b'\'' && self.at(j + 1) == Some(b'\'') {
-                        out.push_str(&self.text[from..=j]);
+                        // `''` is one quote: the text is no longer a slice of the file.
+                        out.to_mut().push_str(&text[from..=j]);
                         j += 2;
                         from = j;
                         continue;
                     }
-                    out.push_str(&self.text[from..j]);
+                    if from == i + 1 {
+                        out = Cow::Borrowed(&text[from..j]);
+                    } else {
+                        out.to_mut().push_str(&text[from..j]);
+                    }
                     return Some((out, j + 1));
                 }
                 _ => j += 1,
@@ -430,7 +443,7 @@ impl Reader<'_> {
     }
 
     /// A flow list or map at `i`: the node and the offset after its closing bracket.
-    fn flow_node(&mut self, i: usize, block: isize) -> Option<(Node, usize)> {
+    fn flow_node(&mut self, i: usize, block: isize) -> Option<(Node<'a>, usize)> {
         self.deeper()?;
         let line = self.line;
         let map = self.s[i] == b'{';
@@ -495,7 +508,7 @@ impl Reader<'_> {
     }
 
     /// One item of a flow collection at `i` (a scalar or a nested collection).
-    fn flow_item(&mut self, i: usize, block: isize) -> Option<(Node, usize)> {
+    fn flow_item(&mut self, i: usize, block: isize) -> Option<(Node<'a>, usize)> {
         let line = self.line;
         match self.at(i)? {
             b'[' | b'{' => self.flow_node(i, block),
@@ -522,7 +535,7 @@ impl Reader<'_> {
     /// A one-line plain scalar in a flow collection at `i`: its text (trailing spaces cut)
     /// and the offset where it stops (a flow indicator or `:` ending it, or the spaces
     /// before a comment).
-    fn flow_plain(&self, i: usize) -> Option<(String, usize)> {
+    fn flow_plain(&self, i: usize) -> Option<(Cow<'a, str>, usize)> {
         let first = self.at(i)?;
         if !starts_plain(first, self.at(i + 1), true) {
             return None;
@@ -541,7 +554,7 @@ impl Reader<'_> {
         if text.is_empty() {
             return None;
         }
-        Some((text.to_string(), i + text.len()))
+        Some((Cow::Borrowed(text), i + text.len()))
     }
 }
 
