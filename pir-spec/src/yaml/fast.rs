@@ -26,7 +26,10 @@ pub(crate) fn read(text: &str) -> Option<Option<Node<'_>>> {
         line: 1,
         depth: 0,
     };
-    if text.starts_with('\u{feff}') {
+    // Tabs, carriage returns, other control characters and non-ASCII text (Paddle's files
+    // have none) are yaml-rust2's: one pass over the text, so the line scans below need not
+    // look for them.
+    if text.bytes().any(|c| (c < b' ' && c != b'\n') || c >= 0x7f) {
         return None;
     }
     if !r.next_content_line()? {
@@ -74,7 +77,7 @@ impl<'a> Reader<'a> {
 
     /// Moves `pos` (at a line start) over blank and comment lines to the next line with
     /// content; false at the end of the text. `None` for what this reader leaves alone
-    /// (tabs, control characters, document markers and directives).
+    /// (document markers and directives).
     fn next_content_line(&mut self) -> Option<bool> {
         loop {
             if self.pos >= self.s.len() {
@@ -82,9 +85,6 @@ impl<'a> Reader<'a> {
             }
             let end = self.line_end(self.pos);
             let line = &self.s[self.pos..end];
-            if line.iter().any(|&c| c < b' ' || c == 0x7f) {
-                return None;
-            }
             if line.starts_with(b"---") || line.starts_with(b"...") || line.first() == Some(&b'%') {
                 return None;
             }
@@ -345,10 +345,7 @@ impl<'a> Reader<'a> {
             // A next line indented more than the block continues the scalar.
             let next_end = self.line_end(self.pos);
             let next = &self.s[self.pos..next_end];
-            if next.iter().any(|&c| c < b' ' || c == 0x7f)
-                || next.starts_with(b"---")
-                || next.starts_with(b"...")
-            {
+            if next.starts_with(b"---") || next.starts_with(b"...") {
                 return None;
             }
             let indent = next.iter().take_while(|&&c| c == b' ').count();
@@ -429,9 +426,6 @@ impl<'a> Reader<'a> {
                     self.pos = i;
                     let indent = self.s[i..].iter().take_while(|&&c| c == b' ').count();
                     let line = &self.s[i..self.line_end(i)];
-                    if line.iter().any(|&c| c < b' ' || c == 0x7f) {
-                        return None;
-                    }
                     if indent < line.len() && indent as isize <= block {
                         return None;
                     }
@@ -636,6 +630,9 @@ mod tests {
             "- op : 'a\n  b'\n",                  // multi-line quote
             "- op : a\n  - b\n",                  // list under a map line
             "- - a\n",                            // nested compact list
+            "- op : \u{e9}\n",                    // non-ASCII
+            "\u{feff}- op : a\n",                 // byte order mark
+            "- op : a\r\n",                       // carriage return
         ];
         for text in left {
             assert!(read(text).is_none(), "read fast:\n{text}");
