@@ -43,6 +43,7 @@ mod vocabulary;
 use std::path::Path;
 
 use pir_spec::yaml::folder::{FolderError, YamlFolder};
+use pir_spec::yaml::parallel::map_ordered;
 use pir_spec::yaml::{OpSet, SpecErrors};
 use pir_spec::OpSchema;
 
@@ -50,6 +51,12 @@ use crate::context::IrContext;
 use crate::error::IrError;
 use crate::meta::InferMetaRegistry;
 use crate::op_def::OpDef;
+
+/// Classes defined per parallel job.
+const CLASSES_PER_JOB: usize = 64;
+
+/// About how many bytes of yaml a class comes from (the unit of `map_ordered`'s weights).
+const CLASS_WEIGHT: usize = 200;
 
 /// An op class that yaml describes but pir-runtime cannot define (the run-time counterpart of
 /// the macro's compile errors): an unknown trait or interface, an `infer_meta.param` list
@@ -135,10 +142,23 @@ impl YamlDialect {
         schemas: Vec<OpSchema>,
         registry: &'static InferMetaRegistry,
     ) -> YamlDialect {
-        let mut ops = Vec::with_capacity(schemas.len());
+        // The schemas are leaked in one block (an `OpDef` points at its schema for ever);
+        // runs of classes are defined in parallel, kept in file order.
+        let schemas: &'static [OpSchema] = Vec::leak(schemas);
+        let runs: Vec<&'static [OpSchema]> = schemas.chunks(CLASSES_PER_JOB).collect();
+        let defined = map_ordered(
+            &runs,
+            |run| run.len() * CLASS_WEIGHT,
+            |run| {
+                run.iter()
+                    .map(|s| op::op_def(s, registry))
+                    .collect::<Vec<_>>()
+            },
+        );
+        let mut ops = Vec::with_capacity(defined.iter().map(Vec::len).sum());
         let mut skipped = Vec::new();
-        for s in schemas {
-            match op::op_def(s, registry) {
+        for d in defined.into_iter().flatten() {
+            match d {
                 Ok(d) => ops.push(d),
                 Err(e) => skipped.push(e),
             }

@@ -137,10 +137,9 @@ fn check_fit(s: &'static OpSchema, registry: &InferMetaRegistry) -> Result<(), O
 
 /// The definition of the class `s`, with infer-meta functions from `registry`.
 pub(super) fn op_def(
-    s: OpSchema,
+    s: &'static OpSchema,
     registry: &'static InferMetaRegistry,
 ) -> Result<&'static OpDef, OpDefError> {
-    let s: &'static OpSchema = Box::leak(Box::new(s));
     let traits = traits(s)?;
     let interfaces = interfaces(s, registry)?;
     let has_infer_meta = interfaces

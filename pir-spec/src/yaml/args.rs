@@ -391,37 +391,38 @@ impl Nesting {
 }
 
 /// Splits at top-level `sep` characters, outside `()`, `{}`, `[]`, `<>` and string literals.
-fn split_top(s: &str, sep: char) -> Result<Vec<&str>, ArgError> {
+/// Scans bytes: every delimiter is ASCII, so the cuts fall on character boundaries.
+fn split_top(s: &str, sep: u8) -> Result<Vec<&str>, ArgError> {
     let mut parts = Vec::new();
     let mut depth = Nesting::default();
     let mut start = 0;
     let mut in_str = false;
     let mut escaped = false;
-    for (i, c) in s.char_indices() {
+    for (i, c) in s.bytes().enumerate() {
         if in_str {
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if c == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if c == b'"' {
                 in_str = false;
             }
             continue;
         }
         match c {
-            '"' => in_str = true,
-            '(' => depth.push(')')?,
-            '{' => depth.push('}')?,
-            '[' => depth.push(']')?,
-            ')' | '}' | ']' if depth.pop() != Some(c) => {
+            b'"' => in_str = true,
+            b'(' => depth.push(')')?,
+            b'{' => depth.push('}')?,
+            b'[' => depth.push(']')?,
+            b')' | b'}' | b']' if depth.pop() != Some(c as char) => {
                 return Err(ArgError::new(
                     SpecErrorKind::BadSignature,
-                    format!("unbalanced `{c}` in `{s}`"),
+                    format!("unbalanced `{}` in `{s}`", c as char),
                 ));
             }
             _ if c == sep && depth.is_empty() => {
                 parts.push(&s[start..i]);
-                start = i + c.len_utf8();
+                start = i + 1;
             }
             _ => {}
         }
@@ -447,7 +448,7 @@ pub(crate) fn split_list(s: &str) -> Result<Vec<&str>, ArgError> {
     if s.trim().is_empty() {
         return Ok(Vec::new());
     }
-    Ok(split_top(s, ',')?.into_iter().map(str::trim).collect())
+    Ok(split_top(s, b',')?.into_iter().map(str::trim).collect())
 }
 
 fn is_ident(s: &str) -> bool {
@@ -546,7 +547,7 @@ fn parse_arg(item: &str) -> Result<Arg, ArgError> {
             "empty argument (stray `,`); expected `Type name`",
         ));
     }
-    let (decl, default_text) = match split_top(item, '=')?.as_slice() {
+    let (decl, default_text) = match split_top(item, b'=')?.as_slice() {
         [decl] => (decl.trim(), None),
         [decl, default] => (decl.trim(), Some(default.trim())),
         _ => {

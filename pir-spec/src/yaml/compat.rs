@@ -158,7 +158,7 @@ fn parse_name_pair(text: &str) -> Option<(String, Option<String>)> {
     }
 }
 
-fn string_map(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<(String, String)> {
+fn string_map(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Vec<(String, String)> {
     let NodeKind::Map(entries) = &node.kind else {
         cx.err(
             node.line,
@@ -203,7 +203,7 @@ fn string_map(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<(String, String)>
     out
 }
 
-fn string_list(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<String> {
+fn string_list(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Vec<String> {
     match &node.kind {
         NodeKind::Seq(items) => items
             .iter()
@@ -234,7 +234,7 @@ fn string_list(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<String> {
     }
 }
 
-fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<CompatMutable> {
+fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Vec<CompatMutable> {
     let NodeKind::Map(entries) = &node.kind else {
         cx.err(
             node.line,
@@ -332,7 +332,11 @@ fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Vec<CompatMutable> {
 }
 
 /// Parses op_compat.yaml: every entry that parses without error.
-pub(crate) fn parse_compat(file: &str, root: Option<&Node>, diag: &mut Diag) -> Vec<CompatEntry> {
+pub(crate) fn parse_compat(
+    file: &str,
+    root: Option<&Node<'_>>,
+    diag: &mut Diag,
+) -> Vec<CompatEntry> {
     let Some(root) = root else {
         return Vec::new();
     };
@@ -356,7 +360,7 @@ pub(crate) fn parse_compat(file: &str, root: Option<&Node>, diag: &mut Diag) -> 
 }
 
 /// One compat entry: its `op : name (legacy)` head, then each key.
-fn parse_compat_entry(file: &str, item: &Node, diag: &mut Diag) -> Option<CompatEntry> {
+fn parse_compat_entry(file: &str, item: &Node<'_>, diag: &mut Diag) -> Option<CompatEntry> {
     let NodeKind::Map(map) = &item.kind else {
         diag.push(
             file,
@@ -435,7 +439,7 @@ fn parse_compat_entry(file: &str, item: &Node, diag: &mut Diag) -> Option<Compat
 }
 
 /// One key of a compat entry.
-fn parse_compat_key(cx: &mut Ctx<'_>, e: &mut CompatEntry, k: &Node, v: &Node) {
+fn parse_compat_key(cx: &mut Ctx<'_>, e: &mut CompatEntry, k: &Node<'_>, v: &Node<'_>) {
     let key = k.as_str().unwrap_or("");
     match key {
         "op" => {}
@@ -462,7 +466,7 @@ fn parse_compat_key(cx: &mut Ctx<'_>, e: &mut CompatEntry, k: &Node, v: &Node) {
 }
 
 /// `backward : name (legacy), name`.
-fn parse_compat_backward(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node) {
+fn parse_compat_backward(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node<'_>) {
     let Some(text) = cx.scalar("backward", v, "`name (legacy), name`") else {
         return;
     };
@@ -482,7 +486,7 @@ fn parse_compat_backward(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node) {
 }
 
 /// `extra : {attrs : [...], inputs : [...], outputs : [...]}`: legacy-only arguments.
-fn parse_compat_extra(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node) {
+fn parse_compat_extra(cx: &mut Ctx<'_>, e: &mut CompatEntry, v: &Node<'_>) {
     let Some(fields) = cx.map("extra", v, COMPAT_EXTRA_KEYS) else {
         return;
     };

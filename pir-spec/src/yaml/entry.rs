@@ -13,7 +13,7 @@ use crate::yaml::kernel::{parse_infer_meta, parse_kernel, InferMeta, Kernel};
 use crate::yaml::reader::{Node, NodeKind};
 
 /// Parses one top-level key's value into the entry (reporting its problems).
-type KeyParser = fn(&mut Ctx<'_>, &mut OpEntry, &str, &Node);
+type KeyParser = fn(&mut Ctx<'_>, &mut OpEntry, &str, &Node<'_>);
 
 /// Top-level keys accepted in an op entry, with their parsers: `check_op_config`'s
 /// `base_key_set` (parse_utils.py) plus the keys `op_gen.py` reads directly (`custom_verify`,
@@ -150,9 +150,9 @@ impl OpEntry {
 }
 
 /// Renders a node as written (for `extra`): scalars verbatim, lists as `[a, b]`.
-pub(crate) fn as_written(node: &Node) -> String {
+pub(crate) fn as_written(node: &Node<'_>) -> String {
     match &node.kind {
-        NodeKind::Scalar { value, .. } => value.clone(),
+        NodeKind::Scalar { value, .. } => value.to_string(),
         NodeKind::Seq(items) => {
             let inner: Vec<String> = items.iter().map(as_written).collect();
             format!("[{}]", inner.join(", "))
@@ -190,7 +190,7 @@ impl Ctx<'_> {
     pub(crate) fn scalar<'n>(
         &mut self,
         key: &str,
-        node: &'n Node,
+        node: &'n Node<'n>,
         expected: &str,
     ) -> Option<&'n str> {
         match &node.kind {
@@ -207,7 +207,7 @@ impl Ctx<'_> {
     }
 
     /// A list of names, written as a yaml list (`[a, b]`) or a comma-separated string.
-    pub(crate) fn name_list(&mut self, key: &str, node: &Node) -> Option<Vec<String>> {
+    pub(crate) fn name_list(&mut self, key: &str, node: &Node<'_>) -> Option<Vec<String>> {
         let mut out = Vec::new();
         match &node.kind {
             NodeKind::Seq(items) => {
@@ -246,7 +246,7 @@ impl Ctx<'_> {
         Some(out)
     }
 
-    fn bool_value(&mut self, key: &str, node: &Node) -> Option<bool> {
+    fn bool_value(&mut self, key: &str, node: &Node<'_>) -> Option<bool> {
         let text = self.scalar(key, node, "`true` or `false`")?;
         match text.trim().to_ascii_lowercase().as_str() {
             "true" => Some(true),
@@ -266,9 +266,9 @@ impl Ctx<'_> {
     pub(crate) fn map<'n>(
         &mut self,
         key: &str,
-        node: &'n Node,
+        node: &'n Node<'n>,
         allowed: &[&str],
-    ) -> Option<&'n [(Node, Node)]> {
+    ) -> Option<&'n [(Node<'n>, Node<'n>)]> {
         let NodeKind::Map(entries) = &node.kind else {
             self.err(
                 node.line,
@@ -388,7 +388,7 @@ pub(crate) fn parse_entry(
     file_idx: usize,
     file: &str,
     lines: &[&str],
-    node: &Node,
+    node: &Node<'_>,
     diag: &mut Diag,
 ) -> Parsed {
     let Some(head) = parse_head(file, node, diag) else {
@@ -449,14 +449,14 @@ pub(crate) fn parse_entry(
 
 /// An entry's map, with its name, kind and first line.
 struct Head<'n> {
-    map: &'n [(Node, Node)],
+    map: &'n [(Node<'n>, Node<'n>)],
     name: String,
     kind: OpKind,
     line: u32,
 }
 
 /// The entry's map, name and kind, read first so every later message can name the op.
-fn parse_head<'n>(file: &str, node: &'n Node, diag: &mut Diag) -> Option<Head<'n>> {
+fn parse_head<'n>(file: &str, node: &'n Node<'n>, diag: &mut Diag) -> Option<Head<'n>> {
     let NodeKind::Map(map) = &node.kind else {
         diag.push(
             file,
@@ -569,7 +569,7 @@ impl OpEntry {
 
 /// Unknown top-level keys. (A repeated key is not an error: the last one wins, see
 /// [`parse_entry`].)
-fn check_keys(cx: &mut Ctx<'_>, map: &[(Node, Node)]) {
+fn check_keys(cx: &mut Ctx<'_>, map: &[(Node<'_>, Node<'_>)]) {
     for (k, _) in map {
         let key = k.as_str().unwrap_or("");
         if !KEYS.iter().any(|(name, _)| *name == key) {
@@ -587,7 +587,7 @@ fn check_keys(cx: &mut Ctx<'_>, map: &[(Node, Node)]) {
 }
 
 /// `args : (Tensor x, int axis = -1)`: tensor inputs and attributes (required).
-fn parse_args(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
+fn parse_args(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node<'_>>) {
     let Some(node) = node else {
         cx.err(
             entry.line,
@@ -615,7 +615,7 @@ fn parse_args(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
 
 /// `output : Tensor(out), ...` (required; may be empty), whose names must differ from the
 /// arguments'. Sizes the per-input and per-output flags the other keys set.
-fn parse_outputs(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
+fn parse_outputs(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node<'_>>) {
     match node {
         None => cx.err(
             entry.line,
@@ -653,15 +653,15 @@ fn parse_outputs(cx: &mut Ctx<'_>, entry: &mut OpEntry, node: Option<&Node>) {
 }
 
 /// `op`, `backward_op`, `args`, `output`: parsed before the other keys.
-fn parsed_first(_: &mut Ctx<'_>, _: &mut OpEntry, _: &str, _: &Node) {}
+fn parsed_first(_: &mut Ctx<'_>, _: &mut OpEntry, _: &str, _: &Node<'_>) {}
 
 /// Keys kept as written, without effect on the generated classes.
-fn keep_as_written(_: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn keep_as_written(_: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     flatten_into(&mut entry.extra, key, v);
 }
 
 /// `optional : a, b`: tensor inputs or outputs that may be absent.
-fn parse_optional(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_optional(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let expected = io_names(entry);
     mark_names(
         cx,
@@ -683,7 +683,7 @@ fn parse_optional(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 }
 
 /// `intermediate : xshape`: outputs.
-fn parse_intermediate(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_intermediate(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let expected = names_of(entry.outputs.iter().map(|o| o.name.as_str()));
     mark_names(cx, key, v, "is not an output", expected, |n| {
         let i = entry.outputs.iter().position(|o| o.name == n);
@@ -692,7 +692,7 @@ fn parse_intermediate(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node
 }
 
 /// `no_need_buffer : x`: tensor inputs.
-fn parse_no_need_buffer(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_no_need_buffer(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let expected = names_of(entry.inputs.iter().map(|a| a.name.as_str()));
     mark_names(cx, key, v, "is not a tensor input", expected, |n| {
         let i = entry.inputs.iter().position(|a| a.name == n);
@@ -705,7 +705,7 @@ fn parse_no_need_buffer(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &No
 fn mark_names(
     cx: &mut Ctx<'_>,
     key: &str,
-    v: &Node,
+    v: &Node<'_>,
     is_not: &str,
     expected: String,
     mut mark: impl FnMut(&str) -> bool,
@@ -725,7 +725,7 @@ fn mark_names(
 }
 
 /// `inplace : (x -> out)` / `view : (x -> out)`: pairs of a tensor input and an output.
-fn parse_inplace_view(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_inplace_view(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(text) = cx.scalar(key, v, "`(input -> output), ...`") else {
         return;
     };
@@ -775,7 +775,7 @@ fn parse_inplace_view(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node
 }
 
 /// `invoke : f(args)`: the op is another op called with these arguments.
-fn parse_invoke(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_invoke(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(text) = cx.scalar(key, v, "`function(args)`") else {
         return;
     };
@@ -790,7 +790,7 @@ fn parse_invoke(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 }
 
 /// `composite : f(args)`: a composite rule (kept as written).
-fn parse_composite(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_composite(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(text) = cx.scalar(key, v, "`function(args)`") else {
         return;
     };
@@ -806,7 +806,7 @@ fn parse_composite(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 }
 
 /// `backward : op_grad`: the backward op's name.
-fn parse_backward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_backward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(text) = cx.scalar(key, v, "the backward op's name") else {
         return;
     };
@@ -824,7 +824,7 @@ fn parse_backward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 
 /// `forward : op (args) -> outputs`: a backward op's forward signature (kept as written; on a
 /// forward op it is only kept).
-fn parse_forward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_forward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(text) = cx.scalar(key, v, "`name (args) -> outputs`") else {
         return;
     };
@@ -838,7 +838,7 @@ fn parse_forward(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 }
 
 /// `support_tensor : [a]`: `Scalar` and `IntArray` attributes that may arrive as tensors.
-fn parse_support_tensor(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_support_tensor(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(names) = cx.name_list(key, v) else {
         return;
     };
@@ -864,7 +864,7 @@ fn parse_support_tensor(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &No
 }
 
 /// `traits : a, b` / `interfaces : a, b`: names as written (checked when lowered).
-fn parse_traits_interfaces(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_traits_interfaces(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(names) = cx.name_list(key, v) else {
         return;
     };
@@ -876,7 +876,7 @@ fn parse_traits_interfaces(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: 
 }
 
 /// `custom_verify : true`: no generated signature check.
-fn parse_custom_verify(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_custom_verify(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     if let Some(b) = cx.bool_value(key, v) {
         entry.custom_verify = b;
         entry.extra.push((key.to_string(), b.to_string()));
@@ -884,7 +884,7 @@ fn parse_custom_verify(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Nod
 }
 
 /// Boolean keys kept as written; `is_onednn_only` and `dynamic_fallback` also set flags.
-fn parse_flag(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_flag(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     if let Some(b) = cx.bool_value(key, v) {
         match key {
             "is_onednn_only" => entry.is_onednn_only = b,
@@ -896,7 +896,7 @@ fn parse_flag(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
 }
 
 /// `data_transform : {skip_transform : [x], support_trans_dtype : [y]}`: tensor inputs.
-fn parse_data_transform(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+fn parse_data_transform(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(m) = cx.map(key, v, DATA_TRANSFORM_KEYS) else {
         return;
     };
@@ -925,7 +925,7 @@ fn parse_data_transform(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &No
     }
 }
 
-fn flatten_into(extra: &mut Vec<(String, String)>, key: &str, node: &Node) {
+fn flatten_into(extra: &mut Vec<(String, String)>, key: &str, node: &Node<'_>) {
     match &node.kind {
         NodeKind::Map(entries) => {
             for (k, v) in entries {

@@ -53,7 +53,7 @@ pub(crate) struct InferMeta {
 }
 
 /// `infer_meta : {func, param, ...}`; the other keys are kept as written.
-pub(crate) fn parse_infer_meta(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+pub(crate) fn parse_infer_meta(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(m) = cx.map(key, v, INFER_META_KEYS) else {
         return;
     };
@@ -92,7 +92,7 @@ pub(crate) fn parse_infer_meta(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str,
 }
 
 /// `kernel : {func, param, data_type, backend, ...}`; the other keys are kept as written.
-pub(crate) fn parse_kernel(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node) {
+pub(crate) fn parse_kernel(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: &Node<'_>) {
     let Some(m) = cx.map(key, v, KERNEL_KEYS) else {
         return;
     };
@@ -139,7 +139,7 @@ pub(crate) fn parse_kernel(cx: &mut Ctx<'_>, entry: &mut OpEntry, key: &str, v: 
 }
 
 /// `kernel.data_type`: argument names, `complex(name)` or a fixed `DataType::NAME`.
-fn parse_data_type_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node) {
+fn parse_data_type_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node<'_>) {
     let Some(text) = cx.scalar("kernel.data_type", mv, "argument names") else {
         return;
     };
@@ -165,7 +165,7 @@ fn parse_data_type_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node) 
 }
 
 /// `kernel.backend`: argument names.
-fn parse_backend_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node) {
+fn parse_backend_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node<'_>) {
     let Some(text) = cx.scalar("kernel.backend", mv, "argument names") else {
         return;
     };
@@ -188,7 +188,7 @@ fn parse_backend_candidates(cx: &mut Ctx<'_>, kernel: &mut Kernel, mv: &Node) {
 /// A plain yaml scalar as Paddle's generator prints it after PyYAML read it: YAML 1.1 booleans
 /// become Python's `True` / `False` (GetOpInfo of sparse `masked_matmul` lists
 /// `[x, y, False, False]`); everything else as written.
-fn python_text(text: &str, node: &Node) -> String {
+fn python_text(text: &str, node: &Node<'_>) -> String {
     let plain = matches!(node.kind, NodeKind::Scalar { plain: true, .. });
     let lower = text.to_ascii_lowercase();
     let is_word = |words: &[&str]| {
@@ -202,7 +202,7 @@ fn python_text(text: &str, node: &Node) -> String {
     }
 }
 
-fn param_list(cx: &mut Ctx<'_>, key: &str, node: &Node) -> Option<Vec<String>> {
+fn param_list(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Option<Vec<String>> {
     match &node.kind {
         NodeKind::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());

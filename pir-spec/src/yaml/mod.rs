@@ -62,10 +62,12 @@ mod checks;
 pub mod compat;
 mod entry;
 mod error;
+mod fast;
 pub mod folder;
 mod kernel;
 mod lower;
 pub mod paddle;
+pub mod parallel;
 mod reader;
 
 use std::collections::{HashMap, HashSet};
@@ -319,8 +321,7 @@ pub fn load_op_set(
 ) -> Result<OpSet, SpecErrors> {
     let mut diag = Diag::new();
     let files: Vec<&str> = ops.iter().map(|s| s.path).collect();
-    let (entries, broken) = read_entries(ops, &mut diag);
-    let compat_entries = compat.map_or_else(Vec::new, |src| read_compat(src, &mut diag));
+    let (entries, broken, compat_entries) = read_all(ops, compat, &mut diag);
     let compat_index = compat::CompatIndex::new(&compat_entries);
     let kept = drop_duplicates(entries, &broken, &files, &mut diag);
     let by_name: HashMap<&str, usize> = kept
@@ -366,54 +367,118 @@ pub fn load_op_set(
 /// and entries referring to it are not reported again.
 type Broken = (String, usize, u32);
 
-/// Reads and parses every entry of every op file.
-fn read_entries(ops: &[YamlSource<'_>], diag: &mut Diag) -> (Vec<entry::OpEntry>, Vec<Broken>) {
+/// A file to read: an op file (its index) or op_compat.yaml.
+enum ReadJob<'a> {
+    Ops(usize, YamlSource<'a>),
+    Compat(YamlSource<'a>),
+}
+
+/// What reading one file gave, with its errors.
+enum ReadOut {
+    Ops(Vec<entry::OpEntry>, Vec<Broken>, Diag),
+    Compat(Vec<CompatEntry>, Diag),
+}
+
+/// Reads every op file and op_compat.yaml, the files in parallel ([`parallel::map_ordered`]);
+/// entries and errors come out in file order, op_compat last, as if read one after another.
+fn read_all(
+    ops: &[YamlSource<'_>],
+    compat: Option<YamlSource<'_>>,
+    diag: &mut Diag,
+) -> (Vec<entry::OpEntry>, Vec<Broken>, Vec<CompatEntry>) {
+    let mut jobs: Vec<ReadJob<'_>> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ReadJob::Ops(i, *s))
+        .collect();
+    jobs.extend(compat.map(ReadJob::Compat));
+    let weight = |j: &ReadJob<'_>| match j {
+        ReadJob::Ops(_, s) | ReadJob::Compat(s) => s.text.len(),
+    };
+    let outs = parallel::map_ordered(&jobs, weight, |j| match j {
+        ReadJob::Ops(i, src) => {
+            let mut d = Diag::new();
+            let (e, b) = read_entries(*i, *src, &mut d);
+            ReadOut::Ops(e, b, d)
+        }
+        ReadJob::Compat(src) => {
+            let mut d = Diag::new();
+            let c = read_compat(*src, &mut d);
+            ReadOut::Compat(c, d)
+        }
+    });
     let mut entries = Vec::new();
     let mut broken = Vec::new();
-    for (i, src) in ops.iter().enumerate() {
-        let lines: Vec<&str> = src.text.lines().collect();
-        let root = match reader::read(src.text) {
-            Ok(r) => r,
-            Err(e) => {
-                diag.push(src.path, e.line, None, SpecErrorKind::Syntax, e.message);
-                continue;
+    let mut compat_entries = Vec::new();
+    for out in outs {
+        match out {
+            ReadOut::Ops(e, b, d) => {
+                entries.extend(e);
+                broken.extend(b);
+                diag.errors.extend(d.errors);
             }
-        };
-        let Some(root) = root else { continue };
-        let reader::NodeKind::Seq(items) = &root.kind else {
-            diag.push(
-                src.path,
-                root.line,
-                None,
-                SpecErrorKind::Syntax,
-                format!(
-                    "the file is {}; expected a list of `- op :` / `- backward_op :` entries",
-                    root.shape()
-                ),
-            );
-            continue;
-        };
-        let sparse = entry::is_sparse_file(src.path);
-        for item in items {
-            match entry::parse_entry(i, src.path, &lines, item, diag) {
-                entry::Parsed::Ok(mut e) => {
-                    if sparse {
-                        e.mark_sparse();
-                    }
-                    entries.push(*e);
-                }
-                entry::Parsed::Broken {
-                    mut name,
-                    file,
-                    line,
-                } => {
-                    if sparse {
-                        name.push_str(entry::SPARSE_SUFFIX);
-                    }
-                    broken.push((name, file, line));
-                }
-                entry::Parsed::Unnamed => {}
+            ReadOut::Compat(c, d) => {
+                compat_entries = c;
+                diag.errors.extend(d.errors);
             }
+        }
+    }
+    (entries, broken, compat_entries)
+}
+
+/// Reads and parses every entry of op file number `i`.
+fn read_entries(
+    i: usize,
+    src: YamlSource<'_>,
+    diag: &mut Diag,
+) -> (Vec<entry::OpEntry>, Vec<Broken>) {
+    let mut entries = Vec::new();
+    let mut broken = Vec::new();
+    let lines: Vec<&str> = src.text.lines().collect();
+    let root = match reader::read(src.text) {
+        Ok(r) => r,
+        Err(e) => {
+            diag.push(src.path, e.line, None, SpecErrorKind::Syntax, e.message);
+            return (entries, broken);
+        }
+    };
+    let Some(root) = root else {
+        return (entries, broken);
+    };
+    let reader::NodeKind::Seq(items) = &root.kind else {
+        diag.push(
+            src.path,
+            root.line,
+            None,
+            SpecErrorKind::Syntax,
+            format!(
+                "the file is {}; expected a list of `- op :` / `- backward_op :` entries",
+                root.shape()
+            ),
+        );
+        return (entries, broken);
+    };
+    entries.reserve(items.len());
+    let sparse = entry::is_sparse_file(src.path);
+    for item in items {
+        match entry::parse_entry(i, src.path, &lines, item, diag) {
+            entry::Parsed::Ok(mut e) => {
+                if sparse {
+                    e.mark_sparse();
+                }
+                entries.push(*e);
+            }
+            entry::Parsed::Broken {
+                mut name,
+                file,
+                line,
+            } => {
+                if sparse {
+                    name.push_str(entry::SPARSE_SUFFIX);
+                }
+                broken.push((name, file, line));
+            }
+            entry::Parsed::Unnamed => {}
         }
     }
     (entries, broken)
@@ -463,6 +528,42 @@ fn drop_duplicates(
     kept
 }
 
+/// One entry's classes and hand-written classes.
+struct Lowered {
+    classes: Vec<OpSchema>,
+    hand_written: Vec<OpSchema>,
+}
+
+/// About how many bytes of yaml an entry takes (for [`parallel::map_ordered`]'s weights).
+const ENTRY_WEIGHT: usize = 400;
+
+/// Entries lowered per job: enough jobs for the threads to balance, few enough to be cheap.
+const ENTRIES_PER_JOB: usize = 64;
+
+/// Lowers every entry ([`lower::lower_entry`]), runs of entries in parallel, results in
+/// entry order.
+fn lower_entries(cx: &lower::Ctx<'_>) -> Vec<Lowered> {
+    let runs: Vec<&[entry::OpEntry]> = cx.entries.chunks(ENTRIES_PER_JOB).collect();
+    let lowered = parallel::map_ordered(
+        &runs,
+        |run| run.len() * ENTRY_WEIGHT,
+        |run| {
+            run.iter()
+                .map(|e| {
+                    let mut classes = Vec::new();
+                    let mut hand_written = Vec::new();
+                    lower::lower_entry(cx, e, &mut classes, &mut hand_written);
+                    Lowered {
+                        classes,
+                        hand_written,
+                    }
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    lowered.into_iter().flatten().collect()
+}
+
 /// Lowers every entry into its classes; a class whose op name another op or class already
 /// takes (`foo` + `foo_`, or a kernel name), or whose C++/Rust class name another class takes
 /// (`a_b` and `a__b` are both `ABOp`, `ab` and `aB` both `AbOp`), is reported and dropped.
@@ -474,9 +575,10 @@ fn lower_all(cx: &lower::Ctx<'_>, diag: &mut Diag) -> (Vec<OpSchema>, Vec<OpSche
     // Class name -> (op name, file, line) of the class that took it first.
     let mut class_names: HashMap<String, (String, usize, u32)> =
         HashMap::with_capacity(cx.entries.len() * 2);
-    for e in cx.entries {
+    for (e, lowered) in cx.entries.iter().zip(lower_entries(cx)) {
         let before = classes.len();
-        lower::lower_entry(cx, e, &mut classes, &mut hand_written);
+        classes.extend(lowered.classes);
+        hand_written.extend(lowered.hand_written);
         let mut i = before;
         while i < classes.len() {
             let name = classes[i].op_name.to_string();

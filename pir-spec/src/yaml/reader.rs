@@ -4,32 +4,35 @@
 //! parser's marked events instead. Anchors, aliases and tags are not used by Paddle's yaml and are
 //! rejected, so every value has exactly one place in the file.
 
+use std::borrow::Cow;
+
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 
 /// Deepest nesting accepted (Paddle's files use 4 levels).
 const MAX_DEPTH: usize = 64;
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-/// One yaml node with the line it starts on.
+/// One yaml node with the line it starts on. Scalars borrow the text where they can (the
+/// fast reader's plain one-line scalars).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Node {
-    pub(crate) kind: NodeKind,
+pub(crate) struct Node<'t> {
+    pub(crate) kind: NodeKind<'t>,
     /// 1-based line.
     pub(crate) line: u32,
 }
 
 /// The shape of a node.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum NodeKind {
+pub(crate) enum NodeKind<'t> {
     /// A scalar; `plain` is false for quoted and block scalars.
-    Scalar { value: String, plain: bool },
+    Scalar { value: Cow<'t, str>, plain: bool },
     /// A sequence.
-    Seq(Vec<Node>),
+    Seq(Vec<Node<'t>>),
     /// A mapping, keys in file order (keys are scalars).
-    Map(Vec<(Node, Node)>),
+    Map(Vec<(Node<'t>, Node<'t>)>),
 }
 
-impl Node {
+impl Node<'_> {
     /// The text of a scalar.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.kind {
@@ -67,13 +70,13 @@ fn line_of(mark: &Marker) -> u32 {
 }
 
 enum Frame {
-    Seq(Node),
-    Map(Node, Option<Node>),
+    Seq(Node<'static>),
+    Map(Node<'static>, Option<Node<'static>>),
 }
 
 struct Builder {
     stack: Vec<Frame>,
-    docs: Vec<Node>,
+    docs: Vec<Node<'static>>,
     error: Option<ReadError>,
 }
 
@@ -87,7 +90,7 @@ impl Builder {
         }
     }
 
-    fn finish(&mut self, node: Node) {
+    fn finish(&mut self, node: Node<'static>) {
         match self.stack.last_mut() {
             None => self.docs.push(node),
             Some(Frame::Seq(seq)) => {
@@ -134,7 +137,10 @@ impl MarkedEventReceiver for Builder {
                 }
                 let plain = style == TScalarStyle::Plain;
                 self.finish(Node {
-                    kind: NodeKind::Scalar { value, plain },
+                    kind: NodeKind::Scalar {
+                        value: Cow::Owned(value),
+                        plain,
+                    },
                     line,
                 });
             }
@@ -173,7 +179,18 @@ impl MarkedEventReceiver for Builder {
 }
 
 /// Parses one yaml document. An empty document is `None`.
-pub(crate) fn read(text: &str) -> Result<Option<Node>, ReadError> {
+///
+/// Paddle's yaml is read by [`super::fast`]; whatever it leaves alone (every syntax error
+/// among it) by yaml-rust2 ([`read_events`]), which gives the same tree for what both read.
+pub(crate) fn read(text: &str) -> Result<Option<Node<'_>>, ReadError> {
+    match super::fast::read(text) {
+        Some(doc) => Ok(doc),
+        None => read_events(text),
+    }
+}
+
+/// [`read`] through yaml-rust2's parser events.
+pub(crate) fn read_events(text: &str) -> Result<Option<Node<'static>>, ReadError> {
     let mut builder = Builder {
         stack: Vec::new(),
         docs: Vec::new(),
@@ -217,7 +234,7 @@ pub(crate) fn read(text: &str) -> Result<Option<Node>, ReadError> {
 mod tests {
     use super::*;
 
-    fn scalar(n: &Node) -> &str {
+    fn scalar<'a>(n: &'a Node<'_>) -> &'a str {
         n.as_str().unwrap()
     }
 
