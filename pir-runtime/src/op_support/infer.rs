@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::sync::LazyLock;
 
 use pir_spec::{AttrKind, InputKind, OpKind, OpSchema, TensorKind, ValueKind};
 use smallvec::SmallVec;
 
+use crate::append_arena::AppendArena;
 use crate::context::IrContext;
 use crate::error::{BuildError, BuildErrorKind, InferOutputError};
 use crate::interfaces::{InferMeta, InferShape};
@@ -349,10 +351,41 @@ fn inference_for(
     def: &'static OpDef,
     s: &'static OpSchema,
 ) -> Result<Option<(InferMetaFn, Params, &'static str)>, BuildError> {
+    let slot = def.attr_cache.inference_slot();
+    if let Some(i) = slot.checked_sub(1).and_then(|i| INFERENCES.get(i as usize)) {
+        return Ok(Some((i.func, Params::Static(i.params), i.name)));
+    }
     match inference(def, s) {
-        Ok(found) => Ok(Some(found)),
+        Ok(found) => {
+            if let (Params::Static(params), 0) = (&found.1, slot) {
+                remember(def, found.0, params, found.2);
+            }
+            Ok(Some(found))
+        }
         Err(BuildError::NoInference { .. }) if s.outputs.is_empty() => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// An op's inference as [`inference`] finds it from the static definition alone (a table of
+/// argument sources, not one computed from the schema): the same every time, so found once per
+/// op and kept in [`INFERENCES`].
+struct Inference {
+    func: InferMetaFn,
+    params: &'static [ParamRef],
+    name: &'static str,
+}
+
+/// The inferences found so far, for every context (one per op definition, or a few more when
+/// threads find one at once); `OpDef::attr_cache` says where each op's is.
+static INFERENCES: LazyLock<AppendArena<Inference, ()>> =
+    LazyLock::new(|| AppendArena::new(()));
+
+#[cold]
+fn remember(def: &'static OpDef, func: InferMetaFn, params: &'static [ParamRef], name: &'static str) {
+    let i = INFERENCES.writer().push(Inference { func, params, name });
+    if let Ok(slot) = u32::try_from(i + 1) {
+        def.attr_cache.set_inference_slot(slot);
     }
 }
 
