@@ -81,6 +81,9 @@ impl Parse for Args {
 enum Decode {
     /// `ctx.<method>(i)?`.
     Method(&'static str),
+    /// `ctx.<method>(i)?`, a [`ListArg`](pir_runtime::meta::ListArg) passed as `&value` (a
+    /// list borrowed from the call, or widened on the stack: no cell, no allocation).
+    List(&'static str),
     /// `ctx.float(i)? as f32`.
     F32,
     /// `ctx.int_array_values(i, "name")?`.
@@ -198,8 +201,8 @@ fn classify(ty: &Type) -> Option<(&'static str, Decode)> {
     if let Some(elem) = slice_of(ty) {
         let (kind, method) = match last_ident(elem)?.ident.to_string().as_str() {
             _ if is_named(elem, "TensorMeta") => ("TensorList", "tensors"),
-            "i64" if is_named(elem, "i64") => ("Ints", "ints"),
-            "f64" if is_named(elem, "f64") => ("Floats", "floats"),
+            "i64" if is_named(elem, "i64") => return Some(("Ints", Decode::List("ints_arg"))),
+            "f64" if is_named(elem, "f64") => return Some(("Floats", Decode::List("floats_arg"))),
             "bool" if is_named(elem, "bool") => ("Bools", "bools"),
             _ if is_named(elem, "Scalar") => ("Scalars", "scalars"),
             "Cow" => ("Strs", "strs"),
@@ -441,7 +444,7 @@ fn expand_inner(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream
         .zip(&arg_ids)
         .enumerate()
         .map(|(i, (p, id))| match &p.decode {
-            Decode::Method(m) => {
+            Decode::Method(m) | Decode::List(m) => {
                 let m = Ident::new(m, Span::call_site());
                 quote!(let #id = __ctx.#m(#i)?;)
             }
@@ -458,7 +461,14 @@ fn expand_inner(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream
             quote!(let #id = __outputs.output();)
         }
     });
-    let call_args = arg_ids.iter().chain(&out_ids);
+    let call_args = params
+        .iter()
+        .zip(&arg_ids)
+        .map(|(p, id)| match p.decode {
+            Decode::List(_) => quote!(&#id),
+            _ => quote!(#id),
+        })
+        .chain(out_ids.iter().map(|id| quote!(#id)));
     let param_specs = params.iter().map(|p| {
         let (name, ty) = (&p.name, &p.rust_type);
         let kind = Ident::new(p.kind, Span::call_site());

@@ -310,6 +310,10 @@ impl IrContext {
     /// assert_ne!(ctx.tensor_type_of(&nhwc), ctx.dense_tensor_type(DataType::Int8, &[4]));
     /// ```
     pub fn tensor_type_of(&self, meta: &TensorMeta) -> Type {
+        // What infer-meta functions produce for almost every output: the short-key path.
+        if meta.layout == DataLayout::Nchw && meta.lod.is_empty() && meta.offset == 0 {
+            return self.dense_tensor_type(meta.dtype, &meta.dims);
+        }
         self.intern_type(TypeKey::DenseTensor(TensorKey::of_meta(meta)))
     }
 

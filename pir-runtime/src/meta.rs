@@ -32,9 +32,12 @@
 //! ```
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
+use pir_spec::AttrKind;
 use smallvec::SmallVec;
 
+use crate::op_support::{attr_value_from_arg, AttrArg};
 use crate::phi::{DataLayout, DataType, Place};
 
 mod int_array;
@@ -356,6 +359,36 @@ pub enum AttrValue<'a> {
 }
 
 impl AttrValue<'_> {
+    /// The same value owning its strings (a cell of [`MetaArg::Arg`] outlives no borrow).
+    ///
+    /// ```
+    /// use pir_runtime::meta::AttrValue;
+    /// let s = String::from("NCHW");
+    /// let owned: AttrValue<'static> = AttrValue::Str(s.as_str().into()).into_owned();
+    /// assert_eq!(owned, AttrValue::Str("NCHW".into()));
+    /// ```
+    pub fn into_owned(self) -> AttrValue<'static> {
+        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
+        match self {
+            AttrValue::Bool(v) => AttrValue::Bool(v),
+            AttrValue::I32(v) => AttrValue::I32(v),
+            AttrValue::I64(v) => AttrValue::I64(v),
+            AttrValue::F32(v) => AttrValue::F32(v),
+            AttrValue::F64(v) => AttrValue::F64(v),
+            AttrValue::Str(v) => AttrValue::Str(own(v)),
+            AttrValue::Bools(v) => AttrValue::Bools(v),
+            AttrValue::Ints(v) => AttrValue::Ints(v),
+            AttrValue::Floats(v) => AttrValue::Floats(v),
+            AttrValue::Strs(v) => AttrValue::Strs(v.into_iter().map(own).collect()),
+            AttrValue::IntArray(v) => AttrValue::IntArray(v),
+            AttrValue::Scalar(v) => AttrValue::Scalar(v),
+            AttrValue::Scalars(v) => AttrValue::Scalars(v),
+            AttrValue::DataType(v) => AttrValue::DataType(v),
+            AttrValue::DataLayout(v) => AttrValue::DataLayout(v),
+            AttrValue::Place(v) => AttrValue::Place(v),
+        }
+    }
+
     fn kind_name(&self) -> &'static str {
         match self {
             AttrValue::Bool(_) => "bool",
@@ -397,6 +430,65 @@ pub enum MetaArg<'a> {
     Tensors(Option<&'a [TensorMeta]>),
     /// An attribute.
     Attr(&'a AttrValue<'a>),
+    /// An attribute as the Rust value a typed build was given, for an attribute of the given
+    /// kind. Readers take most values in place; the [`AttrValue`] form is made in the cell
+    /// only when a reader asks for it ([`InferMetaCtx::attr`], lists that need widening), so a
+    /// build converts no more than the function reads.
+    ///
+    /// ```
+    /// use std::cell::OnceCell;
+    /// use pir_runtime::meta::{InferMetaCtx, MetaArg};
+    /// use pir_runtime::op_support::AttrArg;
+    /// use pir_runtime::pir_spec::AttrKind;
+    /// let (strides, groups) = (AttrArg::I32s(&[2, 2]), AttrArg::I32(1));
+    /// let cells = [OnceCell::new(), OnceCell::new()];
+    /// let args = [
+    ///     MetaArg::Arg(&strides, AttrKind::Int32Array, &cells[0]),
+    ///     MetaArg::Arg(&groups, AttrKind::Int32, &cells[1]),
+    /// ];
+    /// let ctx = InferMetaCtx::new(&args, &mut []);
+    /// assert_eq!(ctx.int(1).unwrap(), 1); // read in place
+    /// assert!(cells[1].get().is_none());
+    /// assert_eq!(ctx.ints(0).unwrap(), [2, 2]); // widened once, into the cell
+    /// assert!(cells[0].get().is_some());
+    /// ```
+    Arg(&'a AttrArg<'a>, AttrKind, &'a OnceCell<AttrValue<'static>>),
+}
+
+/// A list argument as a typed infer-meta function receives it (`&[i64]`, `&[f64]`): borrowed
+/// from the call, or widened on the stack from the build's `int[]` / `float[]` value.
+///
+/// ```
+/// use std::cell::OnceCell;
+/// use pir_runtime::meta::{InferMetaCtx, ListArg, MetaArg};
+/// use pir_runtime::op_support::AttrArg;
+/// use pir_runtime::pir_spec::AttrKind;
+/// let strides = AttrArg::I32s(&[2, 2]);
+/// let cell = OnceCell::new();
+/// let args = [MetaArg::Arg(&strides, AttrKind::Int32Array, &cell)];
+/// let ctx = InferMetaCtx::new(&args, &mut []);
+/// let s = ctx.ints_arg(0).unwrap();
+/// assert!(matches!(s, ListArg::Widened(_)));
+/// assert_eq!(*s, [2, 2]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListArg<'a, T> {
+    /// The call's own list.
+    Borrowed(&'a [T]),
+    /// A widened copy.
+    Widened(SmallVec<[T; 6]>),
+}
+
+impl<T> std::ops::Deref for ListArg<'_, T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        match self {
+            ListArg::Borrowed(v) => v,
+            ListArg::Widened(v) => v,
+        }
+    }
 }
 
 /// An output computed by an infer-meta function.
@@ -610,12 +702,28 @@ impl<'a> InferMetaCtx<'a> {
     pub fn attr(&self, i: usize) -> Result<&'a AttrValue<'a>, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Attr(a) => Ok(a),
+            MetaArg::Arg(a, kind, cell) => {
+                Ok(cell.get_or_init(|| attr_value_from_arg(a, *kind).into_owned()))
+            }
             other => Err(mismatch(i, "an attribute", other)),
+        }
+    }
+
+    /// Argument `i`'s Rust value when it came from a typed build (read in place by the
+    /// accessors below before they fall back to [`InferMetaCtx::attr`]).
+    #[inline]
+    fn raw(&self, i: usize) -> Option<&'a AttrArg<'a>> {
+        match self.args.get(i) {
+            Some(MetaArg::Arg(a, _, _)) => Some(a),
+            _ => None,
         }
     }
 
     /// bool attribute `i`.
     pub fn bool(&self, i: usize) -> Result<bool, InferMetaError> {
+        if let Some(AttrArg::Bool(v)) = self.raw(i) {
+            return Ok(*v);
+        }
         match self.attr(i)? {
             AttrValue::Bool(v) => Ok(*v),
             other => Err(attr_mismatch(i, "bool", other)),
@@ -624,6 +732,11 @@ impl<'a> InferMetaCtx<'a> {
 
     /// Integer attribute `i` (int, int64_t, or a known integer Scalar), widened to i64.
     pub fn int(&self, i: usize) -> Result<i64, InferMetaError> {
+        match self.raw(i) {
+            Some(AttrArg::I32(v)) => return Ok(i64::from(*v)),
+            Some(AttrArg::I64(v)) => return Ok(*v),
+            _ => {}
+        }
         match self.attr(i)? {
             AttrValue::I32(v) => Ok(i64::from(*v)),
             AttrValue::I64(v) => Ok(*v),
@@ -634,6 +747,11 @@ impl<'a> InferMetaCtx<'a> {
 
     /// Floating attribute `i` (float, double, or a known Scalar), widened to f64.
     pub fn float(&self, i: usize) -> Result<f64, InferMetaError> {
+        match self.raw(i) {
+            Some(AttrArg::F32(v)) => return Ok(f64::from(*v)),
+            Some(AttrArg::F64(v)) => return Ok(*v),
+            _ => {}
+        }
         match self.attr(i)? {
             AttrValue::F32(v) => Ok(f64::from(*v)),
             AttrValue::F64(v) => Ok(*v),
@@ -646,6 +764,9 @@ impl<'a> InferMetaCtx<'a> {
 
     /// String attribute `i`.
     pub fn str(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        if let Some(AttrArg::Str(v)) = self.raw(i) {
+            return Ok(v);
+        }
         match self.attr(i)? {
             AttrValue::Str(v) => Ok(v),
             other => Err(attr_mismatch(i, "str", other)),
@@ -664,6 +785,11 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!((ctx.str_or_layout(0).unwrap(), ctx.str_or_layout(1).unwrap()), ("SAME", "NHWC"));
     /// ```
     pub fn str_or_layout(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        match self.raw(i) {
+            Some(AttrArg::Str(v)) => return Ok(v),
+            Some(AttrArg::DataLayout(l)) => return Ok(l.name()),
+            _ => {}
+        }
         match self.attr(i)? {
             AttrValue::Str(v) => Ok(v),
             AttrValue::DataLayout(l) => Ok(l.name()),
@@ -690,6 +816,9 @@ impl<'a> InferMetaCtx<'a> {
 
     /// Bool-list attribute `i`.
     pub fn bools(&self, i: usize) -> Result<&'a [bool], InferMetaError> {
+        if let Some(AttrArg::Bools(v)) = self.raw(i) {
+            return Ok(v);
+        }
         match self.attr(i)? {
             AttrValue::Bools(v) => Ok(v),
             other => Err(attr_mismatch(i, "a bool list", other)),
@@ -713,6 +842,9 @@ impl<'a> InferMetaCtx<'a> {
 
     /// Scalar-list attribute `i`.
     pub fn scalars(&self, i: usize) -> Result<&'a [Scalar], InferMetaError> {
+        if let Some(AttrArg::Scalars(v)) = self.raw(i) {
+            return Ok(v);
+        }
         match self.attr(i)? {
             AttrValue::Scalars(v) => Ok(v),
             other => Err(attr_mismatch(i, "a Scalar list", other)),
@@ -731,6 +863,16 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.ints(1).unwrap(), [4, -1]); // an IntArray of known values
     /// ```
     pub fn ints(&self, i: usize) -> Result<&'a [i64], InferMetaError> {
+        // int64_t[] and IntArray values are read in place, int[] widened once into the cell.
+        match self.args.get(i) {
+            Some(MetaArg::Arg(AttrArg::I64s(v), _, _)) => return Ok(v),
+            Some(MetaArg::Arg(AttrArg::I32s(v), _, cell)) => {
+                if let AttrValue::Ints(w) = cell.get_or_init(|| AttrValue::Ints(widen(v))) {
+                    return Ok(w);
+                }
+            }
+            _ => {}
+        }
         match self.attr(i)? {
             AttrValue::Ints(v) => Ok(v),
             AttrValue::IntArray(IntArrayArg {
@@ -738,6 +880,30 @@ impl<'a> InferMetaCtx<'a> {
             }) => Ok(v),
             other => Err(attr_mismatch(i, "an integer list", other)),
         }
+    }
+
+    /// Integer-list attribute `i` as [`InferMetaCtx::ints`] reads it, an `int[]` of a typed
+    /// build widened on the stack (what `#[infer_meta]` functions' `&[i64]` parameters get).
+    #[inline]
+    pub fn ints_arg(&self, i: usize) -> Result<ListArg<'a, i64>, InferMetaError> {
+        if let Some(AttrArg::I32s(v)) = self.raw(i) {
+            return Ok(ListArg::Widened(widen(v)));
+        }
+        self.ints(i).map(ListArg::Borrowed)
+    }
+
+    /// Float-list attribute `i` as [`InferMetaCtx::floats`] reads it, a `float[]` of a typed
+    /// build widened on the stack (what `#[infer_meta]` functions' `&[f64]` parameters get).
+    #[inline]
+    pub fn floats_arg(&self, i: usize) -> Result<ListArg<'a, f64>, InferMetaError> {
+        match self.raw(i) {
+            Some(AttrArg::F32s(v)) => {
+                return Ok(ListArg::Widened(v.iter().map(|&x| f64::from(x)).collect()))
+            }
+            Some(AttrArg::F64s(v)) => return Ok(ListArg::Borrowed(v)),
+            _ => {}
+        }
+        self.floats(i).map(ListArg::Borrowed)
     }
 
     /// IntArray attribute `i`, values possibly unknown (a plain integer list counts as known).
@@ -769,6 +935,15 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.scalar(1).unwrap(), None); // arrives as a tensor of unknown value
     /// ```
     pub fn scalar(&self, i: usize) -> Result<Option<Scalar>, InferMetaError> {
+        match self.raw(i) {
+            Some(AttrArg::Scalar(v)) => return Ok(Some(*v)),
+            Some(AttrArg::I32(v)) => return Ok(Some(Scalar::I32(*v))),
+            Some(AttrArg::I64(v)) => return Ok(Some(Scalar::I64(*v))),
+            Some(AttrArg::F32(v)) => return Ok(Some(Scalar::F32(*v))),
+            Some(AttrArg::F64(v)) => return Ok(Some(Scalar::F64(*v))),
+            Some(AttrArg::Bool(v)) => return Ok(Some(Scalar::Bool(*v))),
+            _ => {}
+        }
         match self.attr(i)? {
             AttrValue::Scalar(v) => Ok(*v),
             AttrValue::I32(v) => Ok(Some(Scalar::I32(*v))),
@@ -790,6 +965,9 @@ impl<'a> InferMetaCtx<'a> {
 
     /// DataType attribute `i`.
     pub fn dtype(&self, i: usize) -> Result<DataType, InferMetaError> {
+        if let Some(AttrArg::DataType(v)) = self.raw(i) {
+            return Ok(*v);
+        }
         match self.attr(i)? {
             AttrValue::DataType(v) => Ok(*v),
             other => Err(attr_mismatch(i, "DataType", other)),
@@ -808,6 +986,9 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.layout(1).unwrap_err().0, "argument 1: unknown data layout \"HWCN?\"");
     /// ```
     pub fn layout(&self, i: usize) -> Result<DataLayout, InferMetaError> {
+        if let Some(AttrArg::DataLayout(v)) = self.raw(i) {
+            return Ok(*v);
+        }
         match self.attr(i)? {
             AttrValue::DataLayout(v) => Ok(*v),
             AttrValue::Str(s) => DataLayout::from_name(s)
@@ -818,6 +999,9 @@ impl<'a> InferMetaCtx<'a> {
 
     /// Place attribute `i`.
     pub fn place(&self, i: usize) -> Result<Place, InferMetaError> {
+        if let Some(AttrArg::Place(v)) = self.raw(i) {
+            return Ok(*v);
+        }
         match self.attr(i)? {
             AttrValue::Place(v) => Ok(*v),
             other => Err(attr_mismatch(i, "Place", other)),
@@ -870,15 +1054,31 @@ impl<'a> InferMetaCtx<'a> {
     }
 }
 
+/// `int[]` values widened to `int64_t`, as [`AttrValue::Ints`] holds them.
+#[inline]
+fn widen(v: &[i32]) -> SmallVec<[i64; 6]> {
+    if v.len() <= 6 {
+        let mut buf = [0i64; 6];
+        for (b, &x) in buf.iter_mut().zip(v) {
+            *b = i64::from(x);
+        }
+        return SmallVec::from_buf_and_len(buf, v.len());
+    }
+    v.iter().map(|&x| i64::from(x)).collect()
+}
+
+#[cold]
 fn mismatch(i: usize, expected: &str, found: &MetaArg<'_>) -> InferMetaError {
     let found = match found {
         MetaArg::Tensor(_) => "a tensor",
         MetaArg::Tensors(_) => "a tensor list",
         MetaArg::Attr(a) => a.kind_name(),
+        MetaArg::Arg(a, kind, _) => attr_value_from_arg(a, *kind).kind_name(),
     };
     InferMetaError(format!("argument {i}: expected {expected}, found {found}"))
 }
 
+#[cold]
 fn attr_mismatch(i: usize, expected: &str, found: &AttrValue<'_>) -> InferMetaError {
     InferMetaError(format!(
         "argument {i}: expected {expected}, found {}",

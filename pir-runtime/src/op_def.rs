@@ -24,7 +24,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 
 use pir_spec::OpSchema;
 
@@ -421,6 +421,9 @@ pub struct AttrCache {
     /// 0: not worked out yet; 1: the shortcut applies, dense to dense, no attributes; 2: it
     /// applies; 3: it does not.
     unchanged: AtomicU8,
+    /// Where the op's infer-meta function and argument sources are remembered, plus one (0:
+    /// not yet; see `op_support::infer`).
+    inference: AtomicU32,
 }
 
 impl AttrCache {
@@ -434,6 +437,7 @@ impl AttrCache {
     pub const fn new() -> AttrCache {
         AttrCache {
             unchanged: AtomicU8::new(0),
+            inference: AtomicU32::new(0),
         }
     }
 
@@ -457,6 +461,17 @@ impl AttrCache {
                 r
             }
         }
+    }
+
+    /// Where the op's inference is remembered, plus one (0: not yet).
+    #[inline]
+    pub(crate) fn inference_slot(&self) -> u32 {
+        self.inference.load(Ordering::Acquire)
+    }
+
+    /// Records where the op's inference is remembered.
+    pub(crate) fn set_inference_slot(&self, slot: u32) {
+        self.inference.store(slot, Ordering::Release);
     }
 
     /// Whether the op is known to take the shortcut from a dense tensor to a dense tensor, with

@@ -36,6 +36,9 @@ const HIDDEN_ATTRIBUTES: [&str; 2] = ["op_callstack", "sym_shape_str"];
 const UNNAMED: u32 = u32::MAX;
 /// A name with this bit set is an index into [`Printer`]'s aliases.
 const ALIAS: u32 = 1 << 31;
+/// A name with this bit set is a block argument's number (`%arg_N`). Numbers stay below it:
+/// a program of 2^30 values would need tens of gigabytes.
+const BLOCK_ARG: u32 = 1 << 30;
 
 /// The deepest indentation printed, in levels of four spaces. Paddle indents every nesting
 /// level, which makes the text quadratic in the nesting depth (a hundred thousand nested
@@ -731,21 +734,26 @@ impl<'a> Printer<'a> {
             self.names.resize(idx + 1, UNNAMED);
         }
         let name = self.names[idx];
-        if name != UNNAMED && name & ALIAS != 0 {
-            self.buf.push_str(&self.aliases[(name & !ALIAS) as usize]);
+        // A named value prints from its name alone (the flag bits say alias or block
+        // argument), without reading the program's value table.
+        if name != UNNAMED {
+            if name & ALIAS != 0 {
+                self.buf.push_str(&self.aliases[(name & !ALIAS) as usize]);
+            } else if name & BLOCK_ARG != 0 {
+                self.buf.push_str("%arg_");
+                self.write_u32(name & !BLOCK_ARG);
+            } else {
+                self.buf.push('%');
+                self.write_u32(name);
+            }
             return Ok(());
         }
         if self.prog.is_block_arg(v) {
             return self.print_block_arg(v, name);
         }
-        let n = if name == UNNAMED {
-            let n = self.next_result;
-            self.next_result += 1;
-            self.names[idx] = n;
-            n
-        } else {
-            name
-        };
+        let n = self.next_result;
+        self.next_result += 1;
+        self.names[idx] = n;
         self.buf.push('%');
         self.write_u32(n);
         Ok(())
@@ -819,12 +827,12 @@ impl<'a> Printer<'a> {
         let idx = v.index();
         self.buf.push_str("%arg_");
         if name != UNNAMED {
-            self.write_u32(name);
+            self.write_u32(name & !BLOCK_ARG);
             return Ok(());
         }
         let n = self.next_arg;
         self.next_arg += 1;
-        self.names[idx] = n;
+        self.names[idx] = n | BLOCK_ARG;
         self.write_u32(n);
         self.buf.push_str(" {");
         if let ValueDef::BlockArg { block, index } = self.prog.value_def(v) {

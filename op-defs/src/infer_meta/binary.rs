@@ -288,21 +288,19 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
             fil[0]
         );
     }
-    let data = Ints::from_slice(if cl { &ind[1..rank - 1] } else { &ind[2..] });
-    let ksize = Ints::from_slice(&fil[2..]);
-    let (pads, same_algo) = update_padding(a.paddings, &data, a.strides, &ksize, a.algorithm)?;
+    let data: &[i64] = if cl { &ind[1..rank - 1] } else { &ind[2..] };
+    let ksize = &fil[2..];
+    let (pads, same_algo) = update_padding(a.paddings, data, a.strides, ksize, a.algorithm)?;
     // Paddle's conv API refuses negative paddings (`_update_padding_nd`).
     ensure_meta!(
         pads.iter().all(|&p| p >= 0),
         "Invalid padding, all value should be larger than or equal to 0, but received: {}",
         fmt_dims(a.paddings)
     );
-    let mut dil = Ints::from_slice(a.dilations);
-    if same_algo {
-        dil = Ints::from_elem(1, data.len());
-    }
+    // The SAME algorithm uses dilations of 1.
+    let dil = |i: usize| if same_algo { 1 } else { a.dilations[i] };
     ensure_meta!(
-        dil.len() >= data.len(),
+        same_algo || a.dilations.len() >= data.len(),
         "dilations {} must have one value per spatial dim of {}",
         fmt_dims(a.dilations),
         fmt_dims(ind)
@@ -318,7 +316,7 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
         } else {
             // ConvInferMeta keeps the dilated kernel extent in an `int`: past it, its result is
             // an overflow artefact, not a size.
-            let dk = dil[i]
+            let dk = dil(i)
                 .checked_mul(ksize[i] - 1)
                 .and_then(|e| e.checked_add(1))
                 .filter(|&e| i32::try_from(e).is_ok());
@@ -326,7 +324,7 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
                 return Err(err(format!(
                     "the dilated kernel extent dilation {} × (kernel {} - 1) + 1 overflows the \
                      32-bit int in which ConvInferMeta computes it",
-                    dil[i], ksize[i]
+                    dil(i), ksize[i]
                 )));
             };
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);

@@ -87,7 +87,7 @@ impl MetaBuilder {
 
 /// A fresh output of dims `d` with `x`'s dtype (`set_dims(d); set_dtype(x.dtype)`).
 pub(crate) fn with_dtype_of(x: &TensorMeta, d: &[i64]) -> TensorMeta {
-    MetaBuilder::new().dims(d).dtype(x.dtype).build()
+    TensorMeta::new(x.dtype, d)
 }
 
 /// A fresh output of dims `d` with `x`'s dtype and LoD
@@ -457,7 +457,12 @@ pub(crate) fn update_padding(
 ) -> Res<(Ints, bool)> {
     let n = data_dims.len();
     let mut p: Ints = if paddings.len() == n {
-        paddings.iter().flat_map(|&v| [v, v]).collect()
+        let mut p = Ints::new();
+        for &v in paddings {
+            p.push(v);
+            p.push(v);
+        }
+        p
     } else if paddings.len() == 2 * n {
         Ints::from_slice(paddings)
     } else {

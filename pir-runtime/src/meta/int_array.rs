@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use super::{attr_mismatch, AttrValue, InferMetaCtx, InferMetaError, IntArrayArg};
+use crate::op_support::AttrArg;
 
 /// The most values an `IntArray` fed by a computed tensor may stand for.
 const MAX_UNKNOWN_VALUES: usize = 4096;
@@ -78,6 +79,9 @@ impl<'a> InferMetaCtx<'a> {
     /// assert!(e.0.starts_with("`shape` comes from a tensor whose number of values is unknown"));
     /// ```
     pub fn int_array_values(&self, i: usize, name: &str) -> Result<IntArray<'a>, InferMetaError> {
+        if let Some(AttrArg::I64s(v)) = self.raw(i) {
+            return Ok(IntArray::known(v));
+        }
         match self.attr(i)? {
             AttrValue::IntArray(IntArrayArg {
                 values: Some(v), ..

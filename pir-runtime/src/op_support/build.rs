@@ -13,8 +13,9 @@ use crate::program::{OpId, Program, Value};
 use crate::types::Type;
 
 use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, AttrArg};
-use super::infer::{infer_result_types, input_meta, unchanged_result_type, InputMeta};
-use super::memo::{encode, Encoded};
+use super::infer::{
+    infer_build_types, infer_result_types, input_meta, unchanged_result_type, InputMeta,
+};
 use super::signature::type_fits;
 
 /// The schema of a generated op.
@@ -111,9 +112,7 @@ fn dict_of_args(
     if attrs.is_empty() {
         return Ok(b.ctx().empty_dict());
     }
-    let mut key = Encoded::new();
-    encode(attrs, &mut key);
-    if let Some(dict) = b.program().attr_memo.get(def, &key) {
+    if let Some(dict) = b.program().attr_memo.get(def, attrs) {
         return Ok(dict);
     }
     let ctx = &**b.ctx();
@@ -134,17 +133,8 @@ fn dict_of_args(
         entries.push((&spec.name, a));
     }
     let dict = ctx.dict_attr_sorted(&entries);
-    b.program_mut().attr_memo.put(def, &key, dict);
+    b.program_mut().attr_memo.put(def, attrs, dict);
     Ok(dict)
-}
-
-/// The infer-meta view of Rust attribute values (in schema order).
-fn attr_values<'a>(s: &OpSchema, attrs: &[AttrArg<'a>]) -> SmallVec<[AttrValue<'a>; 8]> {
-    s.attributes
-        .iter()
-        .zip(attrs)
-        .map(|(spec, arg)| attr_value_from_arg(arg, spec.kind))
-        .collect()
 }
 
 /// Build overload 1: tensor inputs as values, every attribute (mutable ones included, in input
@@ -218,7 +208,6 @@ fn build_inferred(
     let types = {
         let prog = b.program();
         let ctx = &**prog.ctx();
-        let values = attr_values(s, attrs);
         let mut metas: SmallVec<[InputMeta<'_>; 6]> = SmallVec::with_capacity(s.inputs.len());
         for (input, v) in s.inputs.iter().zip(inputs) {
             metas.push(input_meta(prog, &input.kind, *v));
@@ -230,11 +219,8 @@ fn build_inferred(
             };
             metas.push(InputMeta::Attr(attr_value_from_arg(arg, kind)));
         }
-        let input_types: SmallVec<[Option<Type>; 6]> = operands
-            .iter()
-            .map(|v| v.and_then(|v| prog.value_type(v)))
-            .collect();
-        infer_result_types(ctx, def, &metas, &input_types, &values)?
+        let input_type = |x: usize| operands.get(x).copied().flatten().and_then(|v| prog.value_type(v));
+        infer_build_types(ctx, def, s, &metas, input_type, attrs)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)
 }
@@ -355,18 +341,14 @@ pub fn build_with_values(
     let types = {
         let prog = b.program();
         let ctx = &**prog.ctx();
-        let values = attr_values(s, attrs);
         let metas: SmallVec<[InputMeta<'_>; 6]> = s
             .inputs
             .iter()
             .zip(operands)
             .map(|(i, v)| input_meta(prog, &i.kind, *v))
             .collect();
-        let input_types: SmallVec<[Option<Type>; 6]> = operands
-            .iter()
-            .map(|v| v.and_then(|v| prog.value_type(v)))
-            .collect();
-        infer_result_types(ctx, def, &metas, &input_types, &values)?
+        let input_type = |x: usize| operands.get(x).copied().flatten().and_then(|v| prog.value_type(v));
+        infer_build_types(ctx, def, s, &metas, input_type, attrs)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)
 }

@@ -2,10 +2,13 @@
 //! its inputs and the values of its attributes.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::sync::LazyLock;
 
 use pir_spec::{AttrKind, InputKind, OpKind, OpSchema, TensorKind, ValueKind};
 use smallvec::SmallVec;
 
+use crate::append_arena::AppendArena;
 use crate::context::IrContext;
 use crate::error::{BuildError, BuildErrorKind, InferOutputError};
 use crate::interfaces::{InferMeta, InferShape};
@@ -16,7 +19,7 @@ use crate::op_def::{OpDef, ParamRef};
 use crate::program::{OpRef, Program, Value};
 use crate::types::{TensorKey, Type, TypeData, TypeKey};
 
-use super::attrs::attr_value_of;
+use super::attrs::{attr_value_of, AttrArg};
 use super::build::{invalid, schema_of};
 
 /// An input as seen by infer-meta. A tensor's metadata is borrowed from its interned type.
@@ -35,15 +38,42 @@ pub enum InputMeta<'a> {
 /// The infer-meta view of operand `value` for input kind `kind`. Mutable attributes read the
 /// value from a defining `full_int_array` / `full` op when there is one (as Paddle's generated
 /// InferMeta does); otherwise the value is unknown (IntArray extents become -1).
+#[inline]
 pub fn input_meta<'p>(prog: &'p Program, kind: &InputKind, value: Option<Value>) -> InputMeta<'p> {
     let ctx: &'p IrContext = prog.ctx();
     let ty = value.and_then(|v| prog.value_type(v));
     match kind {
-        InputKind::Value(ValueKind::Tensor(_)) => match ty.and_then(|t| tensor_meta(ctx, t)) {
-            Some(Cow::Owned(m)) => InputMeta::OwnedTensor(Box::new(m)),
-            Some(Cow::Borrowed(m)) => InputMeta::Tensor(Some(m)),
-            None => InputMeta::Tensor(None),
+        InputKind::Value(ValueKind::Tensor(_)) => match ty.map(|t| (t, ctx.type_data(t))) {
+            // The common case: metadata borrowed from the interned type.
+            Some((_, TypeData::DenseTensor(m) | TypeData::SelectedRows(m))) => {
+                InputMeta::Tensor(Some(m))
+            }
+            _ => tensor_input(ctx, ty),
         },
+        _ => other_input_meta(prog, kind, value, ty),
+    }
+}
+
+/// The infer-meta view of a tensor input of type `ty`.
+fn tensor_input(ctx: &IrContext, ty: Option<Type>) -> InputMeta<'_> {
+    match ty.and_then(|t| tensor_meta(ctx, t)) {
+        Some(Cow::Owned(m)) => InputMeta::OwnedTensor(Box::new(m)),
+        Some(Cow::Borrowed(m)) => InputMeta::Tensor(Some(m)),
+        None => InputMeta::Tensor(None),
+    }
+}
+
+/// [`input_meta`] of a tensor list or a mutable attribute.
+#[inline(never)]
+fn other_input_meta<'p>(
+    prog: &'p Program,
+    kind: &InputKind,
+    value: Option<Value>,
+    ty: Option<Type>,
+) -> InputMeta<'p> {
+    let ctx: &'p IrContext = prog.ctx();
+    match kind {
+        InputKind::Value(ValueKind::Tensor(_)) => tensor_input(ctx, ty),
         InputKind::Value(ValueKind::Vector(_)) => InputMeta::Tensors(ty.and_then(|t| {
             match ctx.type_data(t) {
                 TypeData::Vector(elems) => elems
@@ -242,23 +272,14 @@ pub fn infer_result_types(
     attrs: &[AttrValue<'_>],
 ) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
     let s = schema_of(def)?;
-    let (f, params, fname) = match inference(def, s) {
-        Ok(found) => found,
-        // An op without results has nothing to infer (Paddle's `assert` names no function).
-        Err(BuildError::NoInference { .. }) if s.outputs.is_empty() => return Ok(SmallVec::new()),
-        Err(e) => return Err(e),
+    let Some((f, params, fname)) = inference_for(def, s)? else {
+        return Ok(SmallVec::new());
     };
     let params = params.as_slice();
     let mut args: SmallVec<[MetaArg<'_>; 10]> = SmallVec::with_capacity(params.len());
     for p in params {
         args.push(match *p {
-            ParamRef::Input(i) => match inputs.get(i as usize) {
-                Some(InputMeta::Tensor(t)) => MetaArg::Tensor(*t),
-                Some(InputMeta::OwnedTensor(t)) => MetaArg::Tensor(Some(t)),
-                Some(InputMeta::Tensors(t)) => MetaArg::Tensors(t.as_deref()),
-                Some(InputMeta::Attr(a)) => MetaArg::Attr(a),
-                None => return Err(arity(def, "input", i, inputs.len())),
-            },
+            ParamRef::Input(i) => input_arg(def, inputs, i)?,
             ParamRef::Attr(i) => match attrs.get(i as usize) {
                 Some(a) => MetaArg::Attr(a),
                 None => return Err(arity(def, "attribute", i, attrs.len())),
@@ -267,9 +288,139 @@ pub fn infer_result_types(
             ParamRef::Bool(false) => MetaArg::Attr(&FALSE),
         });
     }
+    let shared_type = |x: usize| match inputs.get(x) {
+        Some(InputMeta::Tensor(Some(_))) => input_types.get(x).copied().flatten(),
+        _ => None,
+    };
+    run_inference(ctx, def, s, f, params, fname, &args, shared_type)
+}
+
+/// Result types for a typed build: `inputs` (one per schema input), `input_type(x)` the type
+/// of input `x`, and the build's Rust attribute values `attrs` (one per schema attribute),
+/// handed to the function as they are ([`MetaArg::Arg`]): a value is converted to an
+/// [`AttrValue`] only if the function reads it in that form. The same results as
+/// [`infer_result_types`] on the converted values.
+pub(crate) fn infer_build_types(
+    ctx: &IrContext,
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    inputs: &[InputMeta<'_>],
+    input_type: impl Fn(usize) -> Option<Type>,
+    attrs: &[AttrArg<'_>],
+) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
+    let Some((f, params, fname)) = inference_for(def, s)? else {
+        return Ok(SmallVec::new());
+    };
+    let params = params.as_slice();
+    // One cell per attribute for the values a reader wants as an `AttrValue`: on the stack
+    // for up to `CELLS` attributes (empty cells cost a tag each to make and to drop).
+    const CELLS: usize = 8;
+    let on_stack = [const { OnceCell::<AttrValue<'static>>::new() }; CELLS];
+    let on_heap: Vec<OnceCell<AttrValue<'static>>>;
+    let cells: &[OnceCell<AttrValue<'static>>] = if attrs.len() <= CELLS {
+        &on_stack[..attrs.len()]
+    } else {
+        on_heap = attrs.iter().map(|_| OnceCell::new()).collect();
+        &on_heap
+    };
+    let mut args: SmallVec<[MetaArg<'_>; 10]> = SmallVec::with_capacity(params.len());
+    for p in params {
+        args.push(match *p {
+            ParamRef::Input(i) => input_arg(def, inputs, i)?,
+            ParamRef::Attr(i) => {
+                let i = i as usize;
+                match (attrs.get(i), s.attributes.get(i), cells.get(i)) {
+                    (Some(a), Some(spec), Some(cell)) => MetaArg::Arg(a, spec.kind, cell),
+                    _ => return Err(arity(def, "attribute", i as u16, attrs.len())),
+                }
+            }
+            ParamRef::Bool(true) => MetaArg::Attr(&TRUE),
+            ParamRef::Bool(false) => MetaArg::Attr(&FALSE),
+        });
+    }
+    let shared_type = |x: usize| match inputs.get(x) {
+        Some(InputMeta::Tensor(Some(_))) => input_type(x),
+        _ => None,
+    };
+    run_inference(ctx, def, s, f, params, fname, &args, shared_type)
+}
+
+/// The op's inference function, its argument sources and name; `None` for an op without
+/// results that names none (Paddle's `assert`: nothing to infer).
+fn inference_for(
+    def: &'static OpDef,
+    s: &'static OpSchema,
+) -> Result<Option<(InferMetaFn, Params, &'static str)>, BuildError> {
+    let slot = def.attr_cache.inference_slot();
+    if let Some(i) = slot.checked_sub(1).and_then(|i| INFERENCES.get(i as usize)) {
+        return Ok(Some((i.func, Params::Static(i.params), i.name)));
+    }
+    match inference(def, s) {
+        Ok(found) => {
+            if let (Params::Static(params), 0) = (&found.1, slot) {
+                remember(def, found.0, params, found.2);
+            }
+            Ok(Some(found))
+        }
+        Err(BuildError::NoInference { .. }) if s.outputs.is_empty() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// An op's inference as [`inference`] finds it from the static definition alone (a table of
+/// argument sources, not one computed from the schema): the same every time, so found once per
+/// op and kept in [`INFERENCES`].
+struct Inference {
+    func: InferMetaFn,
+    params: &'static [ParamRef],
+    name: &'static str,
+}
+
+/// The inferences found so far, for every context (one per op definition, or a few more when
+/// threads find one at once); `OpDef::attr_cache` says where each op's is.
+static INFERENCES: LazyLock<AppendArena<Inference, ()>> =
+    LazyLock::new(|| AppendArena::new(()));
+
+#[cold]
+fn remember(def: &'static OpDef, func: InferMetaFn, params: &'static [ParamRef], name: &'static str) {
+    let i = INFERENCES.writer().push(Inference { func, params, name });
+    if let Ok(slot) = u32::try_from(i + 1) {
+        def.attr_cache.set_inference_slot(slot);
+    }
+}
+
+/// The argument made of input `i`.
+#[inline]
+fn input_arg<'a>(
+    def: &OpDef,
+    inputs: &'a [InputMeta<'a>],
+    i: u16,
+) -> Result<MetaArg<'a>, BuildError> {
+    Ok(match inputs.get(i as usize) {
+        Some(InputMeta::Tensor(t)) => MetaArg::Tensor(*t),
+        Some(InputMeta::OwnedTensor(t)) => MetaArg::Tensor(Some(t)),
+        Some(InputMeta::Tensors(t)) => MetaArg::Tensors(t.as_deref()),
+        Some(InputMeta::Attr(a)) => MetaArg::Attr(a),
+        None => return Err(arity(def, "input", i, inputs.len())),
+    })
+}
+
+/// Calls `f` on `args` and turns its outputs into result types. `shared_type(x)` is the type
+/// of input `x` when its argument is that input's own metadata (a shared output reuses it).
+#[allow(clippy::too_many_arguments)]
+fn run_inference(
+    ctx: &IrContext,
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    f: InferMetaFn,
+    params: &[ParamRef],
+    fname: &'static str,
+    args: &[MetaArg<'_>],
+    shared_type: impl Fn(usize) -> Option<Type>,
+) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
     let mut outs: SmallVec<[MetaOut; 4]> = SmallVec::new();
     outs.extend((0..s.outputs.len()).map(|_| MetaOut::None));
-    f(&mut InferMetaCtx::new(&args, &mut outs)).map_err(|e| BuildError::InferMeta {
+    f(&mut InferMetaCtx::new(args, &mut outs)).map_err(|e| BuildError::InferMeta {
         op: def.name,
         func: fname,
         message: e.0,
@@ -294,12 +445,7 @@ pub fn infer_result_types(
             // A shared output has the type of the tensor it shares: no copy, no interning.
             (MetaOut::Shared(i), ValueKind::Tensor(k)) => {
                 let shared = match params.get(*i) {
-                    Some(ParamRef::Input(x)) => match inputs.get(*x as usize) {
-                        Some(InputMeta::Tensor(Some(_))) => {
-                            input_types.get(*x as usize).copied().flatten()
-                        }
-                        _ => None,
-                    },
+                    Some(ParamRef::Input(x)) => shared_type(*x as usize),
                     _ => None,
                 };
                 match shared {
