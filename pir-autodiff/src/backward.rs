@@ -124,6 +124,9 @@ struct Pass<'p> {
     /// Paddle's `control_flow_value_to_copyvalue_map`: a value of a forward branch → the
     /// copy the backward branch reads.
     copy_map: FxHashMap<Value, Value>,
+    /// Paddle's `bwd_value_to_block_argument_map`: a loop variable of a backward `while` →
+    /// the argument of its body that stands for it inside.
+    arg_map: FxHashMap<Value, Value>,
 }
 
 /// The control-flow op whose branch a nested pass differentiates (Paddle's `base_op`,
@@ -328,6 +331,7 @@ impl<'p> Pass<'p> {
             rules: RuleCache::default(),
             grad_outputs: Vec::new(),
             copy_map: FxHashMap::default(),
+            arg_map: FxHashMap::default(),
         }
     }
 
@@ -557,7 +561,11 @@ impl<'p> Pass<'p> {
             .value_to_valuegrad
             .remove(&value)
             .unwrap_or_default();
-        let list: Vec<Value> = all.iter().filter_map(|g| g[0]).collect();
+        let list: Vec<Value> = all
+            .iter()
+            .filter_map(|g| g[0])
+            .map(|g| map_value(&self.arg_map, g))
+            .collect();
         self.state
             .value_to_sumvaluegrad
             .entry(value)
@@ -643,9 +651,17 @@ impl<'p> Pass<'p> {
             if g.first().copied().flatten().is_none() {
                 zero[i] = true;
             }
-            grads.push(g);
+            grads.push(self.map_args(&g));
         }
         Ok((zero, outputs, grads))
+    }
+
+    /// Paddle's `return_map_value_list(grads, bwd_value_to_block_argument_map)`.
+    fn map_args(&self, grads: &Grads) -> Grads {
+        grads
+            .iter()
+            .map(|g| g.map(|g| map_value(&self.arg_map, g)))
+            .collect()
     }
 
     fn grad_semantics(&self, op: OpId) -> SmallVec<[bool; 8]> {
@@ -717,12 +733,13 @@ impl<'p> Pass<'p> {
 
     /// Paddle's `update_input_grad_map`: records each operand's gradient (a combined operand's
     /// gradients go to the combined values).
-    fn update_input_grad_map(&mut self, op: OpId, grads: &[Grads]) {
+    /// `operands` are the op's real inputs as they were before its backward was built (a
+    /// control-flow op's grow by the `cf` pipe's inlets).
+    fn update_input_grad_map(&mut self, op: OpId, grads: &[Grads], operands: &[Option<Value>]) {
         let sem = self.grad_semantics(op);
         let push = self.prog.op(op).name() == cf::TUPLE_PUSH;
-        let operands = cf::real_inputs(self.prog, op);
         let mut i = 0;
-        for (k, input) in operands.into_iter().enumerate() {
+        for (k, &input) in operands.iter().enumerate() {
             if !sem.get(k).copied().unwrap_or(false) {
                 continue;
             }
@@ -732,7 +749,8 @@ impl<'p> Pass<'p> {
             match defining_combine(self.prog, input).filter(|_| !push) {
                 Some(c) => {
                     let per: Vec<Grads> = g.iter().map(|x| smallvec![*x]).collect();
-                    self.update_input_grad_map(c, &per);
+                    let inner: Vec<Option<Value>> = self.prog.op(c).operands().collect();
+                    self.update_input_grad_map(c, &per, &inner);
                 }
                 None => self
                     .state
@@ -767,14 +785,32 @@ impl<'p> Pass<'p> {
         } else {
             inverse_sort_op(self.prog, forward_ops)?
         };
+        // Paddle's `while_tuple_ops`: the first pipe's pop, push and stack.
+        let mut pipe: Option<[OpId; 3]> = None;
         for op in order {
             let name = self.prog.op(op).name();
             if name == "builtin.combine" || name == "builtin.split" {
                 continue;
             }
-            if self.prog.op(op).name() == cf::IF {
-                self.backward_of_if(op)?;
-                continue;
+            match name {
+                cf::TUPLE_PUSH => {
+                    let ops = self.backward_of_tuple_push(op)?;
+                    pipe.get_or_insert(ops);
+                    continue;
+                }
+                cf::IF => {
+                    self.backward_of_if(op)?;
+                    continue;
+                }
+                cf::WHILE => {
+                    self.backward_of_while(op)?;
+                    continue;
+                }
+                cf::PYLAYER => {
+                    self.backward_of_pylayer(op)?;
+                    continue;
+                }
+                _ => {}
             }
             if self.rules.has_vjp(self.prog, op) {
                 self.backward_of(op)?;
@@ -795,8 +831,158 @@ impl<'p> Pass<'p> {
             }
         }
         if let Some(base) = base {
+            if let Some(pipe) = pipe {
+                self.prune_pipe(pipe)?;
+            }
             self.append_yield(base)?;
         }
+        Ok(())
+    }
+
+    /// Paddle's `while_prune_check`: a pipe whose popped values the backward block does not
+    /// read goes (pop, push, then stack). A stack a backward `while`'s `cf.has_elements`
+    /// still reads stays, with its push (Paddle cannot remove it either).
+    fn prune_pipe(&mut self, [pop, push, stack]: [OpId; 3]) -> Result<(), AutodiffError> {
+        let unused = |p: &Program, op: OpId| p.op(op).results().all(|v| !p.has_uses(v));
+        if !unused(self.prog, pop) {
+            return Ok(());
+        }
+        self.remove_op(pop)?;
+        let stack_value = self.prog.op(stack).result(0);
+        if self.prog.has_uses(stack_value) {
+            return Ok(());
+        }
+        self.prog.erase_op(push)?;
+        self.prog.erase_op(stack)?;
+        Ok(())
+    }
+
+    /// Paddle's `TuplePushOp` Vjp: a `cf.tuple_pop` in the backward block; each pushed value
+    /// is read there through its popped copy. Returns the pop, the push and the stack.
+    fn backward_of_tuple_push(&mut self, op: OpId) -> Result<[OpId; 3], AutodiffError> {
+        let (inputs, _stops) = self.make_input_with_input_stopgradient(op);
+        let block = self.block;
+        let pop = cf::build_tuple_pop(&mut Builder::at_block_end(self.prog, block), op)?;
+        self.backward_ops.push(pop);
+        let copies: Vec<Value> = self.prog.op(pop).results().collect();
+        for (input, copy) in inputs.iter().skip(1).zip(copies) {
+            if let Some(v) = input.first().copied().flatten() {
+                self.copy_map.insert(v, copy);
+            }
+        }
+        let stack = self
+            .prog
+            .op(op)
+            .operand(0)
+            .and_then(|v| self.prog.defining_op(v))
+            .ok_or_else(|| AutodiffError::Invalid {
+                op: self.prog.describe(op),
+                message: "cf.tuple_push without a stack".into(),
+            })?;
+        Ok([pop, op, stack])
+    }
+
+    /// `pd_op.pylayer`: Paddle runs the Python function registered under the op's
+    /// `backward_function_id` to build its backward; there is none to run here.
+    fn backward_of_pylayer(&mut self, op: OpId) -> Result<(), AutodiffError> {
+        let (zero, _outputs, out_grads) = self.make_output_with_output_grad(op)?;
+        let (_inputs, stops) = self.make_input_with_input_stopgradient(op);
+        let none = out_grads.iter().all(|g| g.iter().all(Option::is_none));
+        if out_grads.is_empty() || zero.iter().all(|&z| z) || none {
+            return Ok(());
+        }
+        if stops.iter().all(|s| s.iter().all(|&x| x)) {
+            return Ok(());
+        }
+        let id = match self.prog.op(op).attr_data("backward_function_id") {
+            Some(pir_runtime::AttrData::Int32(id)) => id.to_string(),
+            _ => "?".into(),
+        };
+        Err(AutodiffError::Invalid {
+            op: self.prog.describe(op),
+            message: format!(
+                "its backward is the Python function Paddle registered as \
+                 backward_function_id {id} (PyLayer.backward); pir-rs cannot run it"
+            ),
+        })
+    }
+
+    /// A `pd_op.while`'s gradient (Paddle's `append_backward_ops` for `pd_op.while` and
+    /// `WhileOp::Vjp`): the gradients of the values the body reads from outside join the
+    /// output gradients, a pipe carries the body's values to the backward loop, and a
+    /// `pd_op.while` over `cf.has_elements` of that pipe's stack runs the body's backward,
+    /// its loop variables being the gradients of the inputs that want one.
+    fn backward_of_while(&mut self, op: OpId) -> Result<(), AutodiffError> {
+        let (_zero, _outputs, mut out_grads) = self.make_output_with_output_grad(op)?;
+        let (inputs, stops) = self.make_input_with_input_stopgradient(op);
+        if stops.iter().all(|s| s.iter().all(|&x| x)) {
+            return Ok(());
+        }
+        let origin: Vec<Option<Value>> = cf::real_inputs(self.prog, op).into_vec();
+        let body =
+            cf::blocks(self.prog, op)
+                .first()
+                .copied()
+                .ok_or_else(|| AutodiffError::Invalid {
+                    op: self.prog.describe(op),
+                    message: "pd_op.while without a body".into(),
+                })?;
+        let mut sub = self.state.clone();
+        for input in cf::used_external_values_of_block(self.prog, body) {
+            // As Paddle: several gradients are summed in the outer state, but the loop starts
+            // from the first.
+            if sub.grads(input).len() > 1 {
+                self.append_add_n(input)?;
+            }
+            if sub.grads(input).is_empty() {
+                std::mem::swap(&mut self.state, &mut sub);
+                let r = self.append_full_like(0.0, input, input);
+                std::mem::swap(&mut self.state, &mut sub);
+                r?;
+            }
+            let g = sub.grads(input)[0].clone();
+            let old = self
+                .state
+                .value_to_valuegrad
+                .insert(input, Vec::new())
+                .unwrap_or_default();
+            self.state
+                .value_to_sumvaluegrad
+                .entry(input)
+                .or_default()
+                .extend(old);
+            out_grads.push(self.map_args(&g));
+        }
+        cf::build_pipe_for_block(self.prog, body)?;
+        let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
+        let og: Vec<Option<Value>> = out_grads.iter().map(|g| g[0]).collect();
+        let block = self.block;
+        let cf::WhileGrad {
+            op: grad_op,
+            body: grad_body,
+            grads,
+        } = cf::build_while_grad(
+            &mut Builder::at_block_end(self.prog, block),
+            op,
+            &og,
+            &stop_flags,
+        )?;
+        // The loop variables stand for their body's arguments inside (outer entries win).
+        let loop_vars: Vec<Value> = self.prog.op(grad_op).operands().skip(1).flatten().collect();
+        let mut arg_map: FxHashMap<Value, Value> = loop_vars
+            .into_iter()
+            .zip(self.prog.block_args(grad_body).iter().copied())
+            .collect();
+        arg_map.extend(self.arg_map.iter().map(|(k, v)| (*k, *v)));
+        let base = Base {
+            op,
+            inputs: inputs.iter().map(|i| i[0]).collect(),
+            grads: grads.clone(),
+        };
+        self.in_block(body, grad_body, &base, sub, arg_map)?;
+        let per_input: Vec<Grads> = grads.iter().map(|g| smallvec![*g]).collect();
+        self.update_input_grad_map(op, &per_input, &origin);
+        self.backward_ops.push(grad_op);
         Ok(())
     }
 
@@ -822,6 +1008,11 @@ impl<'p> Pass<'p> {
             })?;
         let rest: Vec<Option<Value>> = inputs[1..].iter().map(|i| i[0]).collect();
         let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
+        // Paddle lays a pipe for each branch before the Vjp; a backward branch that reads
+        // none of its values drops it again (`prune_pipe`).
+        for b in cf::blocks(self.prog, op) {
+            cf::build_pipe_for_block(self.prog, b)?;
+        }
         let block = self.block;
         let cf::IfGrad {
             op: grad_op,
@@ -846,7 +1037,10 @@ impl<'p> Pass<'p> {
                     used_by_others.push((*v, g.clone()));
                 }
             }
-            self.in_branch(fwd, bwd, &base)?;
+            let state = self.state.clone();
+            // Paddle's recursion for an `if` passes no `bwd_value_to_block_argument_map`
+            // (the parameter's empty default), so a branch reads gradients unmapped.
+            self.in_block(fwd, bwd, &base, state, FxHashMap::default())?;
             for (v, g) in &used_by_others {
                 self.state.value_to_valuegrad.insert(*v, g.clone());
             }
@@ -855,16 +1049,24 @@ impl<'p> Pass<'p> {
             self.state.value_to_valuegrad.insert(*v, Vec::new());
         }
         let per_input: Vec<Grads> = grads.iter().map(|g| smallvec![*g]).collect();
-        self.update_input_grad_map(op, &per_input);
+        self.update_input_grad_map(op, &per_input, &origin);
         self.backward_ops.push(grad_op);
         Ok(())
     }
 
-    /// Differentiates forward branch `fwd` into backward branch `bwd` on a copy of the state
-    /// (Paddle's recursive `append_backward_ops` with `sub_state`); the forward values the
-    /// backward branch reads must come through a `cf` pipe (`build_pipe_for_block`).
-    fn in_branch(&mut self, fwd: BlockId, bwd: BlockId, base: &Base) -> Result<(), AutodiffError> {
-        let saved_state = self.state.clone();
+    /// Differentiates forward block `fwd` into backward block `bwd` on `state` (a copy of the
+    /// pass's) with `arg_map` (Paddle's recursive `append_backward_ops` with `sub_state`); the
+    /// pass's state, copy map and argument map are restored afterwards.
+    fn in_block(
+        &mut self,
+        fwd: BlockId,
+        bwd: BlockId,
+        base: &Base,
+        state: State,
+        arg_map: FxHashMap<Value, Value>,
+    ) -> Result<(), AutodiffError> {
+        let saved_state = std::mem::replace(&mut self.state, state);
+        let saved_args = std::mem::replace(&mut self.arg_map, arg_map);
         let saved_ops = std::mem::take(&mut self.backward_ops);
         let saved_copy = self.copy_map.clone();
         let saved_block = std::mem::replace(&mut self.block, bwd);
@@ -873,52 +1075,40 @@ impl<'p> Pass<'p> {
         self.block = saved_block;
         self.copy_map = saved_copy;
         self.backward_ops = saved_ops;
+        self.arg_map = saved_args;
         self.state = saved_state;
-        r?;
-        self.check_no_pipe_needed(fwd, bwd)
-    }
-
-    /// Paddle passes the forward values a backward branch reads through a stack
-    /// (`cf.stack_create` / `cf.tuple_push` / `cf.tuple_pop`), and removes the pipe when the
-    /// backward branch reads none of them. Without the `cf` pipe ops only the second case can
-    /// be built: a backward branch that reads a forward branch's value is an error.
-    fn check_no_pipe_needed(&self, fwd: BlockId, bwd: BlockId) -> Result<(), AutodiffError> {
-        let mut local: Vec<Value> = self.prog.block_args(fwd).to_vec();
-        for op in self.prog.block_ops(fwd) {
-            local.extend(self.prog.op(op).results());
-        }
-        let inside = |op: OpId| {
-            let mut b = self.prog.op(op).parent_block();
-            while let Some(block) = b {
-                if block == bwd {
-                    return true;
-                }
-                b = self
-                    .prog
-                    .block_parent(block)
-                    .and_then(|region| self.prog.region_parent(region))
-                    .and_then(|o| self.prog.op(o).parent_block());
-            }
-            false
-        };
-        for v in local {
-            if self.prog.uses(v).any(|u| inside(u.op)) {
-                return Err(AutodiffError::MissingOp(format!(
-                    "cf.tuple_push (the backward of a control-flow branch reads its forward \
-                     value %{}, which Paddle passes through cf.stack_create / cf.tuple_push / \
-                     cf.tuple_pop)",
-                    v.index()
-                )));
-            }
-        }
-        Ok(())
+        r
     }
 
     /// Paddle's `append_yield`: ends a backward branch with `cf.yield` of the gradient of
     /// every base input that wants one (summed if several, zeros if the branch has none).
     fn append_yield(&mut self, base: &Base) -> Result<(), AutodiffError> {
         let mut yielded = Vec::new();
-        for (input, grad) in base.inputs.iter().zip(&base.grads) {
+        let mut inputs = base.inputs.clone();
+        if self.prog.op(base.op).name() == cf::WHILE {
+            // A backward loop runs while the pipe has elements; the forward loop variables
+            // are read as the forward body's arguments.
+            let body = cf::blocks(self.prog, base.op)[0];
+            let block = self.block;
+            let cond = cf::build_has_elements(
+                &mut Builder::at_block_end(self.prog, block),
+                base.op,
+                body,
+            )?;
+            yielded.push(cond);
+            let r = self.prog.op(base.op);
+            let n = r.num_operands();
+            let fwd_args: FxHashMap<Value, Value> = r
+                .operands()
+                .skip(1)
+                .flatten()
+                .zip(self.prog.block_args(body).iter().copied())
+                .collect();
+            for v in inputs.iter_mut().take(n).flatten() {
+                *v = map_value(&fwd_args, *v);
+            }
+        }
+        for (input, grad) in inputs.iter().zip(&base.grads) {
             let (Some(input), Some(_)) = (input, grad) else {
                 continue;
             };
@@ -932,7 +1122,7 @@ impl<'p> Pass<'p> {
                 }
             }
             let g = self.state.grads(value).first().and_then(|g| g[0]);
-            yielded.extend(g);
+            yielded.extend(g.map(|g| map_value(&self.arg_map, g)));
         }
         let block = self.block;
         cf::build_yield(&mut Builder::at_block_end(self.prog, block), &yielded)?;
@@ -986,7 +1176,8 @@ impl<'p> Pass<'p> {
         let (grads, created) = self.emit(|b| vjp.call(b, op, &args))?;
         self.backward_ops.extend(created);
         self.set_grad_types(op, &inputs, &grads);
-        self.update_input_grad_map(op, &grads);
+        let operands = cf::real_inputs(self.prog, op);
+        self.update_input_grad_map(op, &grads, &operands);
         Ok(())
     }
 
@@ -1027,7 +1218,7 @@ impl<'p> Pass<'p> {
         let mut seen = FxHashSet::default();
         for &input in inputs {
             for u in self.prog.uses(input) {
-                for v in self.prog.op(u.op).operands().flatten() {
+                for v in cf::real_inputs(self.prog, u.op).into_iter().flatten() {
                     if seen.insert(v) {
                         outs_fwd.push(v);
                     }
@@ -1049,7 +1240,7 @@ impl<'p> Pass<'p> {
         let mut extra = Vec::new();
         for &g in &inputs {
             if let Some(u) = self.prog.uses(g).next() {
-                extra.extend(self.prog.op(u.op).operands().flatten());
+                extra.extend(cf::real_inputs(self.prog, u.op).into_iter().flatten());
             }
         }
         inputs.extend(extra);

@@ -9,7 +9,10 @@
 //!   result per real input that wants a gradient, two empty blocks that the backward pass
 //!   fills branch by branch and ends with a `cf.yield` of the branch's input gradients.
 
-use pir_runtime::{BlockId, Builder, IrError, OpId, OperationArgs, Program, Type, Value, ValueDef};
+use pir_runtime::{
+    BlockId, Builder, InsertPoint, IrError, OpDef, OpId, OperationArgs, Program, Type, TypeKey,
+    Value, ValueDef,
+};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
@@ -25,6 +28,12 @@ pub const PYLAYER: &str = "pd_op.pylayer";
 pub const YIELD: &str = "cf.yield";
 /// `cf.tuple_push`.
 pub const TUPLE_PUSH: &str = "cf.tuple_push";
+/// `cf.tuple_pop`.
+pub const TUPLE_POP: &str = "cf.tuple_pop";
+/// `cf.stack_create`.
+pub const STACK_CREATE: &str = "cf.stack_create";
+/// `cf.has_elements`.
+pub const HAS_ELEMENTS: &str = "cf.has_elements";
 
 /// Whether `op` is `pd_op.if` or `pd_op.while` (Paddle's `is_control_flow`).
 pub fn is_control_flow(prog: &Program, op: OpId) -> bool {
@@ -219,4 +228,265 @@ pub fn build_yield(b: &mut Builder<'_>, values: &[Value]) -> Result<OpId, Autodi
         .ok_or_else(|| AutodiffError::MissingOp(YIELD.into()))?;
     let operands: Vec<Option<Value>> = values.iter().copied().map(Some).collect();
     Ok(b.create_with(def, &operands, ctx.empty_dict(), &[], 0)?)
+}
+
+/// The registered definition of `name`.
+fn def_of(prog: &Program, name: &str) -> Result<&'static OpDef, AutodiffError> {
+    prog.ctx()
+        .op_def(name)
+        .ok_or_else(|| AutodiffError::MissingOp(name.into()))
+}
+
+/// The `cf` type `cf.<name>` (`stack`, `inlet`, `outlet`).
+fn cf_type(prog: &Program, name: &'static str) -> Type {
+    prog.ctx().intern_type(TypeKey::Custom("cf", name, &[]))
+}
+
+/// The pipe Paddle's `build_pipe_for_block` lays for a control-flow block: a
+/// `cf.stack_create` first in the program's top-level block and, before the block's
+/// `cf.yield`, a `cf.tuple_push` of every value the block defines (its arguments, then the
+/// results of its ops in order).
+#[derive(Debug, Clone, Copy)]
+pub struct Pipe {
+    /// The `cf.stack_create`.
+    pub stack: OpId,
+    /// The `cf.tuple_push`.
+    pub push: OpId,
+}
+
+/// Paddle's `BuildPipeForBlock` (`control_flow_api.cc`): lays a [`Pipe`] for `block`. The
+/// ops carry no attributes (their `Build` sets none).
+///
+/// # Errors
+///
+/// [`AutodiffError::MissingOp`] when the `cf` ops are not registered; IR errors.
+pub fn build_pipe_for_block(prog: &mut Program, block: BlockId) -> Result<Pipe, AutodiffError> {
+    let create = def_of(prog, STACK_CREATE)?;
+    let push_def = def_of(prog, TUPLE_PUSH)?;
+    let types = [
+        Some(cf_type(prog, "stack")),
+        Some(cf_type(prog, "inlet")),
+        Some(cf_type(prog, "outlet")),
+    ];
+    let empty = prog.ctx().empty_dict();
+    let top = prog.block();
+    let stack = Builder::new(prog, InsertPoint::BlockStart(top)).create_with(
+        create,
+        &[],
+        empty,
+        &types,
+        0,
+    )?;
+    let inlet = prog.op(stack).result(1);
+    let mut operands: Vec<Option<Value>> = vec![Some(inlet)];
+    operands.extend(prog.block_args(block).iter().copied().map(Some));
+    for op in prog.block_ops(block) {
+        operands.extend(prog.op(op).results().map(Some));
+    }
+    let ip = match prog.last_op(block) {
+        Some(last) if prog.op(last).name() == YIELD => InsertPoint::Before(last),
+        _ => InsertPoint::BlockEnd(block),
+    };
+    let push = Builder::new(prog, ip).create_with(push_def, &operands, empty, &[], 0)?;
+    Ok(Pipe { stack, push })
+}
+
+/// Paddle's `TuplePushOp` Vjp: a `cf.tuple_pop` of the push's stack at `b`'s insertion point,
+/// one result per pushed value, typed as it (`TuplePopOp::Build`, no attributes).
+///
+/// # Errors
+///
+/// [`AutodiffError::Invalid`] when the push's inlet is not a `cf.stack_create`'s;
+/// [`AutodiffError::MissingOp`]; IR errors.
+pub fn build_tuple_pop(b: &mut Builder<'_>, push: OpId) -> Result<OpId, AutodiffError> {
+    let prog = b.program();
+    let r = prog.op(push);
+    let stack = r
+        .operand(0)
+        .and_then(|v| prog.defining_op(v))
+        .filter(|&s| prog.op(s).name() == STACK_CREATE)
+        .ok_or_else(|| AutodiffError::Invalid {
+            op: prog.describe(push),
+            message: "its inlet is not the result of a cf.stack_create".into(),
+        })?;
+    let outlet = prog.op(stack).result(2);
+    let types: Vec<Option<Type>> = r
+        .operands()
+        .skip(1)
+        .map(|v| v.and_then(|v| prog.value_type(v)))
+        .collect();
+    let def = def_of(prog, TUPLE_POP)?;
+    let empty = b.ctx().empty_dict();
+    Ok(b.create_with(def, &[Some(outlet)], empty, &types, 0)?)
+}
+
+/// The last `cf.tuple_push` of `block` (Paddle's `BuildHasElementsOp` and `WhileOp::Vjp`
+/// look for it from the end).
+pub fn last_push(prog: &Program, block: BlockId) -> Option<OpId> {
+    let mut op = prog.last_op(block);
+    while let Some(o) = op {
+        if prog.op(o).name() == TUPLE_PUSH {
+            return Some(o);
+        }
+        op = prog.op(o).prev_op();
+    }
+    None
+}
+
+/// The stack (`cf.stack_create` result 0) of a `cf.tuple_push`.
+fn stack_of_push(prog: &Program, push: OpId) -> Option<Value> {
+    let inlet = prog.op(push).operand(0)?;
+    let stack = prog.defining_op(inlet)?;
+    (prog.op(stack).name() == STACK_CREATE).then(|| prog.op(stack).result(0))
+}
+
+/// `cf.has_elements` of the stack the last `cf.tuple_push` of `body` pushes into, at `b`'s
+/// insertion point, with `stop_gradient:[true]` (Paddle's `HasElementsOp::Build`).
+///
+/// # Errors
+///
+/// [`AutodiffError::Invalid`] when `body` has no `cf.tuple_push` into a stack;
+/// [`AutodiffError::MissingOp`]; IR errors.
+pub fn build_has_elements(
+    b: &mut Builder<'_>,
+    while_op: OpId,
+    body: BlockId,
+) -> Result<Value, AutodiffError> {
+    let prog = b.program();
+    let stack = last_push(prog, body)
+        .and_then(|p| stack_of_push(prog, p))
+        .ok_or_else(|| AutodiffError::Invalid {
+            op: prog.describe(while_op),
+            message: "the forward while's body has no cf.tuple_push, so the reverse loop has \
+                      no condition"
+                .into(),
+        })?;
+    let def = def_of(prog, HAS_ELEMENTS)?;
+    let ctx = b.ctx().clone();
+    let attrs = ctx.dict_attr(&[("stop_gradient", ctx.bool_array_attr(&[true]))]);
+    let t = ctx.dense_tensor_type(pir_runtime::phi::DataType::Bool, &[1]);
+    let op = b.create_with(def, &[Some(stack)], attrs, &[Some(t)], 0)?;
+    Ok(b.program().op(op).result(0))
+}
+
+/// The `pd_op.while` computing a `while`'s gradients ([`build_while_grad`]).
+#[derive(Debug, Clone)]
+pub struct WhileGrad {
+    /// The new `pd_op.while`.
+    pub op: OpId,
+    /// Its body, with one argument per loop variable and no ops.
+    pub body: BlockId,
+    /// One gradient (a result of `op`) or `None` per real input of the forward `while`
+    /// (`None` for the condition).
+    pub grads: Vec<Option<Value>>,
+}
+
+/// Paddle's `WhileOp::Vjp`: `cf.has_elements` of the forward body's stack as condition, and
+/// `pd_op.while` over the output gradients of the inputs that want one (`stops[i + 1]`
+/// false), built as `WhileOp::Build` does (results and body arguments typed as the loop
+/// variables, their `stop_gradient` flags from the loop variables', `false` where unset; the
+/// condition marked `stop_gradient`).
+///
+/// # Errors
+///
+/// [`AutodiffError::Invalid`] when the condition wants a gradient, the counts disagree or the
+/// body has no `cf.tuple_push`; [`AutodiffError::MissingOp`]; IR errors.
+pub fn build_while_grad(
+    b: &mut Builder<'_>,
+    fwd: OpId,
+    out_grads: &[Option<Value>],
+    stops: &[bool],
+) -> Result<WhileGrad, AutodiffError> {
+    let invalid = |b: &Builder<'_>, message: String| AutodiffError::Invalid {
+        op: b.program().describe(fwd),
+        message,
+    };
+    if stops.len() != out_grads.len() + 1 {
+        let m = format!(
+            "{} inputs but {} output gradients (Paddle requires inputs = output grads + 1)",
+            stops.len(),
+            out_grads.len()
+        );
+        return Err(invalid(b, m));
+    }
+    if !stops.first().copied().unwrap_or(true) {
+        return Err(invalid(
+            b,
+            "the stop_gradient of the condition input must be true".into(),
+        ));
+    }
+    let body = blocks(b.program(), fwd)
+        .first()
+        .copied()
+        .ok_or_else(|| invalid(b, "the forward while has no body".into()))?;
+    let cond = build_has_elements(b, fwd, body)?;
+    let mut loop_vars = Vec::new();
+    for (i, g) in out_grads.iter().enumerate() {
+        if stops[i + 1] {
+            continue;
+        }
+        let g = g.ok_or_else(|| invalid(b, format!("output gradient {i} is missing")))?;
+        loop_vars.push(g);
+    }
+    let prog = b.program();
+    let types: Vec<Option<Type>> = loop_vars.iter().map(|&v| prog.value_type(v)).collect();
+    let flags: Vec<bool> = loop_vars
+        .iter()
+        .map(|&v| {
+            let ValueDef::OpResult { .. } = prog.value_def(v) else {
+                return block_arg_stop_gradient(prog, v);
+            };
+            crate::stop_gradient::value_stop_gradient_or(prog, v, false)
+        })
+        .collect();
+    let def = def_of(prog, WHILE)?;
+    let ctx = b.ctx().clone();
+    let attrs = ctx.dict_attr(&[("stop_gradient", ctx.bool_array_attr(&flags))]);
+    let mut operands = vec![Some(cond)];
+    operands.extend(loop_vars.iter().copied().map(Some));
+    let op = b.create(OperationArgs {
+        def,
+        operands: &operands,
+        attributes: attrs,
+        result_types: &types,
+        num_regions: 1,
+    })?;
+    let prog = b.program_mut();
+    let region = prog.op(op).region(0);
+    let body = prog.add_block(region);
+    for (i, (&t, &flag)) in types.iter().zip(&flags).enumerate() {
+        prog.add_block_arg(body, t);
+        let attr = ctx.dict_attr(&[("stop_gradient", ctx.bool_attr(flag))]);
+        prog.set_block_arg_attrs(body, i, attr);
+    }
+    let mut j = 0;
+    let grads = stops
+        .iter()
+        .map(|&stop| {
+            (!stop).then(|| {
+                j += 1;
+                prog.op(op).result(j - 1)
+            })
+        })
+        .collect();
+    Ok(WhileGrad { op, body, grads })
+}
+
+/// A block argument's `stop_gradient` attribute, `false` where unset (Paddle's
+/// `Value::attribute` read by `WhileOp::Build`).
+fn block_arg_stop_gradient(prog: &Program, v: Value) -> bool {
+    let ValueDef::BlockArg { block, index } = prog.value_def(v) else {
+        return false;
+    };
+    let ctx = prog.ctx();
+    let Some(attrs) = prog.block_arg_attrs(block, index as usize) else {
+        return false;
+    };
+    match ctx.attr_data(attrs) {
+        pir_runtime::AttrData::Dict(entries) => entries.iter().any(|(n, a)| {
+            &**n == "stop_gradient"
+                && matches!(ctx.attr_data(*a), pir_runtime::AttrData::Bool(true))
+        }),
+        _ => false,
+    }
 }

@@ -2,18 +2,47 @@
 
 use pir_runtime::{AttrData, BlockId, OpId, Program, Value, ValueDef};
 
-/// Whether `v` stops gradients: its defining op's `stop_gradient` entry; `true` when the op
-/// records none, or for block arguments (Paddle's default).
+/// Whether `v` stops gradients (Paddle's `Value.stop_gradient`): its defining op's
+/// `stop_gradient` entry, or a block argument's `stop_gradient` attribute; `true` when none is
+/// recorded (Paddle's default).
 pub fn value_stop_gradient(prog: &Program, v: Value) -> bool {
-    let ValueDef::OpResult { op, index } = prog.value_def(v) else {
-        return true;
-    };
     let ctx = prog.ctx();
+    let (op, index) = match prog.value_def(v) {
+        ValueDef::OpResult { op, index } => (op, index),
+        // A block argument's own attribute (a `while` body's `{stop_gradient:false}`).
+        ValueDef::BlockArg { block, index } => {
+            let Some(AttrData::Dict(entries)) = prog
+                .block_arg_attrs(block, index as usize)
+                .map(|a| ctx.attr_data(a))
+            else {
+                return true;
+            };
+            return entries
+                .iter()
+                .find(|(n, _)| &**n == "stop_gradient")
+                .is_none_or(|(_, a)| !matches!(ctx.attr_data(*a), AttrData::Bool(false)));
+        }
+    };
     match prog.op(op).attr_data("stop_gradient") {
         Some(AttrData::Array(items)) => items
             .get(index as usize)
             .is_none_or(|&a| !matches!(ctx.attr_data(a), AttrData::Bool(false))),
         _ => true,
+    }
+}
+
+/// `v`'s entry in its defining op's `stop_gradient` attribute, `default` when the op records
+/// none (Paddle's `Value::attribute<BoolAttribute>` read with a fallback).
+pub fn value_stop_gradient_or(prog: &Program, v: Value, default: bool) -> bool {
+    let ValueDef::OpResult { op, index } = prog.value_def(v) else {
+        return default;
+    };
+    let ctx = prog.ctx();
+    match prog.op(op).attr_data("stop_gradient") {
+        Some(AttrData::Array(items)) => items.get(index as usize).map_or(default, |&a| {
+            matches!(ctx.attr_data(a), AttrData::Bool(true))
+        }),
+        _ => default,
     }
 }
 
