@@ -113,6 +113,8 @@ pub fn run(args: GradArgs) -> Result<(), CliError> {
         pir_autodiff::grad_with_grad_outputs(&mut prog, &[loss], &inputs, &[seed], &no_grad)
             .map_err(input_err)?;
     }
+    // What the backward built must verify (regions, cf pipes, dominance).
+    pir_runtime::verify(&prog)?;
     print!("{prog}");
     Ok(())
 }
