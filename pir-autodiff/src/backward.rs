@@ -954,7 +954,10 @@ impl<'p> Pass<'p> {
             out_grads.push(self.map_args(&g));
         }
         cf::build_pipe_for_block(self.prog, body)?;
-        let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
+        let stop_flags: Vec<bool> = stops
+            .iter()
+            .map(|s| s.first().copied().unwrap_or(true))
+            .collect();
         let og: Vec<Option<Value>> = out_grads.iter().map(|g| g[0]).collect();
         let block = self.block;
         let cf::WhileGrad {
@@ -976,7 +979,10 @@ impl<'p> Pass<'p> {
         arg_map.extend(self.arg_map.iter().map(|(k, v)| (*k, *v)));
         let base = Base {
             op,
-            inputs: inputs.iter().map(|i| i[0]).collect(),
+            inputs: inputs
+                .iter()
+                .map(|i| i.first().copied().flatten())
+                .collect(),
             grads: grads.clone(),
         };
         self.in_block(body, grad_body, &base, sub, arg_map)?;
@@ -1006,8 +1012,15 @@ impl<'p> Pass<'p> {
                 op: self.prog.describe(op),
                 message: "pd_op.if without a condition".into(),
             })?;
-        let rest: Vec<Option<Value>> = inputs[1..].iter().map(|i| i[0]).collect();
-        let stop_flags: Vec<bool> = stops.iter().map(|s| s[0]).collect();
+        let rest: Vec<Option<Value>> = inputs
+            .iter()
+            .skip(1)
+            .map(|i| i.first().copied().flatten())
+            .collect();
+        let stop_flags: Vec<bool> = stops
+            .iter()
+            .map(|s| s.first().copied().unwrap_or(true))
+            .collect();
         // Paddle lays a pipe for each branch before the Vjp; a backward branch that reads
         // none of its values drops it again (`prune_pipe`).
         for b in cf::blocks(self.prog, op) {
