@@ -46,14 +46,21 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     (
         "std/0",
         "pd_op.std is missing from the snapshot (ops.yaml and backward.yaml); its 3.3.1 \
-         definition (infer-meta function) could not be confirmed from public sources, so the \
-         project does not declare it",
+         definition could not be confirmed from public sources: the versions of \
+         PaddlePaddle/Paddle's paddle/phi/ops/yaml/ops.yaml in the searchable index (commits \
+         9f76fcd1, 00685cce) predate `- op : std`, and no `std_grad` backward entry is indexed, \
+         so the project does not declare it (declaring it with a guessed infer-meta would be a \
+         case fitted to this file)",
     ),
     (
         "masked_fill_/0",
         "pd_op.masked_fill(_) is missing from the snapshot's ops.yaml (backward.yaml has \
-         masked_fill_grad); its 3.3.1 forward definition (infer-meta function) could not be \
-         confirmed from public sources, so the project does not declare it",
+         masked_fill_grad); its 3.3.1 forward infer-meta could not be confirmed: the indexed \
+         ops.yaml versions (commits 9f76fcd1, 00685cce) predate it and no masked_fill \
+         infer-meta is in the indexed paddle/phi/infermeta sources. Public PIR dumps of it \
+         (`pd_op.masked_fill: (1x45640x4xf32) <- (1x-1x4xf32, 1x45640x1xb, xf32)`) show the \
+         result broadcasting x with mask, but not the function or its parameters, so the \
+         project does not declare it",
     ),
 ];
 
