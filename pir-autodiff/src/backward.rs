@@ -445,14 +445,18 @@ impl<'p> Pass<'p> {
         })
     }
 
-    /// Paddle treats a program with `array_write_` / `assign_out_` as in-place: no pruning,
-    /// ops walked in reverse program order.
+    /// Paddle treats a program with `array_write_` / `assign_out_`, at top level or in an
+    /// `if` / `while` block, as in-place: no pruning, ops walked in reverse program order.
     fn is_inplace_net(&self, ops: &[OpId]) -> bool {
         ops.iter().any(|&op| {
             matches!(
                 self.prog.op(op).name(),
                 "pd_op.array_write_" | "pd_op.assign_out_"
-            )
+            ) || (cf::is_control_flow(self.prog, op)
+                && cf::blocks(self.prog, op).into_iter().any(|b| {
+                    let inner: Vec<OpId> = self.prog.block_ops(b).collect();
+                    self.is_inplace_net(&inner)
+                }))
         })
     }
 

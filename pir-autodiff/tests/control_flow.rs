@@ -450,3 +450,55 @@ fn a_while_reading_an_outside_value_carries_its_gradient_as_a_loop_variable() {
     pir_runtime::verify(&prog).unwrap();
     assert!(pir_runtime::check_types(&prog).is_clean());
 }
+
+#[test]
+fn an_assign_out_inside_a_while_makes_the_net_in_place() {
+    // Paddle's `is_inplace_net` looks into `if` / `while` blocks: a loop whose body has an
+    // `assign_out_` (as the translator writes loops) makes the whole program in-place, so the
+    // forward ops are walked in reverse program order (tanh before relu) instead of the
+    // inverse topological order (relu before tanh), and the two gradients of x are summed in
+    // that order.
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[4],stop_gradient:[false]} : () -> tensor<4xf32>
+    (%1) = \"pd_op.full\" () {dtype:int64,place:Place(undefined:0),shape:[1],stop_gradient:[true],value:0} : () -> tensor<1xi64>
+    (%2) = \"pd_op.full\" () {dtype:int64,place:Place(undefined:0),shape:[1],stop_gradient:[true],value:5} : () -> tensor<1xi64>
+    (%3) = \"pd_op.less_than\" (%1, %2) {stop_gradient:[true]} : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xb>
+    (%4) = \"pd_op.while\" (cond=%3, inputs=%1) { 
+    ^%arg_0 {stop_gradient:true}
+        (%5) = \"pd_op.full\" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>
+        (%6) = \"pd_op.scale\" (%arg_0, %5) {bias:1,bias_after_scale:true,stop_gradient:[true]} : (tensor<1xi64>, tensor<1xf32>) -> tensor<1xi64>
+        (%7) = \"pd_op.assign_out_\" (%6, %arg_0) {stop_gradient:[true]} : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+        (%8) = \"pd_op.less_than\" (%7, %2) {stop_gradient:[true]} : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xb>
+        () = \"cf.yield\" (%8, %7) {} : (tensor<1xb>, tensor<1xi64>) -> 
+    }
+    (%9) = \"pd_op.relu\" (%0) {stop_gradient:[false]} : (tensor<4xf32>) -> tensor<4xf32>
+    (%10) = \"pd_op.tanh\" (%0) {stop_gradient:[false]} : (tensor<4xf32>) -> tensor<4xf32>
+    (%11) = \"pd_op.add\" (%9, %10) {stop_gradient:[false]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    (%12) = \"pd_op.full_int_array\" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[]} : () -> tensor<0xi64>
+    (%13) = \"pd_op.sum\" (%11, %12) {dtype:Undefined,keepdim:false,stop_gradient:[false]} : (tensor<4xf32>, tensor<0xi64>) -> tensor<f32>
+}
+";
+    let mut prog = parse(&ctx, text);
+    let x = result(&prog, 0);
+    let loss = result(&prog, 9);
+    pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let tail: Vec<&str> = names(&out).into_iter().skip(15).collect();
+    assert_eq!(
+        tail,
+        [
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.add_grad",
+            "pd_op.tanh_grad",
+            "pd_op.relu_grad",
+            "builtin.combine",
+            "pd_op.add_n",
+        ],
+        "{out}"
+    );
+    assert!(!out.contains("cf.stack_create"), "{out}");
+    pir_runtime::verify(&prog).unwrap();
+}
