@@ -1,13 +1,20 @@
-//! What Paddle's backward needs to know about control-flow ops (`backward_utils.py` and the
-//! hand-written `IfOp::Vjp` of `control_flow_op.cc`):
+//! What Paddle's backward needs to know about control-flow ops (`backward_utils.py`,
+//! `control_flow_api.cc` and the hand-written `IfOp::Vjp` / `WhileOp::Vjp` /
+//! `TuplePushOp` Vjp of `control_flow_op.cc`):
 //!
 //! - an op's *real inputs* ([`real_inputs`]): for `pd_op.if` and `pd_op.pylayer` the values
 //!   the op and its regions use from outside (its operands first), for `pd_op.while` its
 //!   operands then the values its body uses from outside, else its operands;
 //! - which real inputs carry gradients ([`grad_semantics`]);
+//! - the pipe that carries a block's values to its backward ([`build_pipe_for_block`]: a
+//!   `cf.stack_create` first in the program, a `cf.tuple_push` of the block's values before
+//!   its yield; [`build_tuple_pop`] reads them back in the backward block);
 //! - the `pd_op.if` that computes an `if`'s gradients ([`build_if_grad`]): same condition, one
 //!   result per real input that wants a gradient, two empty blocks that the backward pass
-//!   fills branch by branch and ends with a `cf.yield` of the branch's input gradients.
+//!   fills branch by branch and ends with a `cf.yield` of the branch's input gradients;
+//! - the `pd_op.while` that computes a `while`'s gradients ([`build_while_grad`]): it loops
+//!   while the forward body's stack has elements ([`build_has_elements`]), over the gradients
+//!   of the inputs that want one.
 
 use pir_runtime::{
     BlockId, Builder, InsertPoint, IrError, OpDef, OpId, OperationArgs, Program, Type, TypeKey,

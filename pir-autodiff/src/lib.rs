@@ -4,7 +4,9 @@
 //!   `paddle.static.append_backward(loss)`. Both append the backward ops to the program's
 //!   top-level block exactly as Paddle does: the seed `full` + `full_like`, grad ops in
 //!   inverse topological order, `builtin.combine` + `pd_op.add_n` for values used more than
-//!   once, `stop_gradient` on every new op, pruning of ops no wanted gradient needs.
+//!   once, `stop_gradient` on every new op, pruning of ops no wanted gradient needs;
+//!   `pd_op.if` / `pd_op.while` differentiated block by block, the forward values a backward
+//!   block reads carried by the `cf` stack ops ([`control_flow`]).
 //! - Each op's Vjp is a table ([`pir_spec::vjp::VjpRule`]) derived from the op's schema and its
 //!   backward op's schema (`backward.yaml`), interpreted by one generic function,
 //!   [`vjp::run_rule`].

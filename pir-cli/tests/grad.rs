@@ -104,12 +104,12 @@ fn grad_output_replaces_the_seed() {
 /// The last value defined by a top-level op of `text` (`%N` of its last `    (%..., %N) =`).
 fn last_value(text: &str) -> usize {
     text.lines()
+        .rev()
         .filter(|l| l.starts_with("    (%"))
-        .filter_map(|l| {
+        .find_map(|l| {
             let defs = l.split(')').next()?;
             defs.rsplit('%').next()?.parse().ok()
         })
-        .last()
         .unwrap_or(0)
 }
 
