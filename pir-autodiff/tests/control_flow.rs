@@ -502,3 +502,22 @@ fn an_assign_out_inside_a_while_makes_the_net_in_place() {
     assert!(!out.contains("cf.stack_create"), "{out}");
     pir_runtime::verify(&prog).unwrap();
 }
+
+#[test]
+fn a_while_whose_condition_wants_a_gradient_is_a_clear_error() {
+    // `WhileOp::Vjp` requires the condition to stop gradients.
+    let ctx = context();
+    let mut prog = parse(&ctx, WHILE);
+    let w = prog.block_ops(prog.block()).nth(4).unwrap();
+    let flags = ctx.bool_array_attr(&[true, false]);
+    prog.set_attribute(w, "stop_gradient", flags).unwrap();
+    let lt = prog.block_ops(prog.block()).nth(3).unwrap();
+    let flags = ctx.bool_array_attr(&[false]);
+    prog.set_attribute(lt, "stop_gradient", flags).unwrap();
+    let x = result(&prog, 0);
+    let loss = result(&prog, 6);
+    let e = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("pd_op.while"), "{msg}");
+    assert!(msg.contains("condition input must be true"), "{msg}");
+}

@@ -200,6 +200,20 @@ fn grad_of_an_if_prints_the_cf_pipes() {
     );
     assert_eq!(out.matches("\"cf.tuple_pop\"").count(), 2, "{out}");
     assert_eq!(out.matches("\"cf.tuple_push\"").count(), 2, "{out}");
+    // Each pipe's stack goes first in the program, so the else branch's (laid second) prints
+    // first: the then branch pushes into %inlet_1, the else branch into %inlet_0.
+    assert!(
+        out.contains("() = \"cf.tuple_push\" (%inlet_1, %6, %7) {}"),
+        "{out}"
+    );
+    assert!(
+        out.contains("() = \"cf.tuple_push\" (%inlet_0, %8, %9) {}"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(%13, %14) = \"cf.tuple_pop\" (%outlet_1) {}"),
+        "{out}"
+    );
     assert!(out.contains("(%15) = \"pd_op.scale\" (%11, %13)"), "{out}");
     assert!(out.contains("(%18) = \"pd_op.scale\" (%11, %16)"), "{out}");
 }
