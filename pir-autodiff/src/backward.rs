@@ -87,6 +87,9 @@ const ALLOW_NO_GRAD_OPS: &[&str] = &[
     "pd_op.uniform",
 ];
 
+/// `pd_op.increment_`, which Paddle's walk treats specially.
+const INCREMENT_: &str = "pd_op.increment_";
+
 /// The gradient value(s) recorded for one use of a value (several for a vector value).
 type Grads = SmallVec<[Option<Value>; 1]>;
 
@@ -1177,10 +1180,15 @@ impl<'p> Pass<'p> {
         let (zero, outputs, out_grads) = self.make_output_with_output_grad(op)?;
         let (inputs, stops) = self.make_input_with_input_stopgradient(op);
         let none = out_grads.iter().all(|g| g.iter().all(Option::is_none));
-        if out_grads.is_empty() || zero.iter().all(|&z| z) || none {
+        // Paddle always runs the Vjp of `increment_` (it undoes the step in a backward loop)
+        // and of the array ops.
+        let name = self.prog.op(op).name();
+        let increment = name == INCREMENT_;
+        if (out_grads.is_empty() || zero.iter().all(|&z| z) || none) && !increment {
             return Ok(());
         }
-        if stops.iter().all(|s| s.iter().all(|&x| x)) {
+        let always = increment || matches!(name, "pd_op.array_read" | "pd_op.array_write_");
+        if stops.iter().all(|s| s.iter().all(|&x| x)) && !always {
             return Ok(());
         }
         let vjp = self.rules.vjp(self.prog, op)?;
@@ -1395,5 +1403,32 @@ fn inverse_sort_op(prog: &Program, ops: &[OpId]) -> Result<Vec<OpId>, AutodiffEr
     if sorted.len() != ops.len() {
         return Err(AutodiffError::Cycle);
     }
+    swap_increments(prog, &mut sorted);
     Ok(sorted)
+}
+
+/// Paddle's fix-up in `inverse_sort_op`: an `increment_` nobody reads comes out of the sort
+/// too early; it trades places with the earliest-sorted op (a `cf.tuple_push` aside) that
+/// reads one of its operands, so the backward undoes the step after that op's gradient.
+fn swap_increments(prog: &Program, sorted: &mut [OpId]) {
+    let mut swaps = Vec::new();
+    for (i, &op) in sorted.iter().enumerate().rev() {
+        if prog.op(op).name() != INCREMENT_ {
+            continue;
+        }
+        let operands: FxHashSet<Value> = prog.op(op).operands().flatten().collect();
+        let reader = sorted[..i].iter().position(|&other| {
+            prog.op(other).name() != cf::TUPLE_PUSH
+                && cf::real_inputs(prog, other)
+                    .iter()
+                    .flatten()
+                    .any(|v| operands.contains(v))
+        });
+        if let Some(j) = reader {
+            swaps.push((i, j));
+        }
+    }
+    for (i, j) in swaps {
+        sorted.swap(i, j);
+    }
 }

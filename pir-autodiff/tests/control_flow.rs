@@ -521,3 +521,64 @@ fn a_while_whose_condition_wants_a_gradient_is_a_clear_error() {
     assert!(msg.contains("pd_op.while"), "{msg}");
     assert!(msg.contains("condition input must be true"), "{msg}");
 }
+
+#[test]
+fn a_loop_counter_increment_is_undone_in_the_backward_loop() {
+    // Paddle's `Increment_Op::Vjp` builds `increment_(x, -value)` on the popped counter and
+    // its walk always runs it (no skip for zero output grads or stopped inputs); its
+    // `inverse_sort_op` moves an `increment_` before the earliest-sorted op reading the same
+    // counter (here `multiply`), so the step is undone before multiply's gradient.
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[4],stop_gradient:[false]} : () -> tensor<4xf32>
+    (%1) = \"pd_op.full\" () {dtype:float32,place:Place(undefined:0),shape:[1],stop_gradient:[true],value:0} : () -> tensor<1xf32>
+    (%2) = \"pd_op.full\" () {dtype:float32,place:Place(undefined:0),shape:[1],stop_gradient:[true],value:3} : () -> tensor<1xf32>
+    (%3) = \"pd_op.less_than\" (%1, %2) {stop_gradient:[true]} : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xb>
+    (%4, %5) = \"pd_op.while\" (cond=%3, inputs=%1, %0) { 
+    ^%arg_0 {stop_gradient:true}, %arg_1 {stop_gradient:false}
+        (%6) = \"pd_op.multiply\" (%arg_1, %arg_0) {stop_gradient:[false]} : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+        (%7) = \"pd_op.increment_\" (%arg_0) {stop_gradient:[true],value:1} : (tensor<1xf32>) -> tensor<1xf32>
+        (%8) = \"pd_op.less_than\" (%7, %2) {stop_gradient:[true]} : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xb>
+        () = \"cf.yield\" (%8, %7, %6) {} : (tensor<1xb>, tensor<1xf32>, tensor<4xf32>) -> 
+    }
+    (%9) = \"pd_op.full_int_array\" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[]} : () -> tensor<0xi64>
+    (%10) = \"pd_op.sum\" (%5, %9) {dtype:Undefined,keepdim:false,stop_gradient:[false]} : (tensor<4xf32>, tensor<0xi64>) -> tensor<f32>
+}
+";
+    let mut prog = parse(&ctx, text);
+    let w = prog.block_ops(prog.block()).nth(4).unwrap();
+    let flags = ctx.bool_array_attr(&[true, false]);
+    prog.set_attribute(w, "stop_gradient", flags).unwrap();
+    let x = result(&prog, 0);
+    let loss = result(&prog, 6);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let body: Vec<&str> = names(&out)
+        .into_iter()
+        .skip_while(|&n| n != "cf.tuple_pop")
+        .collect();
+    assert_eq!(
+        body,
+        [
+            "cf.tuple_pop",
+            "pd_op.increment_",
+            "pd_op.multiply_grad",
+            "cf.has_elements",
+            "cf.yield"
+        ],
+        "{out}"
+    );
+    // The popped counter (%arg_0's copy, the first popped value) steps back.
+    let pop = out.lines().find(|l| l.contains("cf.tuple_pop")).unwrap();
+    let counter = pop
+        .trim_start()
+        .trim_start_matches('(')
+        .split(',')
+        .next()
+        .unwrap();
+    let undo = format!("\"pd_op.increment_\" ({counter}) {{stop_gradient:[true],value:-1}}");
+    assert!(out.contains(&undo), "missing `{undo}` in\n{out}");
+    assert!(grads[0].is_some());
+    pir_runtime::verify(&prog).unwrap();
+    assert!(pir_runtime::check_types(&prog).is_clean());
+}

@@ -42,6 +42,7 @@ pub struct AddN_Op {
 /// `increment(x, value)`: `x + value` for a one-element tensor.
 #[pir_op(
     name = "pd_op.increment",
+    interfaces(Vjp),
     compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "IncrementInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "increment")
@@ -62,6 +63,7 @@ pub struct IncrementOp {
 #[allow(non_camel_case_types)] // Paddle's class name.
 #[pir_op(
     name = "pd_op.increment_",
+    interfaces(Vjp),
     infer_meta(func = "IncrementInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "increment")
 )]

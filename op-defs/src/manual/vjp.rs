@@ -1,5 +1,5 @@
 //! The hand-written Vjps of hand-written ops (Paddle's `manual_op_vjp.cc`): `expand`,
-//! `fused_gemm_epilogue` and `assign_out_`. Each builds what Paddle's function builds, and
+//! `fused_gemm_epilogue`, `assign_out_`, `increment` and `increment_`. Each builds what Paddle's function builds, and
 //! like Paddle's `ConstructVjpResultByStopGradients` returns no gradient for an operand whose
 //! gradient is not wanted (the grad op is still built).
 
@@ -9,7 +9,7 @@ use pir_runtime::phi::{DataType, Place};
 use pir_runtime::{BuildError, BuildErrorKind, Builder, OpDef, OpId, Value};
 use smallvec::smallvec;
 
-use super::{AssignOut_Op, ExpandOp, FusedGemmEpilogueOp};
+use super::{AssignOut_Op, ExpandOp, FusedGemmEpilogueOp, IncrementOp, Increment_Op};
 
 /// A located error of the Vjp of `op`.
 fn vjp_error(op: &'static str, message: String) -> BuildError {
@@ -147,5 +147,42 @@ impl VjpOp for AssignOut_Op {
             None
         };
         Ok(vec![smallvec![x_grad], smallvec![output_grad]])
+    }
+}
+
+/// `IncrementOp::Vjp`: `scale(out_grad)` with Paddle's API defaults (scale 1, materialised as a
+/// `full`, bias 0, bias after scale).
+impl VjpOp for IncrementOp {
+    fn vjp(b: &mut Builder<'_>, _op: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
+        const OP: &str = "pd_op.increment";
+        let out_grad = first(args.out_grads, 0, OP, "output grad")?;
+        let def = op_def(b, OP, "pd_op.scale")?;
+        let scale = build_typed(
+            b,
+            def,
+            &[Some(out_grad)],
+            &[AttrArg::Scalar(pir_runtime::meta::Scalar::F32(1.0))],
+            &[
+                AttrArg::Scalar(pir_runtime::meta::Scalar::F32(0.0)),
+                AttrArg::Bool(true),
+            ],
+        )?;
+        Ok(vec![smallvec![Some(b.program().op(scale).result(0))]])
+    }
+}
+
+/// `Increment_Op::Vjp`: undoes the step on the (popped) counter, `increment_(x, -value)`, and
+/// returns no gradient (`x` has no grad semantics).
+impl VjpOp for Increment_Op {
+    fn vjp(b: &mut Builder<'_>, op: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
+        const OP: &str = "pd_op.increment_";
+        let x = first(args.inputs, 0, OP, "input")?;
+        let value = match b.program().op(op).attr_data("value") {
+            Some(pir_runtime::AttrData::Float(v)) => *v,
+            _ => return Err(vjp_error(OP, "its `value` is not a float".into())),
+        };
+        let def = op_def(b, OP, "pd_op.increment_")?;
+        build_typed(b, def, &[Some(x)], &[], &[AttrArg::F32(-value)])?;
+        Ok(Vec::new())
     }
 }
