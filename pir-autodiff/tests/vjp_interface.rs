@@ -321,3 +321,33 @@ fn fused_gemm_epilogue_with_an_activation_has_no_backward_as_in_paddle() {
         "{err}"
     );
 }
+
+#[test]
+fn increment_passes_its_grad_through_a_scale_by_one() {
+    // Paddle's `IncrementOp::Vjp`: `scale(out_grad)` with the API's defaults, the scale
+    // materialised as a `full` (float32, cpu, [1], 1).
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[1],stop_gradient:[false]} : () -> tensor<1xf32>
+    (%1) = \"pd_op.increment\" (%0) {stop_gradient:[false],value:2} : (tensor<1xf32>) -> tensor<1xf32>
+    (%2) = \"pd_op.full_int_array\" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[]} : () -> tensor<0xi64>
+    (%3) = \"pd_op.sum\" (%1, %2) {dtype:Undefined,keepdim:false,stop_gradient:[false]} : (tensor<1xf32>, tensor<0xi64>) -> tensor<f32>
+}
+";
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let ops: Vec<OpId> = prog.block_ops(prog.block()).collect();
+    let (x, loss) = (prog.op(ops[0]).result(0), prog.op(ops[3]).result(0));
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    for line in [
+        "    (%7) = \"pd_op.full\" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>\n",
+        "    (%8) = \"pd_op.scale\" (%6, %7) {bias:0,bias_after_scale:true,stop_gradient:[false]} : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>\n",
+    ] {
+        assert!(out.contains(line), "missing `{line}` in\n{out}");
+    }
+    assert_eq!(
+        grads,
+        [Some(prog.op(prog.last_op(prog.block()).unwrap()).result(0))]
+    );
+    pir_runtime::verify(&prog).unwrap();
+}
