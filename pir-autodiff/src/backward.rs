@@ -679,18 +679,9 @@ impl<'p> Pass<'p> {
         if r.name() == "builtin.combine" {
             return smallvec![true; r.num_operands()];
         }
-        // A hand-written Vjp differentiates every tensor operand (its schema has no backward
-        // entry to say which).
-        let custom = r
-            .def()
-            .interface::<pir_runtime::interfaces::Vjp>()
-            .is_some_and(|v| v.custom.is_some());
+        // Paddle's `get_input_grad_semantics`: the schema's flags, for hand-written Vjps too
+        // (the hand-written ops' GetOpInfo tuples are Paddle's, flags included).
         match r.def().schema {
-            Some(s) if custom => s
-                .inputs
-                .iter()
-                .map(|i| matches!(i.kind, pir_spec::InputKind::Value(_)))
-                .collect(),
             Some(s) => s.inputs.iter().map(|i| i.with_grad_semantic).collect(),
             None => smallvec![false; r.num_operands()],
         }

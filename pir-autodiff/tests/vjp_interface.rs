@@ -12,7 +12,8 @@ use pir_spec::vjp::{vjp_rule, VjpOperand, VjpValue};
 /// `out = 2 * x`, whose gradient is written by hand: `x_grad = scale(out_grad, 2)`.
 #[pir_op(name = "toy.double", interfaces(InferShape, Vjp))]
 pub struct DoubleOp {
-    #[input]
+    // `grad`: the input has grad semantics (Paddle differentiates only such inputs).
+    #[input(grad)]
     x: DenseTensor,
     #[output]
     out: DenseTensor,
