@@ -933,8 +933,12 @@ impl<'p> Pass<'p> {
                 self.append_add_n(input)?;
             }
             if sub.grads(input).is_empty() {
+                // Paddle passes `input` itself as the model of the zeros; for a loop nested in
+                // a backward body that is a forward value out of scope there, so the popped
+                // copy (same type) stands in for it.
+                let like = map_value(&self.copy_map, input);
                 std::mem::swap(&mut self.state, &mut sub);
-                let r = self.append_full_like(0.0, input, input);
+                let r = self.append_full_like(0.0, like, input);
                 std::mem::swap(&mut self.state, &mut sub);
                 r?;
             }
