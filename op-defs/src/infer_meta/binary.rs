@@ -324,7 +324,8 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
                 return Err(err(format!(
                     "the dilated kernel extent dilation {} × (kernel {} - 1) + 1 overflows the \
                      32-bit int in which ConvInferMeta computes it",
-                    dil(i), ksize[i]
+                    dil(i),
+                    ksize[i]
                 )));
             };
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);

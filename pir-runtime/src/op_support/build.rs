@@ -219,7 +219,13 @@ fn build_inferred(
             };
             metas.push(InputMeta::Attr(attr_value_from_arg(arg, kind)));
         }
-        let input_type = |x: usize| operands.get(x).copied().flatten().and_then(|v| prog.value_type(v));
+        let input_type = |x: usize| {
+            operands
+                .get(x)
+                .copied()
+                .flatten()
+                .and_then(|v| prog.value_type(v))
+        };
         infer_build_types(ctx, def, s, &metas, input_type, attrs)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)
@@ -347,7 +353,13 @@ pub fn build_with_values(
             .zip(operands)
             .map(|(i, v)| input_meta(prog, &i.kind, *v))
             .collect();
-        let input_type = |x: usize| operands.get(x).copied().flatten().and_then(|v| prog.value_type(v));
+        let input_type = |x: usize| {
+            operands
+                .get(x)
+                .copied()
+                .flatten()
+                .and_then(|v| prog.value_type(v))
+        };
         infer_build_types(ctx, def, s, &metas, input_type, attrs)?
     };
     Ok(b.create_with(def, operands, dict, &types, 0)?)

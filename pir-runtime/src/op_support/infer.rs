@@ -378,11 +378,15 @@ struct Inference {
 
 /// The inferences found so far, for every context (one per op definition, or a few more when
 /// threads find one at once); `OpDef::attr_cache` says where each op's is.
-static INFERENCES: LazyLock<AppendArena<Inference, ()>> =
-    LazyLock::new(|| AppendArena::new(()));
+static INFERENCES: LazyLock<AppendArena<Inference, ()>> = LazyLock::new(|| AppendArena::new(()));
 
 #[cold]
-fn remember(def: &'static OpDef, func: InferMetaFn, params: &'static [ParamRef], name: &'static str) {
+fn remember(
+    def: &'static OpDef,
+    func: InferMetaFn,
+    params: &'static [ParamRef],
+    name: &'static str,
+) {
     let i = INFERENCES.writer().push(Inference { func, params, name });
     if let Ok(slot) = u32::try_from(i + 1) {
         def.attr_cache.set_inference_slot(slot);
