@@ -224,7 +224,8 @@ impl Lowering<'_> {
     /// with no attributes (`IfOp::Build` sets none; only a true `fake_false_branch` is
     /// copied), then both blocks lowered into it.
     fn if_op(&mut self, op: OpId, at: BlockId) -> Result<(), PassError> {
-        let r = self.old.op(op);
+        let old = self.old;
+        let r = old.op(op);
         if r.num_regions() != 2 {
             return Err(PassError::op(
                 NAME,
@@ -234,9 +235,8 @@ impl Lowering<'_> {
             ));
         }
         let operands = self.operands(op)?;
-        let types: SmallVec<[Option<Type>; 4]> = r.result_types().collect();
-        let types: SmallVec<[Option<Type>; 4]> = types
-            .into_iter()
+        let types: SmallVec<[Option<Type>; 4]> = r
+            .result_types()
             .map(|t| self.lowered_type(t, false))
             .collect();
         let ctx = self.ctx.clone();
@@ -349,19 +349,18 @@ impl Lowering<'_> {
         let operands = self.operands(op)?;
         let id = self.take_id();
         let is_data = r.name() == "pd_op.data";
-        let result_types: SmallVec<[Option<Type>; 4]> = r.result_types().collect();
-        let result_types: SmallVec<[Option<Type>; 4]> = result_types
-            .into_iter()
+        let result_types: SmallVec<[Option<Type>; 4]> = r
+            .result_types()
             .map(|t| self.lowered_type(t, is_data))
             .collect();
-        let ctx = self.ctx.clone();
+        let ctx: &IrContext = &self.ctx;
         let copied = r.def().dialect == "builtin" || r.name() == "cf.yield";
         let (def, attrs) = if copied {
             let origin = self.old_ids.get(op).unwrap_or(id) as i64;
             (
                 r.def(),
                 dict_merged(
-                    &ctx,
+                    ctx,
                     r.attribute_entries(),
                     &[("origin_id", ctx.i64_attr(origin))],
                 ),
@@ -387,7 +386,7 @@ impl Lowering<'_> {
             self.lowered += 1;
             (
                 &kernel::PHI_KERNEL_DEF,
-                dict_merged(&ctx, r.attribute_entries(), added),
+                dict_merged(ctx, r.attribute_entries(), added),
             )
         };
         let new = self.create(
@@ -416,10 +415,18 @@ impl PdOpToKernel {
         // Ops without an id get one after the largest, in order, so `origin_id` names them.
         let mut next = m.max_id().map_or(0, |x| x + 1);
         let mut old_ids = m.op_ids.clone();
-        for op in old.walk_ops(old.module_op()).skip(1) {
+        let mut number = |op: OpId| {
             if old_ids.get(op).is_none() {
                 old_ids.set(op, next);
                 next += 1;
+            }
+        };
+        for top in old.block_ops(old.block()) {
+            // Nested ops too, in program order (walked only under ops with regions).
+            if old.op(top).num_regions() > 0 {
+                old.walk(top, &mut number);
+            } else {
+                number(top);
             }
         }
         next += 1; // the new module
