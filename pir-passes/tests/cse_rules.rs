@@ -274,3 +274,33 @@ fn nested_blocks_see_outer_expressions_only() {
         1
     );
 }
+
+/// Forty different ops of one op result (more than the chain of classes anchored at its
+/// class holds: the rest go to the table), each twice: every duplicate is found, none of the
+/// different ones merge.
+#[test]
+fn many_different_users_of_one_value() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (data, _) = inputs(&mut prog);
+    let x = op(&mut prog, "pd_op.relu", &[data], ctx.empty_dict());
+    let perm = |k: i32| {
+        let items = [ctx.i32_attr(k), ctx.i32_attr(0)];
+        ctx.dict_attr(&[("perm", ctx.array_attr(&items))])
+    };
+    let mut outs = Vec::new();
+    for round in 0..2 {
+        for k in 0..40 {
+            // The second round in another order, so lookups hit both chain and table.
+            let k = if round == 0 { k } else { 39 - k };
+            outs.push(op(&mut prog, "pd_op.transpose", &[x], perm(k)));
+        }
+    }
+    fetch_all(&mut prog, &outs);
+    let (merged, names) = cse(prog);
+    assert_eq!(merged, 40);
+    assert_eq!(
+        names.iter().filter(|n| **n == "pd_op.transpose").count(),
+        40
+    );
+}
