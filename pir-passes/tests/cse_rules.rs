@@ -304,3 +304,159 @@ fn many_different_users_of_one_value() {
         40
     );
 }
+
+/// Random programs against a direct reading of Paddle's rule (pairwise deep equality,
+/// quadratic, written for clarity): the pass erases exactly the safe ops that equal an
+/// earlier safe op.
+#[test]
+fn random_programs_match_the_rule_read_directly() {
+    use std::collections::HashMap;
+
+    /// One op of a random program: its kind, operands (value numbers: 0 and 1 are the data
+    /// inputs, `2 + i` the result of op `i`) and, for `transpose`, its `perm` seed.
+    struct Node {
+        name: &'static str,
+        operands: Vec<usize>,
+        perm: i32,
+    }
+    const KINDS: [&str; 7] = [
+        "pd_op.relu",
+        "pd_op.tanh",
+        "pd_op.add",
+        "pd_op.multiply",
+        "pd_op.subtract",
+        "pd_op.transpose",
+        "pd_op.relu_",
+    ];
+    fn equal_values(
+        n: &[Node],
+        a: usize,
+        b: usize,
+        memo: &mut HashMap<(usize, usize), bool>,
+    ) -> bool {
+        a == b || a >= 2 && b >= 2 && equal_ops(n, a - 2, b - 2, memo)
+    }
+    fn equal_ops(n: &[Node], a: usize, b: usize, memo: &mut HashMap<(usize, usize), bool>) -> bool {
+        if let Some(&e) = memo.get(&(a, b)) {
+            return e;
+        }
+        let (x, y) = (&n[a], &n[b]);
+        let e = x.name == y.name
+            && x.perm == y.perm
+            && match x.name {
+                "pd_op.add" | "pd_op.multiply" => {
+                    let (p, q) = (
+                        (x.operands[0], x.operands[1]),
+                        (y.operands[0], y.operands[1]),
+                    );
+                    (equal_values(n, p.0, q.0, memo) && equal_values(n, p.1, q.1, memo))
+                        || (equal_values(n, p.0, q.1, memo) && equal_values(n, p.1, q.0, memo))
+                }
+                _ => x
+                    .operands
+                    .iter()
+                    .zip(&y.operands)
+                    .all(|(&p, &q)| equal_values(n, p, q, memo)),
+            };
+        memo.insert((a, b), e);
+        e
+    }
+
+    let mut seed: u64 = 0x5eed;
+    let mut next = |m: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % m
+    };
+    let (mut total, mut unsafe_equal) = (0, 0);
+    for _ in 0..150 {
+        // The program, as nodes.
+        let len = 20 + next(40);
+        let mut nodes: Vec<Node> = Vec::new();
+        for i in 0..len {
+            let kind = KINDS[match next(20) {
+                0 => 6, // relu_: rare
+                k => k % 6,
+            }];
+            // Operands among the last few values, so equal subexpressions are common.
+            let mut pick = || {
+                let values = i + 2;
+                values - 1 - next(values.min(6))
+            };
+            let operands = match kind {
+                "pd_op.add" | "pd_op.multiply" | "pd_op.subtract" => vec![pick(), pick()],
+                _ => vec![pick()],
+            };
+            let perm = if kind == "pd_op.transpose" {
+                next(2) as i32
+            } else {
+                -1
+            };
+            nodes.push(Node {
+                name: kind,
+                operands,
+                perm,
+            });
+        }
+        let shadowed: Vec<usize> = (0..2).map(|_| 2 + next(len)).collect();
+
+        // The rule, read directly.
+        let mut blocked = vec![false; len + 2];
+        for n in &nodes {
+            if n.name == "pd_op.relu_" {
+                blocked[n.operands[0]] = true;
+            }
+        }
+        for &v in &shadowed {
+            blocked[v] = true;
+        }
+        let mut safe = vec![false; len];
+        for i in 0..len {
+            safe[i] = nodes[i].name != "pd_op.relu_"
+                && !blocked[i + 2]
+                && nodes[i].operands.iter().all(|&v| v < 2 || safe[v - 2]);
+        }
+        let mut memo = HashMap::new();
+        let erased: Vec<bool> = (0..len)
+            .map(|i| safe[i] && (0..i).any(|j| safe[j] && equal_ops(&nodes, j, i, &mut memo)))
+            .collect();
+
+        // The program, built, and the pass.
+        let ctx = ctx();
+        let mut prog = Program::new(&ctx);
+        let (x, y) = inputs(&mut prog);
+        let mut values = vec![x, y];
+        for n in &nodes {
+            let operands: Vec<Value> = n.operands.iter().map(|&v| values[v]).collect();
+            let attrs = if n.perm >= 0 {
+                let items = [ctx.i32_attr(n.perm), ctx.i32_attr(1 - n.perm)];
+                ctx.dict_attr(&[("perm", ctx.array_attr(&items))])
+            } else {
+                ctx.empty_dict()
+            };
+            values.push(op(&mut prog, n.name, &operands, attrs));
+        }
+        let mut bld = Builder::at_end(&mut prog);
+        for (k, &v) in shadowed.iter().enumerate() {
+            builtin::shadow_output(&mut bld, values[v], &format!("s{k}")).unwrap();
+        }
+        let (merged, names) = cse(prog);
+        let expected: Vec<&str> = ["pd_op.data", "pd_op.data"]
+            .into_iter()
+            .chain((0..len).filter(|&i| !erased[i]).map(|i| nodes[i].name))
+            .chain(["builtin.shadow_output"; 2])
+            .collect();
+        assert_eq!(merged, erased.iter().filter(|&&e| e).count());
+        assert_eq!(names, expected);
+        total += merged;
+        unsafe_equal += (0..len)
+            .filter(|&i| !safe[i] && (0..i).any(|j| equal_ops(&nodes, j, i, &mut memo)))
+            .count();
+    }
+    // The programs exercise both sides of the rule.
+    assert!(
+        total > 50 && unsafe_equal > 50,
+        "{total} merged, {unsafe_equal} unsafe"
+    );
+}
