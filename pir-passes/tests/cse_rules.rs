@@ -460,3 +460,29 @@ fn random_programs_match_the_rule_read_directly() {
         "{total} merged, {unsafe_equal} unsafe"
     );
 }
+
+/// Results must be dense tensors or vectors of them (`IsDenseTensorOrVectorOfDenseTensorType`):
+/// two equal `builtin.combine`s merge; two equal ops with a selected-rows result do not.
+#[test]
+fn results_must_be_dense_tensors_or_vectors_of_them() {
+    let ctx = ctx();
+    let mut prog = Program::new(&ctx);
+    let (x, y) = inputs(&mut prog);
+    let mut bld = Builder::at_end(&mut prog);
+    let a = builtin::combine(&mut bld, &[x, y]).unwrap();
+    let b = builtin::combine(&mut bld, &[x, y]).unwrap(); // merges with `a`
+    let rows = ctx.selected_rows_type(DataType::Float32, &[-1, 8]);
+    let relu = ctx.op_def("pd_op.relu").unwrap();
+    let mut sparse = || {
+        let o = bld
+            .create_with(relu, &[Some(x)], ctx.empty_dict(), &[Some(rows)], 0)
+            .unwrap();
+        bld.program().op(o).result(0)
+    };
+    let (s, t) = (sparse(), sparse()); // equal, but not dense: stay
+    fetch_all(&mut prog, &[a, b, s, t]);
+    let (merged, names) = cse(prog);
+    assert_eq!(merged, 1);
+    assert_eq!(names.iter().filter(|n| **n == "builtin.combine").count(), 1);
+    assert_eq!(names.iter().filter(|n| **n == "pd_op.relu").count(), 2);
+}

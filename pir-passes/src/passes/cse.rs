@@ -19,6 +19,11 @@
 //! `pd_op.batch_norm_` stay, and merge once `conv2d_bn_fuse_pass` has removed it (see
 //! `tests/paddle_pairs.rs`).
 //!
+//! Paddle's source has varied here: one version blocks `builtin.shadow_output` users as
+//! above, a later one blocks only `cf.yield`/`pd_op.while` and copies a shadowed value with an
+//! `assign` instead. No reference pair decides it; the rule above is the one `PASSES.md`
+//! records for 3.3.1 (`tests/cse_rules.rs` pins it).
+//!
 //! Nested blocks see the expressions of the blocks around them, and theirs are forgotten when
 //! the block ends.
 //!
