@@ -217,3 +217,17 @@ fn branches_that_disagree_are_refused_when_building() {
         Some(ctx.dense_tensor_type(DataType::Float32, &[-1]))
     );
 }
+
+/// Paddle declares `YieldOp : Op<YieldOp, SideEffectTrait>`: passes that erase unused ops
+/// (dead-code elimination) must see a region's terminator as having a side effect.
+#[test]
+fn yield_has_paddles_side_effect_trait() {
+    use pir_runtime::traits::SideEffect;
+    let ctx = Arc::new(IrContext::new());
+    op_defs::pd_op::register(&ctx).unwrap();
+    let def = ctx
+        .op_def("cf.yield")
+        .expect("cf.yield registered with pd_op");
+    assert!(def.has_trait::<SideEffect>() && def.has_trait_named("SideEffectTrait"));
+    assert!(!ctx.op_def("pd_op.if").unwrap().has_trait::<SideEffect>());
+}

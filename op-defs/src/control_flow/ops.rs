@@ -1,5 +1,7 @@
 //! The definitions and typed handles of the control-flow ops.
 
+use pir_runtime::op_def::{sort_traits, TraitEntry};
+use pir_runtime::traits::SideEffect;
 use pir_runtime::{BlockId, Op, OpDef, OpId, Program, Value};
 
 use super::{print, verify};
@@ -44,11 +46,15 @@ pub static SELECT_OUTPUT_DEF: OpDef = OpDef {
 };
 
 /// `cf.yield`: `(values...) -> ()`, the terminator of a control-flow region: what the region
-/// gives back to its op.
+/// gives back to its op. Paddle declares it `Op<YieldOp, SideEffectTrait>` (cf_op.h), so
+/// dead-code elimination keeps a region's terminator.
 pub static YIELD_DEF: OpDef = OpDef {
+    traits: &YIELD_TRAITS,
     verify: Some(verify::check_yield),
     ..OpDef::new("cf.yield", "cf")
 };
+
+static YIELD_TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<SideEffect>()]);
 
 macro_rules! handle {
     ($(#[$m:meta])* $name:ident, $def:ident) => {

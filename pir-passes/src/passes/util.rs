@@ -72,9 +72,7 @@ impl DefFacts {
             }
         }
         DefFacts {
-            // Paddle declares `cf.yield` with `SideEffectTrait` (`YieldOp : Op<YieldOp,
-            // SideEffectTrait>`): DCE keeps a region's terminator.
-            side_effect: def.has_trait::<SideEffect>() || name == "cf.yield",
+            side_effect: def.has_trait::<SideEffect>(),
             inplace: def.has_trait::<Inplace>()
                 || name.ends_with('_') && name.starts_with("pd_op."),
             terminal: matches!(name, "pd_op.data" | "builtin.parameter"),
