@@ -40,6 +40,27 @@
 //! assert_eq!(prog.op(last).name(), "cf.yield");
 //! ```
 
+/// Declares a typed handle of a control-flow op: a `Copy` wrapper of its `OpId` whose
+/// `pir_runtime::Op` impl names the op's definition (`ops.rs` and `stack.rs` declare theirs
+/// with it; the macro comes before their `mod` lines so that they see it).
+macro_rules! handle {
+    ($(#[$m:meta])* $name:ident, $def:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name(::pir_runtime::OpId);
+
+        impl ::pir_runtime::Op for $name {
+            const DEF: &'static ::pir_runtime::OpDef = &$def;
+            fn from_id_unchecked(id: ::pir_runtime::OpId) -> Self {
+                $name(id)
+            }
+            fn id(self) -> ::pir_runtime::OpId {
+                self.0
+            }
+        }
+    };
+}
+
 mod build;
 mod ops;
 mod print;

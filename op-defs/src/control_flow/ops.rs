@@ -2,7 +2,7 @@
 
 use pir_runtime::op_def::{sort_traits, TraitEntry};
 use pir_runtime::traits::SideEffect;
-use pir_runtime::{BlockId, Op, OpDef, OpId, Program, Value};
+use pir_runtime::{BlockId, OpDef, OpId, Program, Value};
 
 use super::{print, verify};
 
@@ -55,24 +55,6 @@ pub static YIELD_DEF: OpDef = OpDef {
 };
 
 static YIELD_TRAITS: [TraitEntry; 1] = sort_traits([TraitEntry::of::<SideEffect>()]);
-
-macro_rules! handle {
-    ($(#[$m:meta])* $name:ident, $def:ident) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub struct $name(OpId);
-
-        impl Op for $name {
-            const DEF: &'static OpDef = &$def;
-            fn from_id_unchecked(id: OpId) -> Self {
-                $name(id)
-            }
-            fn id(self) -> OpId {
-                self.0
-            }
-        }
-    };
-}
 
 handle!(
     /// A `pd_op.if` (see [`IfOp::build`]).

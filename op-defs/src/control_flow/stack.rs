@@ -18,8 +18,8 @@ use std::fmt;
 
 use pir_runtime::printer::Printer;
 use pir_runtime::{
-    Builder, IrContext, Op, OpDef, OpId, OpRef, PrintedType, Program, Slot, Type, TypeData,
-    TypeKey, Value, ValueDef, VerifyErrorKind,
+    Builder, IrContext, OpDef, OpId, OpRef, PrintedType, Program, Slot, Type, TypeData, TypeKey,
+    Value, ValueDef, VerifyErrorKind,
 };
 
 use super::build::ControlFlowError;
@@ -104,24 +104,6 @@ pub static HAS_ELEMENTS_DEF: OpDef = OpDef {
     verify: Some(check_has_elements),
     ..OpDef::new("cf.has_elements", "cf")
 };
-
-macro_rules! handle {
-    ($(#[$m:meta])* $name:ident, $def:ident) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub struct $name(OpId);
-
-        impl Op for $name {
-            const DEF: &'static OpDef = &$def;
-            fn from_id_unchecked(id: OpId) -> Self {
-                $name(id)
-            }
-            fn id(self) -> OpId {
-                self.0
-            }
-        }
-    };
-}
 
 handle!(
     /// A `cf.stack_create` (see [`StackCreateOp::build`]).
