@@ -12,9 +12,9 @@ use pir_runtime::phi::{DataLayout, DataType};
 use super::common::Ints;
 use super::common::{
     add, axis_in, batch_broadcast, broadcast, channel_last, dims_dtype_lod_of, dims_dtype_of, err,
-    fmt_dims, mul, need_rank, need_rank_ge, need_same_shape_when_known, product, remove_axis,
-    share_meta, share_meta_with_dims, sub, update_padding, with_dtype_layout_of, with_dtype_lod_of,
-    with_dtype_of, MetaBuilder, Res,
+    fmt_dims, mul, need_rank, need_rank_ge, need_same_batch_when_known, need_same_shape_when_known,
+    product, remove_axis, share_meta, share_meta_with_dims, sub, update_padding,
+    with_dtype_layout_of, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 use super::common::{dim_at, dims_only};
 
@@ -1897,14 +1897,7 @@ pub fn yolo_box_infer_meta(
         );
     }
     need_rank(img, 2, "img_size")?;
-    if img.dims[0] > 0 && x.dims[0] > 0 {
-        ensure_meta!(
-            img.dims[0] == x.dims[0],
-            "img_size {} and x {} must have the same batch size",
-            fmt_dims(&img.dims),
-            fmt_dims(&x.dims)
-        );
-    }
+    need_same_batch_when_known(img, x, "img_size", "x")?;
     ensure_meta!(
         img.dims[1] == 2,
         "img_size {} must be [N, 2]",

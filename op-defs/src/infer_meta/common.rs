@@ -600,6 +600,33 @@ pub(crate) fn need_same_dims(a: &TensorMeta, b: &TensorMeta, what_a: &str, what_
     Ok(())
 }
 
+/// Checks a fake-quant `bit_length`: Paddle's quantizers take 1 to 16 bits.
+pub(crate) fn need_bit_length(bits: i64) -> Res {
+    if !(1..=16).contains(&bits) {
+        return Err(err(format!("bit_length must be in [1, 16], got {bits}")));
+    }
+    Ok(())
+}
+
+/// Checks that `a` and `b` (both of rank ≥ 1) have the same batch size (dim 0) when both are
+/// known.
+pub(crate) fn need_same_batch_when_known(
+    a: &TensorMeta,
+    b: &TensorMeta,
+    what_a: &str,
+    what_b: &str,
+) -> Res {
+    let (na, nb) = (a.dims[0], b.dims[0]);
+    if na > 0 && nb > 0 && na != nb {
+        return Err(err(format!(
+            "{what_a} {} and {what_b} {} must have the same batch size",
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that a learning-rate-like tensor holds exactly one element (`product(dims) == 1`).
 pub(crate) fn need_one_element(t: &TensorMeta, what: &str) -> Res {
     let n = product(&t.dims);

@@ -17,9 +17,9 @@ use pir_runtime::phi::DataType;
 
 use super::common::{
     add, broadcast, concat_dims, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err, fmt_dims,
-    has_unknown, layout_is_nchw, mp_dtype, mul, need_one_element, need_rank, need_rank_ge,
-    need_same_dims, product, rem, share_meta, sub, with_dtype_lod_of, with_dtype_of, MetaBuilder,
-    Res,
+    has_unknown, layout_is_nchw, mp_dtype, mul, need_bit_length, need_one_element, need_rank,
+    need_rank_ge, need_same_batch_when_known, need_same_dims, product, rem, share_meta, sub,
+    with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -1439,14 +1439,7 @@ pub fn bilinear_infer_meta(
     need_rank(x, 2, "x")?;
     need_rank(y, 2, "y")?;
     need_rank(w, 3, "weight")?;
-    if x.dims[0] > 0 && y.dims[0] > 0 {
-        ensure_meta!(
-            x.dims[0] == y.dims[0],
-            "x {} and y {} must have the same batch size",
-            fmt_dims(&x.dims),
-            fmt_dims(&y.dims)
-        );
-    }
+    need_same_batch_when_known(x, y, "x", "y")?;
     ensure_meta!(
         x.dims[1] == w.dims[1],
         "x {} dim 1 must equal weight {} dim 1",
@@ -2229,11 +2222,7 @@ pub fn fake_quant_or_with_dequant_moving_average_abs_max_infer_meta(
     out_state: Output<'_>,
     out_accum: Output<'_>,
 ) -> R {
-    let bits = bit_length;
-    ensure_meta!(
-        (1..=16).contains(&bits),
-        "bit_length must be in [1, 16], got {bits}"
-    );
+    need_bit_length(bit_length)?;
     out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
     out_scale.set(TensorMeta::new(DataType::Float32, &[1]))?;
     out_state.set_if_present(TensorMeta::new(DataType::Float32, &[1]));

@@ -8,11 +8,28 @@ use pir_runtime::phi::DataType;
 
 use super::common::{
     add, dim_at, dims_dtype_lod_of, dims_dtype_of, fmt_dims, has_unknown, layout_is_nchw, mp_dtype,
-    mul, need_one_element, need_rank, need_same_dims, product, rem, share_meta, sub,
-    with_dtype_layout_of, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
+    mul, need_bit_length, need_one_element, need_rank, need_same_dims, product, rem, share_meta,
+    sub, with_dtype_layout_of, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
 };
 
 type R = Result<(), InferMetaError>;
+
+/// Checks that `label` matches `logits` (same rank, at least 1) off the last axis wherever both
+/// extents are known (the softmax-with-cross-entropy ops).
+fn need_label_like_logits(logits: &TensorMeta, label: &TensorMeta) -> Res {
+    let off_last = logits.rank() - 1;
+    let known_differ = |(&a, &b): (&i64, &i64)| a > 0 && b > 0 && a != b;
+    ensure_meta!(
+        !logits.dims[..off_last]
+            .iter()
+            .zip(&label.dims)
+            .any(known_differ),
+        "logits {} and label {} must have the same shape off the last axis",
+        fmt_dims(&logits.dims),
+        fmt_dims(&label.dims)
+    );
+    Ok(())
+}
 
 /// `AccuracyInferMeta(out, indice, label)`: three 0-D outputs in `out`'s dtype; `label` must be
 /// 2-D.
@@ -106,15 +123,7 @@ pub fn c_softmax_with_cross_entropy_infer_meta(
         fmt_dims(&logits.dims),
         fmt_dims(&label.dims)
     );
-    for i in 0..r - 1 {
-        let (a, b) = (logits.dims[i], label.dims[i]);
-        ensure_meta!(
-            !(a > 0 && b > 0 && a != b),
-            "logits {} and label {} must have the same shape off the last axis",
-            fmt_dims(&logits.dims),
-            fmt_dims(&label.dims)
-        );
-    }
+    need_label_like_logits(logits, label)?;
     softmax.set(with_dtype_lod_of(logits, &logits.dims))?;
     let mut d = logits.dims.to_vec();
     d[r - 1] = 1;
@@ -298,11 +307,7 @@ pub fn fake_quantize_range_abs_max_infer_meta(
     out_scale: Output<'_>,
     out_scales: Output<'_>,
 ) -> R {
-    let bits = bit_length;
-    ensure_meta!(
-        (1..=16).contains(&bits),
-        "bit_length must be in [1, 16], got {bits}"
-    );
+    need_bit_length(bit_length)?;
     out.set(MetaBuilder::new().dims(&x.dims).lod(x).build())?;
     out_scale.set(MetaBuilder::new().dims(&[1]).build())?;
     out_scales.set_if_present(MetaBuilder::new().dims(&[window_size]).build());
@@ -1212,15 +1217,7 @@ pub fn c_softmax_with_multi_label_cross_entropy_infer_meta(
         fmt_dims(&label.dims),
         fmt_dims(&smooth_weight.dims)
     );
-    for i in 0..r - 1 {
-        let (a, b) = (logits.dims[i], label.dims[i]);
-        ensure_meta!(
-            !(a > 0 && b > 0 && a != b),
-            "logits {} and label {} must have the same shape off the last axis",
-            fmt_dims(&logits.dims),
-            fmt_dims(&label.dims)
-        );
-    }
+    need_label_like_logits(logits, label)?;
     ensure_meta!(
         label.dims[r - 1] >= 1 || label.dims[r - 1] == -1,
         "the last dimension of label {} must be at least 1",

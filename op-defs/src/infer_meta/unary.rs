@@ -12,9 +12,10 @@ use super::common::dims_only;
 use super::common::Ints;
 use super::common::{
     add, axis_in, axis_in_or_0d, channel_last, dim_at, dims_dtype_lod_of, dims_dtype_of, div, err,
-    fmt_dims, has_unknown, mul, need_lens, need_positive, need_rank, need_rank_ge, output_count,
-    pool_output_size, product, reduce_dims, reduce_dims_unknown_axis, rem, remove_axis, share_meta,
-    sub, update_padding, with_dtype_lod_of, with_dtype_of, MetaBuilder, Res,
+    fmt_dims, has_unknown, mul, need_bit_length, need_lens, need_positive, need_rank, need_rank_ge,
+    output_count, pool_output_size, product, reduce_dims, reduce_dims_unknown_axis, rem,
+    remove_axis, share_meta, sub, update_padding, with_dtype_lod_of, with_dtype_of, MetaBuilder,
+    Res,
 };
 
 type R = Result<(), InferMetaError>;
@@ -3172,14 +3173,6 @@ pub fn unique_consecutive_infer_meta(
     Ok(())
 }
 
-fn fake_quant_bits(bit_length: i64) -> R {
-    ensure_meta!(
-        (1..=16).contains(&bit_length),
-        "bit_length must lie in [1, 16], got {bit_length}"
-    );
-    Ok(())
-}
-
 /// `FakeQuantizeAbsMaxInferMeta(x, bit_length, round_type)`: `out` like `x`, `out_scale` `[1]`.
 #[infer_meta]
 pub fn fake_quantize_abs_max_infer_meta(
@@ -3189,7 +3182,7 @@ pub fn fake_quantize_abs_max_infer_meta(
     out: Output<'_>,
     out_scale: Output<'_>,
 ) -> R {
-    fake_quant_bits(bit_length)?;
+    need_bit_length(bit_length)?;
     out.set(dims_dtype_lod_of(x))?;
     out_scale.set_if_present(TensorMeta::new(DataType::Float32, &[1]));
     Ok(())
@@ -3203,7 +3196,7 @@ fn channel_wise_quant(
     out: Output<'_>,
     out_scale: Output<'_>,
 ) -> R {
-    fake_quant_bits(bit_length)?;
+    need_bit_length(bit_length)?;
     ensure_meta!(
         quant_axis == 0 || quant_axis == 1,
         "quant_axis must be 0 or 1, got {quant_axis}"
