@@ -2,31 +2,17 @@
 //! `cf.has_elements`): typed builders, Paddle's printing (the `%stack_N` aliases), the text
 //! round trip, and each verifier rule broken once, pinned to its named error.
 
-use std::sync::Arc;
-
 use op_defs::control_flow::{
     CfType, ControlFlowError, HasElementsOp, IfOp, StackCreateOp, TuplePopOp, TuplePushOp,
     TUPLE_POP_DEF, TUPLE_PUSH_DEF,
 };
-use op_defs::pd_op::{DataOp, DataOpAttrs, ReluOp};
-use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{verify, Builder, IrContext, Program, Slot, Value, VerifyError, VerifyErrorKind};
+use op_defs::pd_op::ReluOp;
+use pir_runtime::phi::DataType;
+use pir_runtime::{verify, Builder, Program, Slot, VerifyError, VerifyErrorKind};
 
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
-
-fn data(b: &mut Builder<'_>, name: &str, dtype: DataType, dims: &[i64]) -> Value {
-    let attrs = DataOpAttrs {
-        name,
-        shape: dims,
-        dtype,
-        place: Place::default(),
-    };
-    DataOp::build(b, attrs).unwrap().out(b.program())
-}
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::{context, data};
 
 /// Two stacks: the first pushed inside an `if` branch and popped after it, as a backward
 /// region pops what the forward region pushed; the second pushes two values.

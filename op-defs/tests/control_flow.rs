@@ -8,13 +8,16 @@
 //! either the comparisons print a notice and pass (the other tests run regardless).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use op_defs::control_flow::{set_stop_gradient, ControlFlowError, IfOp, WhileOp};
 use op_defs::pd_op::*;
 use pir_runtime::meta::Scalar;
 use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{Builder, IrContext, OpId, Program, Value};
+use pir_runtime::{Builder, OpId, Program, Value};
+
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::context;
 
 fn reference(rel: &str) -> Option<String> {
     let dir = match std::env::var_os("PIR_PADDLE_REF") {
@@ -30,12 +33,6 @@ fn reference(rel: &str) -> Option<String> {
     Some(std::fs::read_to_string(dir.join(rel)).expect("reference program"))
 }
 
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
-
 /// Sets every result's `stop_gradient` of `v`'s op, as the Python API does when it creates it.
 fn sg(b: &mut Builder<'_>, v: Value, flag: bool) -> Value {
     set_stop_gradient(b.program_mut(), v, flag).unwrap();
@@ -44,13 +41,7 @@ fn sg(b: &mut Builder<'_>, v: Value, flag: bool) -> Value {
 
 /// `paddle.static.data(name, [4], dtype)`.
 fn data(b: &mut Builder<'_>, name: &str, dtype: DataType, stop: bool) -> Value {
-    let attrs = DataOpAttrs {
-        name,
-        shape: &[4],
-        dtype,
-        place: Place::default(),
-    };
-    let v = DataOp::build(b, attrs).unwrap().out(b.program());
+    let v = fixtures::data(b, name, dtype, &[4]);
     sg(b, v, stop)
 }
 

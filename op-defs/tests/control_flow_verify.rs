@@ -2,31 +2,15 @@
 //! error; and a hundred thousand nested `pd_op.if`s verified, printed, walked and erased with
 //! no recursion (a generator builds them here).
 
-use std::sync::Arc;
-
 use op_defs::control_flow::{IfOp, WhileOp, YieldOp, IF_DEF, WHILE_DEF};
-use op_defs::pd_op::{DataOp, DataOpAttrs};
-use pir_runtime::phi::{DataType, Place};
+use pir_runtime::phi::DataType;
 use pir_runtime::{
-    verify, BlockId, Builder, IrContext, Op, OpId, Program, Slot, Value, VerifyError,
-    VerifyErrorKind,
+    verify, BlockId, Builder, Op, OpId, Program, Slot, Value, VerifyError, VerifyErrorKind,
 };
 
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
-
-fn data(b: &mut Builder<'_>, name: &str, dtype: DataType, dims: &[i64]) -> Value {
-    let attrs = DataOpAttrs {
-        name,
-        shape: dims,
-        dtype,
-        place: Place::default(),
-    };
-    DataOp::build(b, attrs).unwrap().out(b.program())
-}
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::{context, data};
 
 /// A `pd_op.if` of `cond` with explicit result types and empty blocks (built by hand, as a
 /// pass or a reader might, with no checks).

@@ -10,12 +10,15 @@
 //! notice and pass.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use op_defs::pd_op::*;
 use pir_runtime::meta::Scalar;
 use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{builtin, Builder, InsertPoint, IrContext, OpId, Program, Value};
+use pir_runtime::{builtin, Builder, InsertPoint, OpId, Program, Value};
+
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::context;
 
 fn reference(name: &str) -> Option<String> {
     let dir = match std::env::var_os("PIR_PADDLE_REF") {
@@ -31,25 +34,9 @@ fn reference(name: &str) -> Option<String> {
     Some(std::fs::read_to_string(dir.join("text").join(name)).expect("reference program"))
 }
 
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
-
 /// `paddle.static.data(name, shape, dtype)`.
 fn data(b: &mut Builder<'_>, name: &str, shape: &[i64], dtype: DataType) -> Value {
-    let op = DataOp::build(
-        b,
-        DataOpAttrs {
-            name,
-            shape,
-            dtype,
-            place: Place::default(),
-        },
-    )
-    .unwrap();
-    op.out(b.program())
+    fixtures::data(b, name, dtype, shape)
 }
 
 /// Sets `stop_gradient` on every op that does not have it yet, one `stop_gradient` flag per

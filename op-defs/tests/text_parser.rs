@@ -7,11 +7,9 @@ use std::sync::Arc;
 use pir_runtime::parser::{self, ParseErrorKind};
 use pir_runtime::IrContext;
 
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::context;
 
 const GOOD: &str = r#"{
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>

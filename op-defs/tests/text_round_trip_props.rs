@@ -21,6 +21,10 @@ use pir_runtime::phi::{AllocationType, DataLayout, DataType, Place};
 use pir_runtime::{builtin, parser, Attribute, Builder, IrContext, OpId, Program, Value};
 use proptest::prelude::*;
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
+use fixtures::context;
+
 /// One typed build; indices pick among the float tensors built so far (modulo their count).
 #[derive(Clone, Debug)]
 enum Step {
@@ -387,12 +391,6 @@ fn build(ctx: &Arc<IrContext>, shape: Vec<i64>, steps: &[Step]) -> Program {
         g.run(s);
     }
     g.prog
-}
-
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
 }
 
 proptest! {
