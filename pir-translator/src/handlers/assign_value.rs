@@ -12,7 +12,7 @@ use pir_runtime::{AttrData, OpDef};
 
 use super::attr_error;
 use crate::attribute_translator::translate_attribute;
-use crate::op_translator::{general, AttrList, OpContext, OpTranscriber, Operands, TargetOp};
+use crate::op_translator::{general, AttrList, OpContext, OpTranscriber, TargetOp};
 use crate::translate_error::TranslateError;
 
 /// The legacy attributes that may hold the values, in Paddle's order.
@@ -43,14 +43,6 @@ impl OpTranscriber for AssignValue {
 
     fn insert_slices(&self, _: &mut OpContext<'_, '_>, _: TargetOp) -> Result<(), TranslateError> {
         Ok(())
-    }
-
-    fn generate_inputs(
-        &self,
-        _: &mut OpContext<'_, '_>,
-        _: TargetOp,
-    ) -> Result<Operands, TranslateError> {
-        Ok(Operands::new())
     }
 
     fn translate_attributes(

@@ -6,12 +6,11 @@ use std::borrow::Cow;
 
 use pir_legacy::{AttrValue, LegacyOp};
 use pir_runtime::phi::{AllocationType, Place};
-use pir_runtime::{builtin, OpDef};
+use pir_runtime::{builtin, Attribute, OpDef};
 
+use super::attr_error;
 use crate::attribute_translator::{phi_dtype_of_code, translate_attribute};
-use crate::op_translator::{
-    argument_names, AttrList, OpContext, OpTranscriber, Operands, Param, TargetOp,
-};
+use crate::op_translator::{argument_names, AttrList, OpContext, OpTranscriber, Param, TargetOp};
 use crate::translate_error::TranslateError;
 
 fn int_attr_or(op: &LegacyOp, name: &str, default: i32) -> i32 {
@@ -19,6 +18,19 @@ fn int_attr_or(op: &LegacyOp, name: &str, default: i32) -> i32 {
         Some(AttrValue::Int(i)) => *i,
         _ => default,
     }
+}
+
+/// The `name` (the fed or fetched variable) and `col` (the legacy `col`, 0 if absent)
+/// attributes of `pd_op.feed` and `pd_op.fetch`.
+fn name_and_col(cx: &OpContext<'_, '_>, name: &str) -> [(Cow<'static, str>, Attribute); 2] {
+    let ctx = cx.ctx();
+    [
+        (Cow::Borrowed("name"), ctx.str_attr(name)),
+        (
+            Cow::Borrowed("col"),
+            ctx.i32_attr(int_attr_or(cx.op(), "col", 0)),
+        ),
+    ]
 }
 
 fn first<'a>(
@@ -37,28 +49,13 @@ fn first<'a>(
 pub struct Feed;
 
 impl OpTranscriber for Feed {
-    fn generate_inputs(
-        &self,
-        _: &mut OpContext<'_, '_>,
-        _: TargetOp,
-    ) -> Result<Operands, TranslateError> {
-        Ok(Operands::new())
-    }
-
     fn translate_attributes(
         &self,
         cx: &mut OpContext<'_, '_>,
         _: TargetOp,
     ) -> Result<AttrList, TranslateError> {
-        let ctx = cx.ctx();
         let name = first(cx, argument_names(&cx.op().outputs), "output")?;
-        Ok(AttrList::from_iter([
-            (Cow::Borrowed("name"), ctx.str_attr(name)),
-            (
-                Cow::Borrowed("col"),
-                ctx.i32_attr(int_attr_or(cx.op(), "col", 0)),
-            ),
-        ]))
+        Ok(AttrList::from_iter(name_and_col(cx, name)))
     }
 }
 
@@ -73,15 +70,8 @@ impl OpTranscriber for Fetch {
         let target = cx.target(def)?;
         self.insert_slices(cx, target)?;
         let operands = self.generate_inputs(cx, target)?;
-        let ctx = cx.ctx();
         let name = first(cx, argument_names(&cx.op().inputs), "input")?;
-        let attrs = [
-            (Cow::Borrowed("name"), ctx.str_attr(name)),
-            (
-                Cow::Borrowed("col"),
-                ctx.i32_attr(int_attr_or(cx.op(), "col", 0)),
-            ),
-        ];
+        let attrs = name_and_col(cx, name);
         let ty = operands
             .first()
             .copied()
@@ -99,14 +89,6 @@ impl OpTranscriber for Fetch {
 pub struct Data;
 
 impl OpTranscriber for Data {
-    fn generate_inputs(
-        &self,
-        _: &mut OpContext<'_, '_>,
-        _: TargetOp,
-    ) -> Result<Operands, TranslateError> {
-        Ok(Operands::new())
-    }
-
     fn translate_attributes(
         &self,
         cx: &mut OpContext<'_, '_>,
@@ -115,16 +97,16 @@ impl OpTranscriber for Data {
         let ctx = cx.ctx();
         let required_int = |name: &str| match cx.attr(name) {
             Some(AttrValue::Int(i)) => Ok(*i),
-            other => Err(TranslateError::Attribute {
-                at: Box::new(cx.at_attr(name)),
-                op: target.def.name.to_string(),
-                name: name.to_string(),
-                legacy: name.to_string(),
-                problem: match other {
+            other => Err(attr_error(
+                cx,
+                target,
+                name,
+                name,
+                match other {
                     Some(v) => format!("expected an INT, found {}", v.attr_type().proto_name()),
                     None => "the legacy op has no such attribute".into(),
                 },
-            }),
+            )),
         };
         let place_code = required_int("place")?;
         let dtype = required_int("dtype")?;

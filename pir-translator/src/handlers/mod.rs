@@ -74,6 +74,23 @@ fn attr_error(
     }
 }
 
+/// A located [`TranslateError::Input`] for input `input` of `target` (legacy `legacy`).
+fn input_error(
+    cx: &OpContext<'_, '_>,
+    target: TargetOp,
+    input: &str,
+    legacy: &str,
+    problem: String,
+) -> TranslateError {
+    TranslateError::Input {
+        at: Box::new(cx.at()),
+        op: target.def.name.to_string(),
+        input: input.to_string(),
+        legacy: legacy.to_string(),
+        problem,
+    }
+}
+
 /// Copies the op's legacy oneDNN data-type attributes, as Paddle 3.3.1's oneDNN build does for
 /// `cast` and `split`.
 fn copy_onednn_data_types(cx: &OpContext<'_, '_>, attrs: &mut AttrList) {

@@ -15,7 +15,7 @@ use pir_legacy::AttrValue;
 use pir_runtime::pir_spec::AttributeSpec;
 use pir_runtime::Attribute;
 
-use super::attr_error;
+use super::{attr_error, input_error};
 use crate::attribute_translator::translate_general_attribute;
 use crate::op_translator::{general, AttrList, OpContext, OpTranscriber, TargetOp};
 use crate::translate_error::TranslateError;
@@ -35,17 +35,12 @@ impl OpTranscriber for Arange {
             return general::translate_attribute(self, cx, target, spec);
         }
         let [start] = cx.input("Start") else {
-            return Err(TranslateError::Input {
-                at: Box::new(cx.at()),
-                op: target.def.name.to_string(),
-                input: "start".into(),
-                legacy: "Start".into(),
-                problem: format!(
-                    "`dtype` is read from `Start`, which must be one variable, but the legacy op \
-                     gives {}",
-                    cx.input("Start").len()
-                ),
-            });
+            let problem = format!(
+                "`dtype` is read from `Start`, which must be one variable, but the legacy op gives \
+                 {}",
+                cx.input("Start").len()
+            );
+            return Err(input_error(cx, target, "start", "Start", problem));
         };
         let var = cx.var_desc(start)?;
         let dtype = var.dtype().ok_or_else(|| {

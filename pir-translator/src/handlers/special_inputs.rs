@@ -13,7 +13,7 @@ use pir_runtime::phi::Place;
 use pir_runtime::pir_spec::InputSpec;
 use pir_runtime::{OpDef, Value};
 
-use super::attr_error;
+use super::{attr_error, input_error};
 use crate::attribute_translator::{full_value_of, translate_general_attribute};
 use crate::op_translator::{general, OpContext, OpTranscriber, Param, TargetOp};
 use crate::translate_error::TranslateError;
@@ -91,16 +91,17 @@ impl OpTranscriber for OneHot {
                 ))
             }
             more => {
-                return Err(TranslateError::Input {
-                    at: Box::new(cx.at()),
-                    op: target.def.name.to_string(),
-                    input: input.name.to_string(),
-                    legacy: "depth_tensor".into(),
-                    problem: format!(
-                        "`depth_tensor` must be one tensor, but the legacy op gives {}",
-                        more.len()
-                    ),
-                })
+                let problem = format!(
+                    "`depth_tensor` must be one tensor, but the legacy op gives {}",
+                    more.len()
+                );
+                return Err(input_error(
+                    cx,
+                    target,
+                    &input.name,
+                    "depth_tensor",
+                    problem,
+                ));
             }
         }
         let bad = |cx: &OpContext<'_, '_>, problem: &str| {

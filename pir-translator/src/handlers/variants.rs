@@ -21,8 +21,8 @@ use pir_runtime::op_support::AttrArg;
 use pir_runtime::pir_spec::InputSpec;
 use pir_runtime::{OpDef, Value};
 
-use super::attr_error;
 use super::defaults::FUSED_ELEMWISE_ADD_ACTIVATION;
+use super::{attr_error, input_error};
 use crate::attribute_translator::phi_dtype_of_code;
 use crate::op_translator::{general, OpContext, OpTranscriber, Operands, Outputs, Param, TargetOp};
 use crate::translate_error::TranslateError;
@@ -39,16 +39,13 @@ fn value_tensor(
 ) -> Result<Value, TranslateError> {
     match cx.input("ValueTensor") {
         [name] => cx.sliced_value(Param::input("ValueTensor"), name),
-        other => Err(TranslateError::Input {
-            at: Box::new(cx.at()),
-            op: target.def.name.to_string(),
-            input: input.name.to_string(),
-            legacy: "ValueTensor".into(),
-            problem: format!(
+        other => {
+            let problem = format!(
                 "`ValueTensor` must be one variable, but the legacy op gives {}",
                 other.len()
-            ),
-        }),
+            );
+            Err(input_error(cx, target, &input.name, "ValueTensor", problem))
+        }
     }
 }
 
