@@ -182,18 +182,8 @@ pub fn small_cnn_train(ctx: &Arc<IrContext>) -> Result<Program, BuildError> {
     let mut b = Builder::at_end(&mut prog);
     let relu = ReluOp::build(&mut b, cb.out)?;
     let r = relu.out(b.program());
-    let pool_attrs = Pool2dOpAttrs {
-        strides: &[2, 2],
-        paddings: &[0, 0],
-        ceil_mode: false,
-        exclusive: true,
-        data_format: "NCHW",
-        pooling_type: "max",
-        global_pooling: false,
-        adaptive: false,
-        padding_algorithm: "EXPLICIT",
-    };
-    let pool = Pool2dOp::build(&mut b, r, &[2, 2], pool_attrs)?;
+    let attrs = pool_attrs("max", &[2, 2], &[0, 0], false);
+    let pool = Pool2dOp::build(&mut b, r, &[2, 2], attrs)?;
     let p = pool.out(b.program());
     let flat = FlattenOp::build(
         &mut b,
@@ -323,6 +313,27 @@ pub fn small_cnn_train(ctx: &Arc<IrContext>) -> Result<Program, BuildError> {
     Ok(prog)
 }
 
+/// A `pool2d` on NCHW with explicit paddings, exclusive, not ceil-mode, not global (the
+/// models' pools differ only in type, strides, paddings and `adaptive`).
+fn pool_attrs(
+    pooling_type: &'static str,
+    strides: &'static [i64],
+    paddings: &'static [i64],
+    adaptive: bool,
+) -> Pool2dOpAttrs<'static> {
+    Pool2dOpAttrs {
+        strides,
+        paddings,
+        ceil_mode: false,
+        exclusive: true,
+        data_format: "NCHW",
+        pooling_type,
+        global_pooling: false,
+        adaptive,
+        padding_algorithm: "EXPLICIT",
+    }
+}
+
 fn pool_grad_attrs() -> Pool2dGradOpAttrs<'static> {
     Pool2dGradOpAttrs {
         strides: &[2, 2],
@@ -367,17 +378,7 @@ pub fn resnet50(ctx: &Arc<IrContext>, batch: i64) -> Result<Program, BuildError>
     let stem = relu(&mut prog, stem)?;
     let mut y = {
         let mut b = Builder::at_end(&mut prog);
-        let attrs = Pool2dOpAttrs {
-            strides: &[2, 2],
-            paddings: &[1, 1],
-            ceil_mode: false,
-            exclusive: true,
-            data_format: "NCHW",
-            pooling_type: "max",
-            global_pooling: false,
-            adaptive: false,
-            padding_algorithm: "EXPLICIT",
-        };
+        let attrs = pool_attrs("max", &[2, 2], &[1, 1], false);
         Pool2dOp::build(&mut b, stem, &[3, 3], attrs)?.out(b.program())
     };
     let mut in_c = 64;
@@ -408,17 +409,7 @@ pub fn resnet50(ctx: &Arc<IrContext>, batch: i64) -> Result<Program, BuildError>
     let fc_w = parameter(&mut prog, "fc_0.w_0", &[2048, 1000], true)?;
     let fc_b = parameter(&mut prog, "fc_0.b_0", &[1000], true)?;
     let mut b = Builder::at_end(&mut prog);
-    let attrs = Pool2dOpAttrs {
-        strides: &[1, 1],
-        paddings: &[0, 0],
-        ceil_mode: false,
-        exclusive: true,
-        data_format: "NCHW",
-        pooling_type: "avg",
-        global_pooling: false,
-        adaptive: true,
-        padding_algorithm: "EXPLICIT",
-    };
+    let attrs = pool_attrs("avg", &[1, 1], &[0, 0], true);
     let pooled = Pool2dOp::build(&mut b, y, &[1, 1], attrs)?.out(b.program());
     let flat = FlattenOp::build(
         &mut b,
