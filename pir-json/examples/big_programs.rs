@@ -10,9 +10,11 @@
 
 use std::path::PathBuf;
 
-use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{Builder, IrContext, Program};
+use pir_runtime::IrContext;
 use serde_json::Value;
+
+#[path = "../tests/common/flood.rs"]
+mod flood;
 
 /// Adds `offset` to every positive value id (`"%"`) under `v`.
 fn renumber(v: &mut Value, offset: i64) {
@@ -54,39 +56,14 @@ fn big(ctx: &std::sync::Arc<IrContext>, min_bytes: usize) -> String {
     serde_json::to_string(&doc).expect("serialises")
 }
 
-/// FxHash's multiplier and its inverse modulo 2^64.
-const K: u64 = 0xf135_7aea_2e62_a9c5;
-fn inverse(k: u64) -> u64 {
-    let mut inv = k;
-    for _ in 0..6 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(k.wrapping_mul(inv)));
-    }
-    inv
-}
-
-/// `ops` `pd_op.full_int_array` ops of `per_op` values each.
+/// `ops` `pd_op.full_int_array` ops of `per_op` values each, as JSON.
 fn ints(
     ctx: &std::sync::Arc<IrContext>,
     ops: usize,
     per_op: usize,
-    value: impl Fn(u64) -> i64,
+    value: fn(u64) -> i64,
 ) -> String {
-    let mut prog = Program::new(ctx);
-    let mut b = Builder::at_end(&mut prog);
-    let t = ctx.dense_tensor_type(DataType::Int64, &[per_op as i64]);
-    for o in 0..ops {
-        let items: Vec<_> = (0..per_op)
-            .map(|k| ctx.i64_attr(value((o * per_op + k) as u64 + 1)))
-            .collect();
-        let attrs = [
-            ("dtype", ctx.dtype_attr(DataType::Int64)),
-            ("place", ctx.place_attr(Place::cpu())),
-            ("value", ctx.array_attr(&items)),
-        ];
-        b.create_by_name("pd_op.full_int_array", &[], &attrs, &[Some(t)])
-            .expect("full_int_array");
-    }
-    pir_json::write_program(&prog)
+    pir_json::write_program(&flood::full_int_arrays(ctx, ops, per_op, value))
 }
 
 fn main() {
@@ -101,10 +78,8 @@ fn main() {
         println!("{}: {:.1} MB", path.display(), text.len() as f64 / 1e6);
     };
     write("big.json", big(&ctx, mb << 20));
-    let inv = inverse(K);
     // 200 values an op: about 4.4 MB for 106,000 values.
-    let crafted = |j: u64| j.wrapping_mul(inv).wrapping_sub(2u64.wrapping_mul(K)) as i64;
-    write("flood.json", ints(&ctx, 530, 200, crafted));
+    write("flood.json", ints(&ctx, 530, 200, flood::crafted));
     let random = |j: u64| {
         let mut x = j.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         x ^= x >> 29;
