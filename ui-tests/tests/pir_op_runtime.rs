@@ -411,6 +411,18 @@ fn scale_attrs(ctx: &IrContext) -> Vec<(&'static str, pir_runtime::Attribute)> {
     ]
 }
 
+/// The verify message of a well-typed `ScaleOp` whose attributes `edit` changes.
+fn scale_message(
+    edit: impl FnOnce(&IrContext, &mut Vec<(&'static str, pir_runtime::Attribute)>),
+) -> String {
+    let mut f = Fixture::new();
+    let x = f.param("x", &[2]);
+    let t = f.f32s(&[2]);
+    let mut attrs = scale_attrs(&f.ctx);
+    edit(&f.ctx, &mut attrs);
+    verify_message::<ScaleOp>(&mut f, &[Some(x), None], &attrs, &[Some(t)])
+}
+
 #[test]
 fn verify_reports_a_wrong_operand_count() {
     let mut f = Fixture::new();
@@ -454,12 +466,7 @@ fn verify_reports_a_null_operand_that_is_not_optional() {
 
 #[test]
 fn verify_reports_a_missing_attribute() {
-    let mut f = Fixture::new();
-    let x = f.param("x", &[2]);
-    let t = f.f32s(&[2]);
-    let mut attrs = scale_attrs(&f.ctx);
-    attrs.retain(|(n, _)| *n != "factor");
-    let m = verify_message::<ScaleOp>(&mut f, &[Some(x), None], &attrs, &[Some(t)]);
+    let m = scale_message(|_, attrs| attrs.retain(|(n, _)| *n != "factor"));
     assert_eq!(
         m,
         "attribute `factor` is missing (expected pir::FloatAttribute)"
@@ -468,12 +475,7 @@ fn verify_reports_a_missing_attribute() {
 
 #[test]
 fn verify_reports_an_attribute_of_the_wrong_kind() {
-    let mut f = Fixture::new();
-    let x = f.param("x", &[2]);
-    let t = f.f32s(&[2]);
-    let mut attrs = scale_attrs(&f.ctx);
-    attrs[0].1 = f.ctx.f64_attr(2.0);
-    let m = verify_message::<ScaleOp>(&mut f, &[Some(x), None], &attrs, &[Some(t)]);
+    let m = scale_message(|ctx, attrs| attrs[0].1 = ctx.f64_attr(2.0));
     assert_eq!(
         m,
         "attribute `factor`: expected pir::FloatAttribute, found pir::DoubleAttribute 2"
@@ -482,12 +484,9 @@ fn verify_reports_an_attribute_of_the_wrong_kind() {
 
 #[test]
 fn verify_reports_an_array_attribute_with_wrong_elements() {
-    let mut f = Fixture::new();
-    let x = f.param("x", &[2]);
-    let t = f.f32s(&[2]);
-    let mut attrs = scale_attrs(&f.ctx);
-    attrs[1].1 = f.ctx.array_attr(&[f.ctx.i32_attr(1), f.ctx.i64_attr(1)]);
-    let m = verify_message::<ScaleOp>(&mut f, &[Some(x), None], &attrs, &[Some(t)]);
+    let m = scale_message(|ctx, attrs| {
+        attrs[1].1 = ctx.array_attr(&[ctx.i32_attr(1), ctx.i64_attr(1)]);
+    });
     assert_eq!(
         m,
         "attribute `strides`: expected pir::ArrayAttribute<pir::Int32Attribute>, found pir::ArrayAttribute [1,1]"
