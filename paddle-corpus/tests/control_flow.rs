@@ -14,9 +14,12 @@
 //! `PIR_PADDLE_YAML` at run time, the tests print a notice and pass.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use pir_runtime::{parser, Dialect, IrContext};
+use pir_runtime::parser;
+
+#[path = "common/context.rs"]
+mod program_context;
+use program_context::context;
 
 const PROGRAMS: [&str; 4] = [
     "cond_simple",
@@ -48,22 +51,6 @@ fn dir(test: &str) -> Option<PathBuf> {
 
 fn read(dir: &std::path::Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("reading {name}: {e}"))
-}
-
-/// The generated dialect, the project's ops it lacks, and the control-flow ops.
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    #[cfg(pir_paddle_yaml)]
-    ctx.register_ops("pd_op", pir_paddle_corpus::PdOpDialect::op_defs())
-        .expect("the corpus dialect registers");
-    for def in op_defs::pd_op::PdOpDialect::op_defs() {
-        if ctx.op_def(def.name).is_none() {
-            ctx.register_ops("pd_op", &[def])
-                .expect("a missing op registers");
-        }
-    }
-    op_defs::control_flow::register(&ctx).expect("the control-flow ops register");
-    ctx
 }
 
 /// Panics with the first differing line.

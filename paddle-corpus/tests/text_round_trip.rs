@@ -13,34 +13,21 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use pir_runtime::op_support::attribute_fits;
 use pir_runtime::parser::{self, ParseErrorKind};
 use pir_runtime::pir_spec::AttrKind;
-use pir_runtime::{AttrData, Attribute, Dialect, IrContext, Program, TypeData};
+use pir_runtime::{AttrData, Attribute, IrContext, Program, TypeData};
+
+#[path = "common/context.rs"]
+mod program_context;
+use program_context::context;
 
 fn paddle_ref() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PIR_PADDLE_REF") {
         return Some(PathBuf::from(p));
     }
     std::env::var_os("PIR_PADDLE_YAML").map(|p| PathBuf::from(p).join("../paddle-ref"))
-}
-
-/// The generated corpus dialect (if built), then the project's own ops it does not have.
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    #[cfg(pir_paddle_yaml)]
-    ctx.register_ops("pd_op", pir_paddle_corpus::PdOpDialect::op_defs())
-        .expect("the corpus dialect registers");
-    for def in op_defs::pd_op::PdOpDialect::op_defs() {
-        if ctx.op_def(def.name).is_none() {
-            ctx.register_ops("pd_op", &[def])
-                .expect("a missing op registers");
-        }
-    }
-    op_defs::control_flow::register(&ctx).expect("the control-flow ops register");
-    ctx
 }
 
 fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
