@@ -214,8 +214,7 @@ fn branches_that_disagree_are_refused_when_building() {
 #[test]
 fn yield_has_paddles_side_effect_trait() {
     use pir_runtime::traits::SideEffect;
-    let ctx = Arc::new(IrContext::new());
-    op_defs::pd_op::register(&ctx).unwrap();
+    let ctx = context();
     let def = ctx
         .op_def("cf.yield")
         .expect("cf.yield registered with pd_op");
