@@ -104,7 +104,8 @@ pub(crate) struct OpEntry {
     /// Keys kept as written (`composite`, `infer_meta.spmd_rule`, ...).
     pub(crate) extra: Vec<(String, String)>,
     /// Line of each top-level key.
-    pub(crate) key_lines: Vec<(String, u32)>,
+    /// Line of each top-level key Paddle accepts (the name from [`KEYS`]: no copy per key).
+    pub(crate) key_lines: Vec<(&'static str, u32)>,
     pub(crate) doc: String,
 }
 
@@ -113,7 +114,7 @@ impl OpEntry {
     pub(crate) fn line_of(&self, key: &str) -> u32 {
         self.key_lines
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| *k == key)
             .map_or(self.line, |(_, l)| *l)
     }
 
@@ -560,7 +561,10 @@ impl OpEntry {
             key_lines: head
                 .map
                 .iter()
-                .map(|(k, _)| (k.as_str().unwrap_or("").to_string(), k.line))
+                .filter_map(|(k, _)| {
+                    let key = KEYS.iter().find(|(name, _)| Some(*name) == k.as_str())?.0;
+                    Some((key, k.line))
+                })
                 .collect(),
             doc: doc_above(lines, head.line),
         }

@@ -215,7 +215,8 @@ impl<'a> Reader<'a> {
     /// A block map whose keys are at column `indent`; its first key starts at `first`.
     fn block_map(&mut self, indent: usize, first: usize) -> Option<Node<'a>> {
         let line = self.line;
-        let mut entries = Vec::new();
+        // Paddle's entries have up to about ten keys.
+        let mut entries = Vec::with_capacity(8);
         let mut start = first;
         loop {
             let colon = self.key_end(start)?;

@@ -23,6 +23,15 @@ fn s(x: &str) -> Str {
     Cow::Owned(x.to_string())
 }
 
+/// The dialect's name, borrowed for Paddle's dialects (no copy per class).
+fn dialect_name(d: &str) -> Str {
+    match d {
+        "pd_op" => Cow::Borrowed("pd_op"),
+        "onednn_op" => Cow::Borrowed("onednn_op"),
+        _ => s(d),
+    }
+}
+
 fn list<T: Clone>(v: Vec<T>) -> List<T> {
     Cow::Owned(v)
 }
@@ -332,7 +341,7 @@ impl<'e> Shared<'e> {
         let verify_signature =
             !(class.contains("GradOp") || class.contains("Grad_Op") || e.custom_verify);
         OpSchema {
-            dialect: s(cx.dialect),
+            dialect: dialect_name(cx.dialect),
             name: Cow::Owned(format!("{}.{op_name}", cx.dialect)),
             op_name: Cow::Owned(op_name),
             class_name: Cow::Owned(class),
