@@ -21,7 +21,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use pir_runtime::{AttrData, Attribute, InsertPoint, IrContext, OpId, Program, Value};
+use pir_runtime::{AttrData, Attribute, InsertPoint, IrContext, OpDef, OpId, Program, Value};
 
 use crate::error::PassError;
 use crate::rewrite::{RewritePattern, Rewriter};
@@ -93,12 +93,16 @@ pub struct DrrPattern {
     pub benefit: u16,
 }
 
+/// The tensors a match binds, by slot ([`Slots`]): `None` unbound, `Some(None)` a null operand.
+type Bound = SmallVec<[Option<Option<Value>>; 32]>;
+
 /// What a match bound: ops, tensors and captured attributes.
 pub struct MatchContext<'a> {
     prog: &'a Program,
-    ops: Vec<Option<OpId>>,
-    tensors: FxHashMap<&'static str, Option<Value>>,
-    attrs: FxHashMap<&'static str, Attribute>,
+    slots: &'a Slots,
+    ops: SmallVec<[Option<OpId>; 8]>,
+    tensors: Bound,
+    attrs: SmallVec<[Option<Attribute>; 8]>,
 }
 
 impl<'a> MatchContext<'a> {
@@ -114,7 +118,8 @@ impl<'a> MatchContext<'a> {
 
     /// The value bound to tensor `name`.
     pub fn tensor(&self, name: &str) -> Option<Value> {
-        self.tensors.get(name).copied().flatten()
+        let &i = self.slots.tensor.get(name)?;
+        self.tensors[usize::from(i)].flatten()
     }
 
     /// The op bound to source op `index`.
@@ -124,7 +129,8 @@ impl<'a> MatchContext<'a> {
 
     /// The attribute captured as `name`.
     pub fn attr(&self, name: &str) -> Option<Attribute> {
-        self.attrs.get(name).copied()
+        let &i = self.slots.capture.get(name)?;
+        self.attrs[usize::from(i)]
     }
 
     /// The captured attribute's data.
@@ -169,17 +175,97 @@ impl<'a> MatchContext<'a> {
     }
 }
 
+/// A pattern's tensor and capture names numbered once, so a match binds them in arrays by
+/// number (no map, no hashing of names per match); the maps serve the name lookups of
+/// constraints and computed attributes.
+pub struct Slots {
+    /// Tensor name → slot (every name of the source, result and replace lists).
+    tensor: FxHashMap<&'static str, u16>,
+    /// Capture name → slot.
+    capture: FxHashMap<&'static str, u16>,
+    /// Per source op: its inputs' slots (`None` for [`NONE_TENSOR`]), outputs' and captures'.
+    src_in: Vec<SmallVec<[Option<u16>; 6]>>,
+    src_out: Vec<SmallVec<[u16; 6]>>,
+    src_caps: Vec<SmallVec<[u16; 4]>>,
+    /// Per result op: its inputs' and outputs' slots.
+    res_in: Vec<SmallVec<[u16; 6]>>,
+    res_out: Vec<SmallVec<[u16; 6]>>,
+    /// Per replace entry: the slots of its two tensors.
+    replace: Vec<(u16, u16)>,
+}
+
+impl Slots {
+    fn new(pattern: &'static DrrPattern) -> Slots {
+        fn slot(map: &mut FxHashMap<&'static str, u16>, name: &'static str) -> u16 {
+            let n = map.len();
+            *map.entry(name)
+                .or_insert_with(|| u16::try_from(n).expect("fewer than 65,536 names"))
+        }
+        let (mut tensor, mut capture) = (FxHashMap::default(), FxHashMap::default());
+        let src_in = pattern.source.iter().map(|o| {
+            let ins = o.inputs.iter();
+            ins.map(|&t| (t != NONE_TENSOR).then(|| slot(&mut tensor, t)))
+                .collect()
+        });
+        let src_in = src_in.collect();
+        let src_out = pattern
+            .source
+            .iter()
+            .map(|o| o.outputs.iter().map(|&t| slot(&mut tensor, t)).collect());
+        let src_out = src_out.collect();
+        let src_caps = pattern.source.iter().map(|o| {
+            o.attrs
+                .iter()
+                .map(|&(_, c)| slot(&mut capture, c))
+                .collect()
+        });
+        let src_caps = src_caps.collect();
+        let res_in = pattern
+            .result
+            .iter()
+            .map(|o| o.inputs.iter().map(|&t| slot(&mut tensor, t)).collect());
+        let res_in = res_in.collect();
+        let res_out = pattern
+            .result
+            .iter()
+            .map(|o| o.outputs.iter().map(|&t| slot(&mut tensor, t)).collect());
+        let res_out = res_out.collect();
+        let replace = pattern
+            .replace
+            .iter()
+            .map(|&(a, b)| (slot(&mut tensor, a), slot(&mut tensor, b)));
+        let replace = replace.collect();
+        Slots {
+            tensor,
+            capture,
+            src_in,
+            src_out,
+            src_caps,
+            res_in,
+            res_out,
+            replace,
+        }
+    }
+}
+
 /// A [`DrrPattern`] ready to run: its anchor and the producer and reader counts of its
 /// tensors.
 pub struct DrrRewrite {
     pattern: &'static DrrPattern,
     anchor: usize,
-    /// Tensor → (source op, result index) making it.
-    producer: FxHashMap<&'static str, (usize, usize)>,
-    /// Tensor → readers inside the source pattern.
-    readers: FxHashMap<&'static str, usize>,
-    /// Tensors of the source and result patterns.
-    tensor_count: usize,
+    slots: Slots,
+    /// By tensor slot: the (source op, result index) making it.
+    producer: Vec<Option<(usize, usize)>>,
+    /// By tensor slot: readers inside the source pattern.
+    readers: Vec<usize>,
+    /// The result ops' definitions, looked up once (a name lookup takes the registry's lock
+    /// and hashes the name), with the context they were looked up in: `bool_attr(true)`'s
+    /// handle carries the context's identity, which is never reused.
+    defs: std::sync::OnceLock<(Attribute, Vec<Option<&'static OpDef>>)>,
+    /// Per result op, its attribute entries sorted by name, a repeated name once (the last
+    /// wins): indices into its `attrs`, `attrs.len()` for `stop_gradient` (set last, so it
+    /// wins). The new op's entries are then merged without sorting them per match.
+    attr_order: Vec<SmallVec<[usize; 8]>>,
 }
 
 impl DrrRewrite {
@@ -210,30 +296,36 @@ impl DrrRewrite {
                     .all(|t| !readers.contains_key(t))
             })
             .unwrap_or(pattern.source.len() - 1);
-        let tensor_count = pattern
-            .source
-            .iter()
-            .map(|o| o.inputs.len() + o.outputs.len())
-            .chain(pattern.result.iter().map(|o| o.outputs.len()))
-            .sum();
+        let slots = Slots::new(pattern);
+        let mut by_slot = vec![(None, 0); slots.tensor.len()];
+        for (&t, &i) in &slots.tensor {
+            by_slot[usize::from(i)] = (
+                producer.get(t).copied(),
+                readers.get(t).copied().unwrap_or(0),
+            );
+        }
+        let (producer, readers) = by_slot.into_iter().unzip();
         DrrRewrite {
             pattern,
             anchor,
+            slots,
             producer,
             readers,
-            tensor_count,
+            defs: std::sync::OnceLock::new(),
+            attr_order: pattern.result.iter().map(sorted_attr_order).collect(),
         }
     }
 
     /// Matches at `op` (the anchor's candidate).
-    pub fn match_at<'a>(&self, prog: &'a Program, op: OpId) -> Option<MatchContext<'a>> {
+    pub fn match_at<'a>(&'a self, prog: &'a Program, op: OpId) -> Option<MatchContext<'a>> {
         let src = self.pattern.source;
+        let sl = &self.slots;
         let mut m = MatchContext {
             prog,
-            ops: vec![None; src.len()],
-            // Every tensor the match binds, and room for the result's, without regrowing.
-            tensors: FxHashMap::with_capacity_and_hasher(self.tensor_count, Default::default()),
-            attrs: FxHashMap::default(),
+            slots: sl,
+            ops: smallvec::smallvec![None; src.len()],
+            tensors: smallvec::smallvec![None; sl.tensor.len()],
+            attrs: smallvec::smallvec![None; sl.capture.len()],
         };
         let mut bound_ir: SmallVec<[OpId; 8]> = SmallVec::new();
         let mut queue = std::collections::VecDeque::from([(self.anchor, op)]);
@@ -248,24 +340,24 @@ impl DrrRewrite {
             {
                 return None;
             }
-            for (&a, &cap) in s.attrs.iter().map(|(a, c)| (a, c)) {
+            for (&(a, _), &cap) in s.attrs.iter().zip(&sl.src_caps[i]) {
                 let v = r.attr(a)?;
-                if *m.attrs.entry(cap).or_insert(v) != v {
+                if *m.attrs[usize::from(cap)].get_or_insert(v) != v {
                     return None;
                 }
             }
-            for (j, &t) in s.inputs.iter().enumerate() {
+            for (j, &t) in sl.src_in[i].iter().enumerate() {
                 let v = r.operand(j);
-                if t == NONE_TENSOR {
+                let Some(t) = t.map(usize::from) else {
                     if v.is_some() {
                         return None;
                     }
                     continue;
-                }
-                if *m.tensors.entry(t).or_insert(v) != v {
+                };
+                if *m.tensors[t].get_or_insert(v) != v {
                     return None;
                 }
-                let Some(&(p, k)) = self.producer.get(t) else {
+                let Some((p, k)) = self.producer[t] else {
                     continue;
                 };
                 let v = v?;
@@ -289,9 +381,9 @@ impl DrrRewrite {
                     }
                 }
             }
-            for (k, &t) in s.outputs.iter().enumerate() {
+            for (k, &t) in sl.src_out[i].iter().enumerate() {
                 let v = Some(r.result(k));
-                if *m.tensors.entry(t).or_insert(v) != v {
+                if *m.tensors[usize::from(t)].get_or_insert(v) != v {
                     return None;
                 }
             }
@@ -306,6 +398,22 @@ impl DrrRewrite {
         }
         Some(m)
     }
+}
+
+/// [`DrrRewrite::attr_order`] of one result op.
+fn sorted_attr_order(res: &ResultOp) -> SmallVec<[usize; 8]> {
+    let name = |i: usize| res.attrs.get(i).map_or("stop_gradient", |a| a.0);
+    let mut order: SmallVec<[usize; 8]> = (0..=res.attrs.len()).collect();
+    // Stable: of one name, the last set stays last; keep only it.
+    order.sort_by(|&a, &b| name(a).cmp(name(b)));
+    let mut kept: SmallVec<[usize; 8]> = SmallVec::new();
+    for i in order {
+        match kept.last_mut() {
+            Some(last) if name(*last) == name(i) => *last = i,
+            _ => kept.push(i),
+        }
+    }
+    kept
 }
 
 /// Values without a `stop_gradient` entry count as stopped, as in Paddle.
@@ -338,7 +446,8 @@ fn span_positions(
 ) -> (FxHashMap<OpId, f64>, OpId) {
     let in_block = |o: &&OpId| prog.op(**o).parent_block() == Some(block);
     let mut left = src_ops.iter().filter(in_block).count();
-    let mut pos = FxHashMap::default();
+    // Room for a short span and the new ops, without regrowing.
+    let mut pos = FxHashMap::with_capacity_and_hasher(64, Default::default());
     let (mut at, mut p, mut first) = (Some(anchor), 0.0, anchor);
     while let Some(o) = at {
         pos.insert(o, p);
@@ -356,6 +465,20 @@ fn span_positions(
 }
 
 impl DrrRewrite {
+    /// The definition of result op `ri`, from the cache when it was filled in this context.
+    fn result_def(&self, ctx: &IrContext, ri: usize) -> Option<&'static OpDef> {
+        let key = ctx.bool_attr(true);
+        let (k, defs) = self.defs.get_or_init(|| {
+            let defs = self.pattern.result.iter().map(|r| ctx.op_def(r.name));
+            (key, defs.collect())
+        });
+        if *k == key {
+            defs[ri]
+        } else {
+            ctx.op_def(self.pattern.result[ri].name)
+        }
+    }
+
     fn err(&self, prog: &Program, op: OpId, msg: impl Into<String>) -> PassError {
         PassError::Op {
             pass: "drr",
@@ -368,10 +491,10 @@ impl DrrRewrite {
         &self,
         anchor: OpId,
         src_ops: &[OpId],
-        mut tensors: FxHashMap<&'static str, Option<Value>>,
-        attrs: Vec<(usize, Vec<(&'static str, Attribute)>)>,
+        mut tensors: Bound,
+        attr_values: &[Attribute],
         rw: &mut Rewriter<'_>,
-    ) -> Result<FxHashMap<&'static str, Option<Value>>, PassError> {
+    ) -> Result<Bound, PassError> {
         let ctx = rw.program().ctx().clone();
         let block = rw
             .program()
@@ -382,19 +505,25 @@ impl DrrRewrite {
         let (mut pos, first_src) = span_positions(rw.program(), block, anchor, src_ops);
         let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
         let mut before_cursor = first_pos - 1.0;
-        for (ri, attr_list) in attrs {
-            let res = &self.pattern.result[ri];
-            let def = ctx.op_def(res.name).ok_or_else(|| {
+        // `stop_gradient` of the values seen so far (the new ops' are known when made), and
+        // the flag arrays made: a match reads a few values many times and makes one or two
+        // kinds of array.
+        let mut stops: SmallVec<[(Value, bool); 24]> = SmallVec::new();
+        let mut flag_arrays: SmallVec<[(bool, usize, Attribute); 4]> = SmallVec::new();
+        let mut values_at = 0;
+        for (ri, res) in self.pattern.result.iter().enumerate() {
+            let values = &attr_values[values_at..values_at + res.attrs.len()];
+            values_at += res.attrs.len();
+            let def = self.result_def(&ctx, ri).ok_or_else(|| {
                 self.err(
                     rw.program(),
                     anchor,
                     format!("op `{}` is not registered", res.name),
                 )
             })?;
-            let operands: SmallVec<[Option<Value>; 6]> = res
-                .inputs
+            let operands: SmallVec<[Option<Value>; 6]> = self.slots.res_in[ri]
                 .iter()
-                .map(|t| tensors.get(t).copied().flatten())
+                .map(|&t| tensors[usize::from(t)].flatten())
                 .collect();
             // Paddle's place: max(after the last input defined in this block, before the
             // first source op).
@@ -422,21 +551,35 @@ impl DrrRewrite {
                     (InsertPoint::Before(first_src), before_cursor)
                 }
             };
-            let stop = operands
-                .iter()
-                .flatten()
-                .all(|&v| stops_gradient(rw.program(), v));
+            let stop = operands.iter().flatten().all(|&v| {
+                if let Some(&(_, s)) = stops.iter().find(|e| e.0 == v) {
+                    return s;
+                }
+                let s = stops_gradient(rw.program(), v);
+                stops.push((v, s));
+                s
+            });
             let n_results = def.schema.map_or(res.outputs.len(), |s| s.outputs.len());
-            let flags = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
+            let flags = match flag_arrays.iter().find(|e| e.0 == stop && e.1 == n_results) {
+                Some(e) => e.2,
+                None => {
+                    let a = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
+                    flag_arrays.push((stop, n_results, a));
+                    a
+                }
+            };
             // One dictionary per op: the copied entries, then the set ones (later names win).
             let dict = {
                 let copied = match res.copy_attrs_of {
                     Some(i) => rw.program().op(src_ops[i]).attribute_entries(),
                     None => &[],
                 };
-                let added: SmallVec<[(&str, Attribute); 8]> = attr_list
-                    .into_iter()
-                    .chain([("stop_gradient", flags)])
+                let added: SmallVec<[(&str, Attribute); 8]> = self.attr_order[ri]
+                    .iter()
+                    .map(|&i| match res.attrs.get(i) {
+                        Some(a) => (a.0, values[i]),
+                        None => ("stop_gradient", flags),
+                    })
                     .collect();
                 crate::passes::util::dict_merged(&ctx, copied, &added)
             };
@@ -459,9 +602,17 @@ impl DrrRewrite {
                 pos.insert(p, new_pos - 1e-9);
                 prev = rw.program().op(p).prev_op();
             }
-            for (k, &t) in res.outputs.iter().enumerate() {
-                tensors.insert(t, rw.program().op(op).get_result(k));
+            for (k, &t) in self.slots.res_out[ri].iter().enumerate() {
+                tensors[usize::from(t)] = Some(rw.program().op(op).get_result(k));
             }
+            // Every result of the new op carries the same flag.
+            stops.extend(
+                rw.program()
+                    .op(op)
+                    .results()
+                    .take(n_results)
+                    .map(|v| (v, stop)),
+            );
         }
         Ok(tensors)
     }
@@ -518,32 +669,31 @@ impl RewritePattern for DrrRewrite {
             let Some(m) = self.match_at(rw.program(), op) else {
                 return Ok(false);
             };
-            let mut attrs = Vec::with_capacity(self.pattern.result.len());
-            for (i, res) in self.pattern.result.iter().enumerate() {
-                let mut list = Vec::with_capacity(res.attrs.len());
-                for &(name, how) in res.attrs {
+            // Every result op's attribute values, in pattern order, one after another.
+            let mut attrs: SmallVec<[Attribute; 32]> = SmallVec::new();
+            for res in self.pattern.result {
+                for &(_, how) in res.attrs {
                     let a = match how {
                         ResultAttr::Capture(c) => m.attr(c),
                         ResultAttr::Compute(f) => f(&m),
                     };
                     let Some(a) = a else { return Ok(false) };
-                    list.push((name, a));
+                    attrs.push(a);
                 }
-                attrs.push((i, list));
             }
-            let src_ops: Vec<OpId> = m.ops.iter().flatten().copied().collect();
+            let src_ops: SmallVec<[OpId; 8]> = m.ops.iter().flatten().copied().collect();
             (src_ops, m.tensors, attrs)
         };
         // The replaced values, read before result tensors of the same name are bound.
         let olds: SmallVec<[Option<Value>; 4]> = self
-            .pattern
+            .slots
             .replace
             .iter()
-            .map(|&(from, _)| tensors.get(from).copied().flatten())
+            .map(|&(from, _)| tensors[usize::from(from)].flatten())
             .collect();
-        let after = self.rewrite(op, &src_ops, tensors, attrs, rw)?;
-        for (&(_, to), old) in self.pattern.replace.iter().zip(olds) {
-            if let (Some(old), Some(new)) = (old, after.get(to).copied().flatten()) {
+        let after = self.rewrite(op, &src_ops, tensors, &attrs, rw)?;
+        for (&(_, to), old) in self.slots.replace.iter().zip(olds) {
+            if let (Some(old), Some(new)) = (old, after[usize::from(to)].flatten()) {
                 rw.replace_all_uses_with(old, new);
             }
         }

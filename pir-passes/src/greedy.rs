@@ -9,6 +9,7 @@
 use pir_runtime::{OpId, Program};
 
 use crate::error::PassError;
+use crate::passes::util::Memo;
 use crate::rewrite::{PatternSet, RewriteEvent, Rewriter};
 
 /// How the driver runs.
@@ -76,6 +77,11 @@ pub fn apply_patterns_greedily(
     config: GreedyConfig,
 ) -> Result<GreedyStats, PassError> {
     let mut stats = GreedyStats::default();
+    // Whether any pattern is rooted at a definition, looked up once per definition and not
+    // by hashing the op's name at every op: most ops have none.
+    let mut has_patterns: Memo<usize, bool> = Memo::default();
+    // One event buffer for every op's rewriter.
+    let mut events = Vec::new();
     while stats.iterations < config.max_iterations {
         stats.iterations += 1;
         let mut wl = Worklist {
@@ -100,15 +106,22 @@ pub fn apply_patterns_greedily(
             if !prog.is_alive(op) {
                 continue;
             }
-            let name = prog.op(op).name();
-            let mut rw = Rewriter::new(prog);
+            let def = prog.op(op).def();
+            let name = def.name;
+            if !has_patterns.get_or(def as *const _ as usize, || {
+                patterns.for_op(name).next().is_some()
+            }) {
+                continue;
+            }
+            let mut rw = Rewriter::with_events(prog, std::mem::take(&mut events));
             for p in patterns.for_op(name) {
                 if p.match_and_rewrite(op, &mut rw)? {
                     stats.rewrites += 1;
                     break;
                 }
             }
-            for e in rw.take_events() {
+            events = rw.take_events();
+            for e in events.drain(..) {
                 match e {
                     RewriteEvent::Created(o) | RewriteEvent::Modified(o) => wl.push(o),
                     RewriteEvent::Erased(_) => {}

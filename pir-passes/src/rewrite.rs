@@ -90,6 +90,13 @@ impl<'p> Rewriter<'p> {
         }
     }
 
+    /// A rewriter of `prog` that records into `events` (emptied first), so a driver can reuse
+    /// one buffer for every op ([`Rewriter::take_events`] hands it back).
+    pub fn with_events(prog: &'p mut Program, mut events: Vec<RewriteEvent>) -> Rewriter<'p> {
+        events.clear();
+        Rewriter { prog, events }
+    }
+
     /// The program, to read.
     pub fn program(&self) -> &Program {
         self.prog
