@@ -164,21 +164,25 @@ pub(crate) fn dict_merged(
     base: &[(Box<str>, Attribute)],
     added: &[(&str, Attribute)],
 ) -> Attribute {
-    let mut add: SmallVec<[(&str, Attribute); 8]> = added.iter().copied().collect();
-    if !add.windows(2).all(|w| cmp_name(w[0].0, w[1].0).is_lt()) {
+    // Sorted and unique already (the usual case: callers that know their names sort them
+    // once): used in place, no copy.
+    let mut sorted: SmallVec<[(&str, Attribute); 8]> = SmallVec::new();
+    let add: &[(&str, Attribute)] = if added.windows(2).all(|w| cmp_name(w[0].0, w[1].0).is_lt()) {
+        added
+    } else {
+        let mut all: SmallVec<[(&str, Attribute); 8]> = added.iter().copied().collect();
         // Stable: of one name, the last stays last; keep only it.
-        add.sort_by(|a, b| cmp_name(a.0, b.0));
-        let mut kept: SmallVec<[(&str, Attribute); 8]> = SmallVec::new();
-        for e in add {
-            match kept.last_mut() {
+        all.sort_by(|a, b| cmp_name(a.0, b.0));
+        for e in all {
+            match sorted.last_mut() {
                 Some(last) if last.0 == e.0 => *last = e,
-                _ => kept.push(e),
+                _ => sorted.push(e),
             }
         }
-        add = kept;
-    }
-    let mut out: SmallVec<[(&str, Attribute); 32]> =
-        SmallVec::with_capacity(base.len() + add.len());
+        &sorted
+    };
+    let mut out: SmallVec<[(&str, Attribute); 32]> = SmallVec::new();
+    out.reserve(base.len() + add.len());
     let (mut i, mut j) = (0, 0);
     while i < base.len() || j < add.len() {
         let take_base = match (base.get(i), add.get(j)) {
