@@ -29,6 +29,12 @@ use clap::{Parser, Subcommand};
 
 use error::CliError;
 
+/// mimalloc instead of glibc's malloc: loading Paddle's yaml folder (`--yaml`) makes about a
+/// million small allocations, and glibc spent about a fifth of that load in malloc/free
+/// (BENCHMARKS.md, "Run-time yaml dialect load").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Inspect ops and yaml, build and translate Paddle programs.
 #[derive(Parser)]
 #[command(name = "pir", version, about, long_about = None)]
