@@ -31,7 +31,7 @@
 //! gives each op its class. An op's class is looked up among the classes *anchored* at its
 //! most recent operand class (a short chain, in memory the walk touched a moment ago), not in
 //! one table over the whole program, whose every probe is a cache miss on a large program.
-//! A chain holds at most [`CHAIN_CAP`] classes; the rest of its anchor's classes, and ops
+//! A chain holds at most 16 classes (`CHAIN_CAP`); the rest of its anchor's classes, and ops
 //! without an op-result operand, go to one hash table, so no lookup walks more than that.
 
 use std::hash::{Hash, Hasher};
