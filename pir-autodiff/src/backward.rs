@@ -956,10 +956,7 @@ impl<'p> Pass<'p> {
             out_grads.push(self.map_args(&g));
         }
         cf::build_pipe_for_block(self.prog, body)?;
-        let stop_flags: Vec<bool> = stops
-            .iter()
-            .map(|s| s.first().copied().unwrap_or(true))
-            .collect();
+        let stop_flags = first_stops(&stops);
         let og: Vec<Option<Value>> = out_grads.iter().map(|g| g[0]).collect();
         let block = self.block;
         let cf::WhileGrad {
@@ -1019,10 +1016,7 @@ impl<'p> Pass<'p> {
             .skip(1)
             .map(|i| i.first().copied().flatten())
             .collect();
-        let stop_flags: Vec<bool> = stops
-            .iter()
-            .map(|s| s.first().copied().unwrap_or(true))
-            .collect();
+        let stop_flags = first_stops(&stops);
         // Paddle lays a pipe for each branch before the Vjp; a backward branch that reads
         // none of its values drops it again (`prune_pipe`).
         for b in cf::blocks(self.prog, op) {
@@ -1426,4 +1420,13 @@ fn swap_increments(prog: &Program, sorted: &mut [OpId]) {
     for (i, j) in swaps {
         sorted.swap(i, j);
     }
+}
+
+/// Each control-flow input's own stop-gradient flag (the first of its entry; `true` for an
+/// input without one), as `IfOp::Vjp` / `WhileOp::Vjp` take them.
+fn first_stops(stops: &[SmallVec<[bool; 1]>]) -> Vec<bool> {
+    stops
+        .iter()
+        .map(|s| s.first().copied().unwrap_or(true))
+        .collect()
 }

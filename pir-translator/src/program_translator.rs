@@ -666,29 +666,10 @@ impl<'a> ProgramTranslator<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         let ctx = self.ctx();
         // A forward op whose grad reads its variables: its stack, before the `if`.
-        let mut inlet = None;
-        if let (Some((fwd, _)), false) = (&stacked, for_bwd) {
-            let create = self.control_flow_def(bi, i, op, "cf.stack_create")?;
-            let types = [CfType::Stack, CfType::Inlet, CfType::Outlet].map(|k| Some(k.get(ctx)));
-            let s = builders::create(
-                &mut self.program,
-                InsertPoint::BlockEnd(block),
-                create,
-                &[],
-                ctx.empty_dict(),
-                &types,
-            )
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-            inlet = Some(self.program.op(s).result(1));
-            let outlet = Some(self.program.op(s).result(2));
-            self.stacks.insert(
-                *fwd,
-                CondStack {
-                    outlet,
-                    types: Vec::new(),
-                },
-            );
-        }
+        let inlet = match (&stacked, for_bwd) {
+            (Some((fwd, _)), false) => Some(self.create_cond_stack(bi, i, op, *fwd, block)?),
+            _ => None,
+        };
         let attrs = ctx.dict_attr(&[("fake_false_branch", ctx.bool_attr(true))]);
         let if_op = self
             .program
@@ -748,10 +729,59 @@ impl<'a> ProgramTranslator<'a> {
         self.program
             .create_op_at(yield_args(&yields), at_end(then_block))
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        // The else block (Paddle's fake false branch): an output that has a value outside
-        // yields it; each other one an init value of the type the then block yields (zeros
-        // of its shape with `-1` read as 1, or an empty array), each made at the block's
-        // front, so the last output's comes first.
+        let zeros = self.fake_false_branch(bi, i, op, &outs, &yields, else_block)?;
+        self.program
+            .create_op_at(yield_args(&zeros), at_end(else_block))
+            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        for (k, name) in outs.iter().enumerate() {
+            let v = self.program.op(if_op).result(k);
+            self.vars.push(name, VariableDefiningInfo::new(v));
+        }
+        Ok(())
+    }
+
+    /// `cf.stack_create` at the end of `block` for the forward op `fwd` whose grad reads its
+    /// variables; records the outlet for the grad and returns the inlet.
+    fn create_cond_stack(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        fwd: usize,
+        block: BlockId,
+    ) -> Result<Value, TranslateError> {
+        let ctx = self.ctx();
+        let create = self.control_flow_def(bi, i, op, "cf.stack_create")?;
+        let types = [CfType::Stack, CfType::Inlet, CfType::Outlet].map(|k| Some(k.get(ctx)));
+        let s = builders::create(
+            &mut self.program,
+            InsertPoint::BlockEnd(block),
+            create,
+            &[],
+            ctx.empty_dict(),
+            &types,
+        )
+        .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+        let outlet = Some(self.program.op(s).result(2));
+        let types = Vec::new();
+        self.stacks.insert(fwd, CondStack { outlet, types });
+        Ok(self.program.op(s).result(1))
+    }
+
+    /// The values the else block (Paddle's fake false branch) yields: an output that has a
+    /// value outside yields it; each other one an init value of the type the then block
+    /// yields (zeros of its shape with `-1` read as 1, or an empty array), each made at the
+    /// block's front, so the last output's comes first.
+    fn fake_false_branch(
+        &mut self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        outs: &[&'a String],
+        yields: &[Option<Value>],
+        else_block: BlockId,
+    ) -> Result<Vec<Option<Value>>, TranslateError> {
+        let ctx = self.ctx();
         let mut zeros = vec![None; outs.len()];
         for k in (0..outs.len()).rev() {
             if let Some(info) = self.vars.get(outs[k]) {
@@ -771,22 +801,18 @@ impl<'a> ProgramTranslator<'a> {
                     self.create_array_at(at(bi, i, op), end, *dtype, Some(t))?
                 }
                 _ => {
-                    return Err(invalid(format!(
-                        "output `{}` is neither a dense tensor nor a tensor array (the false \
-                         branch has no value to yield for it)",
-                        outs[k]
-                    )))
+                    return Err(TranslateError::Invalid {
+                        at: Box::new(at(bi, i, op)),
+                        message: format!(
+                            "output `{}` is neither a dense tensor nor a tensor array (the \
+                             false branch has no value to yield for it)",
+                            outs[k]
+                        ),
+                    })
                 }
             });
         }
-        self.program
-            .create_op_at(yield_args(&zeros), at_end(else_block))
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        for (k, name) in outs.iter().enumerate() {
-            let v = self.program.op(if_op).result(k);
-            self.vars.push(name, VariableDefiningInfo::new(v));
-        }
-        Ok(())
+        Ok(zeros)
     }
 
     /// `cf.tuple_push` of the stacked variables' current values into `inlet` at the end of
