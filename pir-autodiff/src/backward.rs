@@ -5,9 +5,9 @@
 //! than once with `builtin.combine` + `pd_op.add_n`, then prune backward ops that do not lead
 //! to a wanted gradient and unused `full_like` seeds.
 
-use pir_runtime::op_support::{build_typed, build_with_attributes, AttrArg};
+use pir_runtime::op_support::{build_typed, build_with_attributes, build_with_values, AttrArg};
 use pir_runtime::phi::Place;
-use pir_runtime::{builtin, BlockId, Builder, OpId, Program, Value, ValueDef};
+use pir_runtime::{builtin, BlockId, Builder, OpId, Program, TypeKind, Value, ValueDef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::{smallvec, SmallVec};
 
@@ -89,6 +89,12 @@ const ALLOW_NO_GRAD_OPS: &[&str] = &[
 
 /// `pd_op.increment_`, which Paddle's walk treats specially.
 const INCREMENT_: &str = "pd_op.increment_";
+/// `pd_op.array_read`: its Vjp also gets the gradient of the array it reads.
+const ARRAY_READ: &str = "pd_op.array_read";
+/// `pd_op.array_write_`: its output gradient is the gradient of the array it writes into.
+const ARRAY_WRITE_: &str = "pd_op.array_write_";
+/// `pd_op.create_array_like`, an array's zero gradient.
+const CREATE_ARRAY_LIKE: &str = "pd_op.create_array_like";
 
 /// The gradient value(s) recorded for one use of a value (several for a vector value).
 type Grads = SmallVec<[Option<Value>; 1]>;
@@ -314,6 +320,12 @@ fn persistable_values(prog: &Program, block: BlockId) -> Vec<Value> {
     out
 }
 
+/// Whether `v` is a tensor array (Paddle's `is_dense_tensor_array_type`).
+fn is_array(prog: &Program, v: Value) -> bool {
+    prog.value_type(v)
+        .is_some_and(|t| t.kind() == TypeKind::DenseTensorArray)
+}
+
 fn is_builtin(prog: &Program, op: OpId) -> bool {
     prog.op(op).name().starts_with("builtin.")
 }
@@ -452,14 +464,12 @@ impl<'p> Pass<'p> {
     /// `if` / `while` block, as in-place: no pruning, ops walked in reverse program order.
     fn is_inplace_net(&self, ops: &[OpId]) -> bool {
         ops.iter().any(|&op| {
-            matches!(
-                self.prog.op(op).name(),
-                "pd_op.array_write_" | "pd_op.assign_out_"
-            ) || (cf::is_control_flow(self.prog, op)
-                && cf::blocks(self.prog, op).into_iter().any(|b| {
-                    let inner: Vec<OpId> = self.prog.block_ops(b).collect();
-                    self.is_inplace_net(&inner)
-                }))
+            matches!(self.prog.op(op).name(), ARRAY_WRITE_ | "pd_op.assign_out_")
+                || (cf::is_control_flow(self.prog, op)
+                    && cf::blocks(self.prog, op).into_iter().any(|b| {
+                        let inner: Vec<OpId> = self.prog.block_ops(b).collect();
+                        self.is_inplace_net(&inner)
+                    }))
         })
     }
 
@@ -527,6 +537,9 @@ impl<'p> Pass<'p> {
                 .insert(value, vec![smallvec![None]]);
             return Ok(None);
         }
+        if is_array(self.prog, like) {
+            return self.append_create_array_like(fill, like, value).map(Some);
+        }
         let ctx = self.prog.ctx().clone();
         let def = ctx
             .op_def("pd_op.full_like")
@@ -561,7 +574,43 @@ impl<'p> Pass<'p> {
         Ok(Some(g))
     }
 
-    /// `builtin.combine` + `pd_op.add_n` of a value's several gradients.
+    /// The zero (or `fill`) gradient of an array `value`: `create_array_like(like, fill)`
+    /// (Paddle's `append_full_like` for a value of array type; the one op is recorded).
+    fn append_create_array_like(
+        &mut self,
+        fill: f32,
+        like: Value,
+        value: Value,
+    ) -> Result<Value, AutodiffError> {
+        let ctx = self.prog.ctx().clone();
+        let def = ctx
+            .op_def(CREATE_ARRAY_LIKE)
+            .ok_or_else(|| AutodiffError::MissingOp(CREATE_ARRAY_LIKE.into()))?;
+        let describe = self.describe_def(like);
+        let (op, created) = self.emit(|b| {
+            build_with_values(b, def, &[Some(like)], &[AttrArg::F32(fill)]).map_err(|source| {
+                AutodiffError::Build {
+                    op: describe,
+                    source,
+                }
+            })
+        })?;
+        self.backward_ops.extend(created);
+        let g = self.prog.op(op).result(0);
+        self.state
+            .value_to_valuegrad
+            .insert(value, vec![smallvec![Some(g)]]);
+        Ok(g)
+    }
+
+    /// The description of the op defining `v` (the module for a block argument), for errors.
+    fn describe_def(&self, v: Value) -> String {
+        self.prog
+            .describe(self.prog.defining_op(v).unwrap_or(self.prog.module_op()))
+    }
+
+    /// `builtin.combine` + `pd_op.add_n` of a value's several gradients (`add_n_array` for
+    /// an array, as Paddle's `append_add_n`).
     fn append_add_n(&mut self, value: Value) -> Result<(), AutodiffError> {
         let all = self
             .state
@@ -583,9 +632,14 @@ impl<'p> Pass<'p> {
             return Ok(());
         }
         let ctx = self.prog.ctx().clone();
+        let name = if is_array(self.prog, value) {
+            "pd_op.add_n_array"
+        } else {
+            "pd_op.add_n"
+        };
         let def = ctx
-            .op_def("pd_op.add_n")
-            .ok_or_else(|| AutodiffError::MissingOp("pd_op.add_n".into()))?;
+            .op_def(name)
+            .ok_or_else(|| AutodiffError::MissingOp(name.into()))?;
         let describe = self.prog.describe(
             self.prog
                 .defining_op(value)
@@ -623,10 +677,11 @@ impl<'p> Pass<'p> {
         op: OpId,
     ) -> Result<(Vec<bool>, Vec<Grads>, Vec<Grads>), AutodiffError> {
         let r = self.prog.op(op);
-        let list: Vec<Value> = if r.name() == "pd_op.assign_out_" {
-            r.operand(1).into_iter().collect()
-        } else {
-            r.results().collect()
+        // The in-place ops' gradient comes from the value they overwrite.
+        let list: Vec<Value> = match r.name() {
+            ARRAY_WRITE_ => r.operand(0).into_iter().collect(),
+            "pd_op.assign_out_" => r.operand(1).into_iter().collect(),
+            _ => r.results().collect(),
         };
         let mut zero = vec![false; list.len()];
         let mut outputs = Vec::with_capacity(list.len());
@@ -660,7 +715,33 @@ impl<'p> Pass<'p> {
             }
             grads.push(self.map_args(&g));
         }
+        if self.prog.op(op).name() == ARRAY_READ {
+            grads.push(self.array_read_array_grad(op)?);
+        }
         Ok((zero, outputs, grads))
+    }
+
+    /// The second output gradient Paddle passes `array_read`: the gradient of the array it
+    /// reads (summed if several, `create_array_like(array, 0)` if none yet).
+    fn array_read_array_grad(&mut self, op: OpId) -> Result<Grads, AutodiffError> {
+        let array = self
+            .prog
+            .op(op)
+            .operand(0)
+            .ok_or_else(|| AutodiffError::Invalid {
+                op: self.prog.describe(op),
+                message: "pd_op.array_read without an array operand".into(),
+            })?;
+        let value = map_value(&self.state.inside_to_outside, array);
+        if self.state.grads(value).len() > 1 {
+            self.append_add_n(value)?;
+        }
+        if self.state.grads(value).is_empty() {
+            let like = map_value(&self.copy_map, value);
+            self.append_full_like(0.0, like, value)?;
+        }
+        let g = self.state.grads(value)[0].clone();
+        Ok(self.map_args(&g))
     }
 
     /// Paddle's `return_map_value_list(grads, bwd_value_to_block_argument_map)`.
@@ -1176,7 +1257,7 @@ impl<'p> Pass<'p> {
         if (out_grads.is_empty() || zero.iter().all(|&z| z) || none) && !increment {
             return Ok(());
         }
-        let always = increment || matches!(name, "pd_op.array_read" | "pd_op.array_write_");
+        let always = increment || matches!(name, ARRAY_READ | ARRAY_WRITE_);
         if stops.iter().all(|s| s.iter().all(|&x| x)) && !always {
             return Ok(());
         }

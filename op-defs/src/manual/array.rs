@@ -79,6 +79,7 @@ pub struct ArrayLengthOp {
 /// `array_read(array, i)`: the tensor at index `i`.
 #[pir_op(
     name = "pd_op.array_read",
+    interfaces(Vjp),
     infer_meta(func = "ArrayReadInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "array_read", data_type(array))
 )]
@@ -98,6 +99,7 @@ pub struct ArrayReadOp {
 #[allow(non_camel_case_types)] // Paddle's class name.
 #[pir_op(
     name = "pd_op.array_write_",
+    interfaces(Vjp),
     infer_meta(
         func = "ArrayWriteInferMeta",
         param(array, x),
@@ -146,6 +148,7 @@ pub struct ArrayPopOp {
 /// `axis`, and each tensor's extent along it (`out_index`).
 #[pir_op(
     name = "pd_op.array_to_tensor",
+    interfaces(Vjp),
     compat = "../ops-yaml/op_compat.yaml",
     infer_meta(func = "ArrayToTensorInferMeta", registry = crate::infer_meta::REGISTRY),
     kernel(func = "array_to_tensor", data_type(x))

@@ -1,5 +1,6 @@
 //! The hand-written Vjps of hand-written ops (Paddle's `manual_op_vjp.cc`): `expand`,
-//! `fused_gemm_epilogue`, `assign_out_`, `increment` and `increment_`. Each builds what Paddle's function builds, and
+//! `fused_gemm_epilogue`, `assign_out_`, `increment`, `increment_` and the tensor-array ops
+//! (`array_read`, `array_write_`, `array_to_tensor`, in `vjp/array.rs`). Each builds what Paddle's function builds, and
 //! like Paddle's `ConstructVjpResultByStopGradients` returns no gradient for an operand whose
 //! gradient is not wanted (the grad op is still built).
 
@@ -10,6 +11,8 @@ use pir_runtime::{BuildError, BuildErrorKind, Builder, OpDef, OpId, Value};
 use smallvec::smallvec;
 
 use super::{AssignOut_Op, ExpandOp, FusedGemmEpilogueOp, IncrementOp, Increment_Op};
+
+mod array;
 
 /// A located error of the Vjp of `op`.
 fn vjp_error(op: &'static str, message: String) -> BuildError {
@@ -114,6 +117,23 @@ impl VjpOp for FusedGemmEpilogueOp {
     }
 }
 
+/// Paddle's C++ `zeros_like(x)`: `full_like(x, 0)` with its defaults (dtype undefined, an
+/// undefined place), the fill value materialised as a `full`.
+fn zeros_like(b: &mut Builder<'_>, op: &'static str, x: Value) -> Result<Value, BuildError> {
+    let def = op_def(b, op, "pd_op.full_like")?;
+    let zeros = build_typed(
+        b,
+        def,
+        &[Some(x)],
+        &[AttrArg::F32(0.0)],
+        &[
+            AttrArg::DataType(DataType::Undefined),
+            AttrArg::Place(Place::default()),
+        ],
+    )?;
+    Ok(b.program().op(zeros).result(0))
+}
+
 /// `AssignOut_Op::Vjp`: `x` gets the output grad itself, `output` (overwritten) a zero
 /// gradient, `zeros_like(output)` (`full_like(output, 0)`, dtype undefined).
 impl VjpOp for AssignOut_Op {
@@ -131,18 +151,7 @@ impl VjpOp for AssignOut_Op {
         let x_grad = Some(out_grad).filter(|_| wanted(0));
         let output_grad = if wanted(1) {
             let output = first(args.inputs, 1, OP, "input")?;
-            let def = op_def(b, OP, "pd_op.full_like")?;
-            let zeros = build_typed(
-                b,
-                def,
-                &[Some(output)],
-                &[AttrArg::F32(0.0)],
-                &[
-                    AttrArg::DataType(DataType::Undefined),
-                    AttrArg::Place(Place::default()),
-                ],
-            )?;
-            Some(b.program().op(zeros).result(0))
+            Some(zeros_like(b, OP, output)?)
         } else {
             None
         };

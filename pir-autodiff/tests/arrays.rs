@@ -1,0 +1,465 @@
+//! The backward of the tensor-array ops. paddle-ref holds no program with a tensor array and
+//! a backward (`programs/control_flow/` lists `while_tensor_array` in PASSES.md, but the files
+//! are absent), so every expected structure here was derived by hand, before running the code,
+//! from Paddle 3.3.1's source:
+//!
+//! - `manual_op_vjp.cc`: `ArrayWrite_Op::Vjp` = `array_read(array_grad, i)` as `x`'s gradient,
+//!   then `array_write_(array_grad, zeros_like(x), i)`; `ArrayReadOp::Vjp` =
+//!   `array_write_(array_grad, add(array_read(array_grad, i), out_grad), i)`, no gradient
+//!   returned; `ArrayToTensorOp::Vjp` = `tensor_to_array(x, out_grad, axis, use_stack)`;
+//! - `ir_backward.py`: `make_output_with_output_grad` gives `array_write_` the gradient of the
+//!   array operand (not of its result) and gives `array_read` that gradient as a second output
+//!   gradient; `append_full_like` makes an array's missing gradient with
+//!   `create_array_like(array, 0.0)` (the one op recorded, never pruned as a `full_like`);
+//!   `append_add_n` sums array gradients with `add_n_array`; the Vjps of `array_read` and
+//!   `array_write_` run even when every input stops gradients; a program with `array_write_`
+//!   (at top level or in a `while` body) is walked in reverse program order, unpruned
+//!   (`is_inplace_net`);
+//! - `pybind.cc` `call_vjp`: each returned gradient takes its forward input's type
+//!   (`set_type`), so the `array_read` that reads `x`'s gradient is typed as `x` while its
+//!   infer-meta gives `-1` extents: the one difference `check_types` reports, and Paddle's own
+//!   program has it too.
+//!
+//! The forward programs are built as Paddle's Python API builds them (`array_write` casts `x`
+//! to the array's element type and writes into the array it returns; `array_read` /
+//! `array_write_` take `i` as an int64 `full`). Paddle's print leaves out an array's element
+//! dims, so the programs are built in memory (the text form would read them back as rank 0).
+
+use op_defs::control_flow::{set_stop_gradient, WhileOp};
+use op_defs::pd_op::{DataOp, DataOpAttrs, FullOp, FullOpAttrs};
+use pir_runtime::meta::Scalar;
+use pir_runtime::op_support::{build_with_values, AttrArg};
+use pir_runtime::phi::{DataType, Place};
+use pir_runtime::{Builder, IrContext, Program, Value};
+
+fn context() -> std::sync::Arc<IrContext> {
+    let ctx = IrContext::new();
+    op_defs::pd_op::register(&ctx).unwrap();
+    ctx
+}
+
+/// `name(operands)` with attributes in schema order; its first result, whose `stop_gradient`
+/// is `stop` (as the Python API sets it).
+fn op(
+    b: &mut Builder<'_>,
+    name: &str,
+    operands: &[Value],
+    attrs: &[AttrArg<'_>],
+    stop: bool,
+) -> Value {
+    let def = b.ctx().op_def(name).unwrap();
+    let operands: Vec<Option<Value>> = operands.iter().copied().map(Some).collect();
+    let id = build_with_values(b, def, &operands, attrs).unwrap();
+    let v = b.program().op(id).result(0);
+    set_stop_gradient(b.program_mut(), v, stop).unwrap();
+    v
+}
+
+fn data(b: &mut Builder<'_>, name: &str, dims: &[i64]) -> Value {
+    let attrs = DataOpAttrs {
+        name,
+        shape: dims,
+        dtype: DataType::Float32,
+        place: Place::default(),
+    };
+    let v = DataOp::build(b, attrs).unwrap().out(b.program());
+    set_stop_gradient(b.program_mut(), v, false).unwrap();
+    v
+}
+
+/// `full([1], value, dtype)` on the CPU, as the array APIs make an index.
+fn full(b: &mut Builder<'_>, value: f64, dtype: DataType) -> Value {
+    let attrs = FullOpAttrs {
+        shape: &[1],
+        value: Scalar::F64(value),
+        dtype,
+        place: Place::cpu(),
+    };
+    let v = FullOp::build(b, attrs).unwrap().out(b.program());
+    set_stop_gradient(b.program_mut(), v, true).unwrap();
+    v
+}
+
+/// `create_array(float32)`; `stop` is the array's flag.
+fn create_array(b: &mut Builder<'_>, stop: bool) -> Value {
+    op(
+        b,
+        "pd_op.create_array",
+        &[],
+        &[AttrArg::DataType(DataType::Float32)],
+        stop,
+    )
+}
+
+/// `paddle.tensor.array_write(x, i, array)`: `cast(x)`, then `array_write_`; the array.
+fn array_write(b: &mut Builder<'_>, array: Value, x: Value, i: Value) -> Value {
+    let x = op(
+        b,
+        "pd_op.cast",
+        &[x],
+        &[AttrArg::DataType(DataType::Float32)],
+        false,
+    );
+    op(b, "pd_op.array_write_", &[array, x, i], &[], false);
+    array
+}
+
+/// `sum(x)` over all axes.
+fn sum(b: &mut Builder<'_>, x: Value) -> Value {
+    let axis = op(
+        b,
+        "pd_op.full_int_array",
+        &[],
+        &[
+            AttrArg::I64s(&[]),
+            AttrArg::DataType(DataType::Int64),
+            AttrArg::Place(Place::cpu()),
+        ],
+        true,
+    );
+    op(
+        b,
+        "pd_op.sum",
+        &[x, axis],
+        &[AttrArg::DataType(DataType::Undefined), AttrArg::Bool(false)],
+        false,
+    )
+}
+
+/// The op names of a printed program, in print order.
+fn names(text: &str) -> Vec<&str> {
+    text.lines().filter_map(|l| l.split('"').nth(1)).collect()
+}
+
+/// The printed line defining `%n`.
+fn line_of(text: &str, n: usize) -> &str {
+    let tag = format!("%{n}");
+    text.lines()
+        .find(|l| {
+            let l = l.trim_start();
+            l.starts_with('(')
+                && l[1..]
+                    .split(')')
+                    .next()
+                    .is_some_and(|r| r.split(", ").any(|v| v == tag))
+        })
+        .unwrap_or_else(|| panic!("no %{n} in\n{text}"))
+}
+
+/// Verify passes, and `check_types` differs only on results `call_vjp` retyped as their
+/// forward input: the `array_read` that reads `x`'s gradient (typed as `x`, inferred with `-1`
+/// extents) and `tensor_to_array` (typed as the forward array, whose element dims its
+/// infer-meta does not set). `expected`: how many of each, in that order.
+fn assert_clean(prog: &Program, expected: [usize; 2]) {
+    pir_runtime::verify(prog).unwrap();
+    let report = pir_runtime::check_types(prog);
+    assert!(report.refused.is_empty(), "{report:?}");
+    let ctx = prog.ctx();
+    let mut seen = [0, 0];
+    for d in &report.differences {
+        let r = prog.op(d.op);
+        match d.op_name {
+            "pd_op.array_read" => {
+                let inferred = d.inferred.ty.and_then(|t| t.as_dense_tensor(ctx));
+                assert!(
+                    inferred.is_some_and(|t| t.dims.iter().all(|&e| e == -1)),
+                    "{d}"
+                );
+                seen[0] += 1;
+            }
+            "pd_op.tensor_to_array" => {
+                let forward = r.operand(0).and_then(|x| prog.value_type(x));
+                assert_eq!(d.recorded.ty, forward, "{d}");
+                seen[1] += 1;
+            }
+            _ => panic!("unexpected difference: {d}"),
+        }
+    }
+    assert_eq!(seen, expected, "{report:?}");
+}
+
+/// `arr = array_write(x, 0)`, `y = array_read(arr, 0)`, `loss = sum(y)`.
+fn write_then_read(ctx: &std::sync::Arc<IrContext>) -> (Program, Value, Value) {
+    let mut prog = Program::new(ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[2, 3]);
+    let arr = create_array(&mut b, true);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let arr = array_write(&mut b, arr, x, i);
+    let j = full(&mut b, 0.0, DataType::Int64);
+    let y = op(&mut b, "pd_op.array_read", &[arr, j], &[], false);
+    let loss = sum(&mut b, y);
+    (prog, x, loss)
+}
+
+#[test]
+fn a_read_after_a_write_differentiates_through_a_gradient_array() {
+    // Expected (derived from the rules above): the net is in place, so the walk goes backward
+    // in program order: sum_grad; array_read's Vjp on a fresh create_array_like of the array
+    // (read entry 0, add sum's gradient, write it back); array_write_'s Vjp on that same
+    // gradient array (read entry 0 as the cast's gradient, write zeros there); cast_grad
+    // (`invoke cast`). No pruning: every op stays.
+    let ctx = context();
+    let (mut prog, x, loss) = write_then_read(&ctx);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    assert_eq!(
+        names(&out),
+        [
+            "pd_op.data",
+            "pd_op.create_array",
+            "pd_op.full",
+            "pd_op.cast",
+            "pd_op.array_write_",
+            "pd_op.full",
+            "pd_op.array_read",
+            "pd_op.full_int_array",
+            "pd_op.sum",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.create_array_like",
+            "pd_op.array_read",
+            "pd_op.add",
+            "pd_op.array_write_",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast",
+        ],
+        "{out}"
+    );
+    // %1 the array, %2 / %5 the indices, %3 the cast x, %11 sum's gradient.
+    for (n, text) in [
+        (
+            12,
+            "\"pd_op.create_array_like\" (%1) {stop_gradient:[true],val:0}",
+        ),
+        (13, "\"pd_op.array_read\" (%12, %5)"),
+        (14, "\"pd_op.add\" (%13, %11)"),
+        (15, "\"pd_op.array_write_\" (%12, %14, %5)"),
+        (16, "\"pd_op.array_read\" (%12, %2)"),
+        (18, "\"pd_op.full_like\" (%3, %17) {dtype:Undefined,"),
+        (19, "\"pd_op.array_write_\" (%12, %18, %2)"),
+        (20, "\"pd_op.cast\" (%16)"),
+    ] {
+        assert!(line_of(&out, n).contains(text), "%{n}: `{text}` in\n{out}");
+    }
+    // x's gradient was read as the cast's input type (call_vjp's set_type).
+    assert!(line_of(&out, 16).ends_with("-> tensor<2x3xf32>"), "{out}");
+    let ops: Vec<_> = prog.block_ops(prog.block()).collect();
+    assert_eq!(grads, [Some(prog.op(ops[20]).result(0))]);
+    assert_clean(&prog, [1, 0]);
+}
+
+#[test]
+fn an_array_read_twice_sums_into_one_gradient_array() {
+    // Two reads of the same array: the first read walked (the later one) makes the gradient
+    // array, the second reads and writes the same array (the Vjp returns no gradient, so no
+    // add_n is needed); both add their output gradient into entry `i`.
+    let ctx = context();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[3]);
+    let arr = create_array(&mut b, true);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let arr = array_write(&mut b, arr, x, i);
+    let y1 = op(&mut b, "pd_op.array_read", &[arr, i], &[], false);
+    let y2 = op(&mut b, "pd_op.array_read", &[arr, i], &[], false);
+    let s = op(&mut b, "pd_op.add", &[y1, y2], &[], false);
+    let loss = sum(&mut b, s);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    // The forward part has 10 ops.
+    let backward: Vec<&str> = names(&out).into_iter().skip(10).collect();
+    assert_eq!(
+        backward,
+        [
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.add_grad",
+            "pd_op.create_array_like",
+            "pd_op.array_read",
+            "pd_op.add",
+            "pd_op.array_write_",
+            "pd_op.array_read",
+            "pd_op.add",
+            "pd_op.array_write_",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast",
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        names(&out)
+            .iter()
+            .filter(|&&n| n == "pd_op.create_array_like")
+            .count(),
+        1
+    );
+    assert!(grads[0].is_some());
+    assert_clean(&prog, [1, 0]);
+}
+
+/// The dynamic-RNN pattern: `arr = create_array()`, `while i < 3: array_write(tanh(x * w), i,
+/// arr); i += 1`, then `array_to_tensor(arr, axis=0, use_stack=True)` and its sum.
+fn rnn(ctx: &std::sync::Arc<IrContext>, array_stops: bool) -> (Program, [Value; 2], Value) {
+    let mut prog = Program::new(ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[4]);
+    let w = data(&mut b, "w", &[4]);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let n = full(&mut b, 3.0, DataType::Int64);
+    let arr = create_array(&mut b, array_stops);
+    let c = op(&mut b, "pd_op.less_than", &[i, n], &[], true);
+    let looped = WhileOp::build(&mut b, c, &[i, arr], |b, args| {
+        let h = op(b, "pd_op.multiply", &[x, w], &[], false);
+        let h = op(b, "pd_op.tanh", &[h], &[], false);
+        array_write(b, args[1], h, args[0]);
+        let one = full(b, 1.0, DataType::Float32);
+        let i1 = op(
+            b,
+            "pd_op.scale",
+            &[args[0], one],
+            &[AttrArg::Scalar(Scalar::F32(1.0)), AttrArg::Bool(true)],
+            true,
+        );
+        let c1 = op(b, "pd_op.less_than", &[i1, n], &[], true);
+        Ok((c1, vec![i1, args[1]]))
+    })
+    .unwrap();
+    let arr_out = looped.results(b.program())[1];
+    let out = op(
+        &mut b,
+        "pd_op.array_to_tensor",
+        &[arr_out],
+        &[AttrArg::I32(0), AttrArg::Bool(true)],
+        false,
+    );
+    let loss = sum(&mut b, out);
+    (prog, [x, w], loss)
+}
+
+#[test]
+fn a_dynamic_rnn_loop_writes_its_gradient_array_backward() {
+    // Expected (derived from the rules above): array_to_tensor's Vjp turns sum's gradient into
+    // an array (tensor_to_array), the loop's output gradient for the array; WhileOp::Vjp makes
+    // a backward while over cf.has_elements of the body's pipe, its loop variables the
+    // gradients of the array and of x and w (read from outside: zeros to start, summed with
+    // the body's multiply_grad by add_n in the backward body); in the backward body,
+    // array_write_'s Vjp reads the entry at the popped index from the loop variable that
+    // carries the gradient array and zeroes it, then cast_grad, tanh_grad, multiply_grad;
+    // `append_yield` makes the next condition (cf.has_elements) before it sums x's and w's
+    // gradients (add_n of the loop variable and multiply_grad's result).
+    // The index's scale stops gradients and is skipped; the zero gradients of i, n and
+    // out_index are unused and pruned.
+    let ctx = context();
+    let (mut prog, [x, w], loss) = rnn(&ctx, false);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x, w], &[]).unwrap();
+    let out = prog.to_string();
+    let all = names(&out);
+    let tail: Vec<&str> = all
+        .iter()
+        .copied()
+        .skip_while(|&n| n != "pd_op.array_to_tensor")
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "pd_op.array_to_tensor",
+            "pd_op.full_int_array",
+            "pd_op.sum",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.tensor_to_array",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.full",
+            "pd_op.full_like",
+            "cf.has_elements",
+            "pd_op.while",
+            "cf.tuple_pop",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast",
+            "pd_op.tanh_grad",
+            "pd_op.multiply_grad",
+            "cf.has_elements",
+            "builtin.combine",
+            "pd_op.add_n",
+            "builtin.combine",
+            "pd_op.add_n",
+            "cf.yield",
+        ],
+        "{out}"
+    );
+    // The backward loop carries the gradient array and x's and w's gradients.
+    let w_line = out
+        .lines()
+        .rfind(|l| l.contains("\"pd_op.while\""))
+        .unwrap();
+    assert!(w_line.contains("inputs=%"), "{out}");
+    assert!(
+        out.contains("^%arg_2 {stop_gradient:false}, %arg_3 {stop_gradient:false}, %arg_4 {stop_gradient:false}"),
+        "{out}"
+    );
+    // In the backward body, the array_write_ Vjp reads and zeroes the carried array.
+    let body: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("cf.tuple_pop"))
+        .collect();
+    assert!(body[1].contains("\"pd_op.array_read\" (%arg_2, "), "{out}");
+    assert!(
+        body[4].contains("\"pd_op.array_write_\" (%arg_2, "),
+        "{out}"
+    );
+    assert!(grads.iter().all(Option::is_some), "{grads:?}");
+    assert_clean(&prog, [1, 1]);
+}
+
+#[test]
+fn a_stopped_array_skips_array_to_tensor_but_not_array_write() {
+    // Expected (derived from the rules above): `all_input_stop_gradient_true` skips
+    // array_to_tensor's Vjp when the array stops gradients (the exception covers only
+    // array_read, array_write_ and increment_), so no tensor_to_array; the while still runs
+    // (a while is never skipped for zero output gradients, and x and w want gradients), the
+    // missing gradient of its array result being `create_array_like(result, 0)` at top level;
+    // array_write_'s Vjp always runs and reads that zero array, so x and w get (zero)
+    // gradients. The net is in place, so nothing is pruned.
+    let ctx = context();
+    let (mut prog, [x, w], loss) = rnn(&ctx, true);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x, w], &[]).unwrap();
+    let out = prog.to_string();
+    assert!(!out.contains("tensor_to_array"), "{out}");
+    let zero_array = out
+        .lines()
+        .find(|l| l.contains("pd_op.create_array_like"))
+        .unwrap();
+    assert!(zero_array.starts_with("    ("), "top level: {zero_array}");
+    let body: Vec<&str> = names(&out)
+        .into_iter()
+        .skip_while(|&n| n != "cf.tuple_pop")
+        .collect();
+    assert_eq!(
+        body[..6],
+        [
+            "cf.tuple_pop",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast"
+        ],
+        "{out}"
+    );
+    assert!(grads.iter().all(Option::is_some), "{grads:?}");
+    assert_clean(&prog, [1, 0]);
+}
