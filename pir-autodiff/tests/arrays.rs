@@ -463,3 +463,72 @@ fn a_stopped_array_skips_array_to_tensor_but_not_array_write() {
     assert!(grads.iter().all(Option::is_some), "{grads:?}");
     assert_clean(&prog, [1, 0]);
 }
+
+#[test]
+fn an_array_to_tensor_with_a_mistyped_axis_is_a_located_error() {
+    // Paddle's Vjp reads `axis` as an Int32Attribute (a null cast otherwise); here the grad
+    // stops with an error naming the op and where it is.
+    let ctx = context();
+    let (mut prog, [x, w], loss) = rnn(&ctx, false);
+    let a2t = prog
+        .block_ops(prog.block())
+        .find(|&o| prog.op(o).name() == "pd_op.array_to_tensor")
+        .unwrap();
+    let axis = ctx.i64_attr(0);
+    prog.set_attribute(a2t, "axis", axis).unwrap();
+    let e = pir_autodiff::grad(&mut prog, &[loss], &[x, w], &[]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("pd_op.array_to_tensor"), "{msg}");
+    assert!(msg.contains("of block 0"), "{msg}");
+    assert!(msg.contains("int32 `axis`"), "{msg}");
+}
+
+#[test]
+fn the_array_vjps_reject_arguments_paddle_would_not_pass() {
+    // `ArrayReadOp::Vjp` needs two output gradients (the result's and the array's, as
+    // ir_backward passes them); a caller passing one gets an error, not a panic.
+    let ctx = context();
+    let (prog, _, _) = write_then_read(&ctx);
+    let read = prog
+        .block_ops(prog.block())
+        .find(|&o| prog.op(o).name() == "pd_op.array_read")
+        .unwrap();
+    let vjp = prog
+        .op(read)
+        .def()
+        .interface::<pir_runtime::interfaces::Vjp>()
+        .and_then(|v| v.custom)
+        .expect("array_read has a hand-written Vjp");
+    let r = prog.op(read);
+    let (array, i, out) = (r.operand(0), r.operand(1), r.result(0));
+    let mut prog = prog;
+    let inputs = [smallvec::smallvec![array], smallvec::smallvec![i]];
+    let outputs = [smallvec::smallvec![Some(out)]];
+    let out_grads = [smallvec::smallvec![Some(out)]];
+    let args = pir_runtime::interfaces::VjpArgs {
+        inputs: &inputs,
+        outputs: &outputs,
+        out_grads: &out_grads,
+        stop_gradients: &[],
+    };
+    let e = vjp(&mut Builder::at_end(&mut prog), read, &args).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("pd_op.array_read"), "{msg}");
+    assert!(msg.contains("2 output gradients, got 1"), "{msg}");
+    // The other two check their arguments the same way.
+    for name in ["pd_op.array_write_", "pd_op.array_to_tensor"] {
+        let def = ctx.op_def(name).unwrap();
+        let f = def
+            .interface::<pir_runtime::interfaces::Vjp>()
+            .and_then(|v| v.custom)
+            .expect("a hand-written Vjp");
+        let empty = pir_runtime::interfaces::VjpArgs {
+            inputs: &[],
+            outputs: &[],
+            out_grads: &[],
+            stop_gradients: &[],
+        };
+        let e = f(&mut Builder::at_end(&mut prog), read, &empty).unwrap_err();
+        assert!(e.to_string().contains(name), "{e}");
+    }
+}
