@@ -532,3 +532,123 @@ fn the_array_vjps_reject_arguments_paddle_would_not_pass() {
         assert!(e.to_string().contains(name), "{e}");
     }
 }
+
+#[test]
+fn an_array_with_two_gradients_sums_them_with_add_n_array() {
+    // Expected (derived from the rules above): two array_to_tensor of one array each give it
+    // a gradient array (tensor_to_array); array_write_, walked next, finds two and sums them
+    // with `builtin.combine` + `add_n_array` (append_add_n on an array) before its Vjp. The
+    // zero gradients of the two out_index results are unused and pruned.
+    let ctx = context();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[3]);
+    let arr = create_array(&mut b, false);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let arr = array_write(&mut b, arr, x, i);
+    let stack = [AttrArg::I32(0), AttrArg::Bool(true)];
+    let t1 = op(&mut b, "pd_op.array_to_tensor", &[arr], &stack, false);
+    let t2 = op(&mut b, "pd_op.array_to_tensor", &[arr], &stack, false);
+    let s = op(&mut b, "pd_op.add", &[t1, t2], &[], false);
+    let loss = sum(&mut b, s);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    // The forward part has 10 ops.
+    let backward: Vec<&str> = names(&out).into_iter().skip(10).collect();
+    assert_eq!(
+        backward,
+        [
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.add_grad",
+            "pd_op.tensor_to_array",
+            "pd_op.tensor_to_array",
+            "builtin.combine",
+            "pd_op.add_n_array",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast",
+        ],
+        "{out}"
+    );
+    let sum_line = out.lines().find(|l| l.contains("add_n_array")).unwrap();
+    assert!(sum_line.ends_with("-> pd_op.tensor_array<f32>"), "{sum_line}");
+    assert!(grads[0].is_some());
+    assert_clean(&prog, [1, 2]);
+}
+
+#[test]
+fn a_loop_writing_into_an_outside_array_carries_its_gradient_as_a_loop_variable() {
+    // The dygraph-to-static shape: the body writes into an array defined before the loop (not
+    // a loop variable). Expected (derived from the rules above): the array is a value the
+    // body uses from outside, so its gradient (tensor_to_array, made before the loop's
+    // backward) becomes a loop variable of the backward while next to x's (zeros to start);
+    // the backward body's array_write_ Vjp reads and zeroes that loop variable, and the yield
+    // passes it on after x's summed gradient, in the order of the body's outside values (x,
+    // then the array).
+    let ctx = context();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[4]);
+    let arr = create_array(&mut b, false);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let n = full(&mut b, 3.0, DataType::Int64);
+    let c = op(&mut b, "pd_op.less_than", &[i, n], &[], true);
+    WhileOp::build(&mut b, c, &[i], |b, args| {
+        let h = op(b, "pd_op.tanh", &[x], &[], false);
+        array_write(b, arr, h, args[0]);
+        let one = full(b, 1.0, DataType::Float32);
+        let scale = [AttrArg::Scalar(Scalar::F32(1.0)), AttrArg::Bool(true)];
+        let i1 = op(b, "pd_op.scale", &[args[0], one], &scale, true);
+        let c1 = op(b, "pd_op.less_than", &[i1, n], &[], true);
+        Ok((c1, vec![i1]))
+    })
+    .unwrap();
+    let stack = [AttrArg::I32(0), AttrArg::Bool(true)];
+    let t = op(&mut b, "pd_op.array_to_tensor", &[arr], &stack, false);
+    let loss = sum(&mut b, t);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let tail: Vec<&str> = names(&out)
+        .into_iter()
+        .skip_while(|&n| n != "pd_op.sum")
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "pd_op.sum",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.tensor_to_array",
+            "pd_op.full",
+            "pd_op.full_like",
+            "cf.has_elements",
+            "pd_op.while",
+            "cf.tuple_pop",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast",
+            "pd_op.tanh_grad",
+            "cf.has_elements",
+            "builtin.combine",
+            "pd_op.add_n",
+            "cf.yield",
+        ],
+        "{out}"
+    );
+    let bwd_while = out.lines().rfind(|l| l.contains("\"pd_op.while\"")).unwrap();
+    assert!(bwd_while.contains("inputs=%"), "{bwd_while}");
+    let yield_line = out.lines().rfind(|l| l.contains("cf.yield")).unwrap();
+    assert!(
+        yield_line.contains("-> ") && yield_line.contains("pd_op.tensor_array<f32>) -> "),
+        "the array's gradient is yielded last: {yield_line}"
+    );
+    assert!(grads[0].is_some());
+    assert_clean(&prog, [1, 1]);
+}
