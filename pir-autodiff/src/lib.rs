@@ -6,7 +6,9 @@
 //!   inverse topological order, `builtin.combine` + `pd_op.add_n` for values used more than
 //!   once, `stop_gradient` on every new op, pruning of ops no wanted gradient needs;
 //!   `pd_op.if` / `pd_op.while` differentiated block by block, the forward values a backward
-//!   block reads carried by the `cf` stack ops ([`control_flow`]).
+//!   block reads carried by the `cf` stack ops ([`control_flow`]); tensor arrays
+//!   differentiated through a gradient array updated in place (`create_array_like` zeros,
+//!   `add_n_array` sums, the array ops' hand-written Vjps in `op-defs`).
 //! - Each op's Vjp is a table ([`pir_spec::vjp::VjpRule`]) derived from the op's schema and its
 //!   backward op's schema (`backward.yaml`), interpreted by one generic function,
 //!   [`vjp::run_rule`].

@@ -575,7 +575,10 @@ fn an_array_with_two_gradients_sums_them_with_add_n_array() {
         "{out}"
     );
     let sum_line = out.lines().find(|l| l.contains("add_n_array")).unwrap();
-    assert!(sum_line.ends_with("-> pd_op.tensor_array<f32>"), "{sum_line}");
+    assert!(
+        sum_line.ends_with("-> pd_op.tensor_array<f32>"),
+        "{sum_line}"
+    );
     assert!(grads[0].is_some());
     assert_clean(&prog, [1, 2]);
 }
@@ -642,7 +645,10 @@ fn a_loop_writing_into_an_outside_array_carries_its_gradient_as_a_loop_variable(
         ],
         "{out}"
     );
-    let bwd_while = out.lines().rfind(|l| l.contains("\"pd_op.while\"")).unwrap();
+    let bwd_while = out
+        .lines()
+        .rfind(|l| l.contains("\"pd_op.while\""))
+        .unwrap();
     assert!(bwd_while.contains("inputs=%"), "{bwd_while}");
     let yield_line = out.lines().rfind(|l| l.contains("cf.yield")).unwrap();
     assert!(

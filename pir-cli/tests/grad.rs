@@ -228,7 +228,7 @@ fn array_program_file() -> std::path::PathBuf {
     op_defs::pd_op::register(&ctx).unwrap();
     let mut prog = Program::new(&ctx);
     let mut b = Builder::at_end(&mut prog);
-    let mut op = |b: &mut Builder<'_>, name: &str, xs: &[Value], attrs: &[AttrArg<'_>], stop| {
+    let op = |b: &mut Builder<'_>, name: &str, xs: &[Value], attrs: &[AttrArg<'_>], stop| {
         let def = b.ctx().op_def(name).unwrap();
         let xs: Vec<Option<Value>> = xs.iter().copied().map(Some).collect();
         let id = build_with_values(b, def, &xs, attrs).unwrap();
@@ -279,7 +279,14 @@ fn grad_differentiates_through_a_tensor_array() {
     // rules (see pir-autodiff's tests/arrays.rs): a zero gradient array, entry 0 of it summed
     // with sum's gradient, then read back as x's gradient and zeroed.
     let f = array_program_file();
-    let o = pir(&["grad", f.to_str().unwrap(), "--loss", "%8", "--inputs", "%0"]);
+    let o = pir(&[
+        "grad",
+        f.to_str().unwrap(),
+        "--loss",
+        "%8",
+        "--inputs",
+        "%0",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     let names: Vec<&str> = out.lines().filter_map(|l| l.split('"').nth(1)).collect();
@@ -301,7 +308,10 @@ fn grad_differentiates_through_a_tensor_array() {
         ],
         "{out}"
     );
-    assert!(out.contains("(%12) = \"pd_op.create_array_like\" (%1) {stop_gradient:[true],val:0}"), "{out}");
+    assert!(
+        out.contains("(%12) = \"pd_op.create_array_like\" (%1) {stop_gradient:[true],val:0}"),
+        "{out}"
+    );
     // `pir grad` verified the result; what it printed reads back and verifies too.
     let ctx = pir_runtime::IrContext::new();
     op_defs::pd_op::register(&ctx).unwrap();
