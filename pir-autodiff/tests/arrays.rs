@@ -658,3 +658,60 @@ fn a_loop_writing_into_an_outside_array_carries_its_gradient_as_a_loop_variable(
     assert!(grads[0].is_some());
     assert_clean(&prog, [1, 1]);
 }
+
+#[test]
+fn an_array_read_of_a_tensor_is_a_located_error() {
+    // The text reader takes `array_read` of a dense tensor; its gradient cannot be built (a
+    // tensor's zero gradient is not an array), and grad says where, instead of panicking.
+    let ctx = context();
+    let text = "{
+    (%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[2,3],stop_gradient:[false]} : () -> tensor<2x3xf32>
+    (%1) = \"pd_op.full\" () {dtype:int64,place:Place(cpu),shape:[1],stop_gradient:[true],value:0} : () -> tensor<1xi64>
+    (%2) = \"pd_op.array_read\" (%0, %1) {stop_gradient:[false]} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<-1xf32>
+    (%3) = \"pd_op.full_int_array\" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[]} : () -> tensor<0xi64>
+    (%4) = \"pd_op.sum\" (%2, %3) {dtype:Undefined,keepdim:false,stop_gradient:[false]} : (tensor<-1xf32>, tensor<0xi64>) -> tensor<f32>
+}
+";
+    let mut prog = pir_runtime::parser::parse_program(&ctx, text).unwrap();
+    let ops: Vec<_> = prog.block_ops(prog.block()).collect();
+    let (x, loss) = (prog.op(ops[0]).result(0), prog.op(ops[4]).result(0));
+    let e = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("pd_op.array_read (op 2 of block 0)"), "{msg}");
+    assert!(msg.contains("input 0 (`array`)"), "{msg}");
+}
+
+#[test]
+fn an_array_output_is_seeded_with_create_array_like_one() {
+    // `prepare_grad_outputs` seeds each output through `append_full_like(1.0, ...)`, which
+    // for an array is `create_array_like(array, 1.0)` (no `full`); array_write_'s Vjp then
+    // reads x's gradient from it.
+    let ctx = context();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[3]);
+    let arr = create_array(&mut b, false);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let arr = array_write(&mut b, arr, x, i);
+    let grads = pir_autodiff::grad(&mut prog, &[arr], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let backward: Vec<&str> = names(&out).into_iter().skip(5).collect();
+    assert_eq!(
+        backward,
+        [
+            "pd_op.create_array_like",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+            "pd_op.cast"
+        ],
+        "{out}"
+    );
+    assert!(
+        line_of(&out, 5).contains("\"pd_op.create_array_like\" (%1) {stop_gradient:[false],val:1}"),
+        "{out}"
+    );
+    assert!(grads[0].is_some());
+    assert_clean(&prog, [1, 0]);
+}
