@@ -715,3 +715,50 @@ fn an_array_output_is_seeded_with_create_array_like_one() {
     assert!(grads[0].is_some());
     assert_clean(&prog, [1, 0]);
 }
+
+#[test]
+fn array_write_runs_its_vjp_even_when_the_written_tensor_stops_gradients() {
+    // `append_backward_ops` exempts array_read and array_write_ from the skip for inputs that
+    // all stop gradients: array_write_ still reads and zeroes its entry of the gradient array
+    // (it must, for the reads before it), but returns no gradient, so the cast gets none.
+    let ctx = context();
+    let mut prog = Program::new(&ctx);
+    let mut b = Builder::at_end(&mut prog);
+    let x = data(&mut b, "x", &[3]);
+    set_stop_gradient(b.program_mut(), x, true).unwrap();
+    let arr = create_array(&mut b, true);
+    let i = full(&mut b, 0.0, DataType::Int64);
+    let xc = op(
+        &mut b,
+        "pd_op.cast",
+        &[x],
+        &[AttrArg::DataType(DataType::Float32)],
+        true,
+    );
+    op(&mut b, "pd_op.array_write_", &[arr, xc, i], &[], true);
+    let y = op(&mut b, "pd_op.array_read", &[arr, i], &[], false);
+    let loss = sum(&mut b, y);
+    let grads = pir_autodiff::grad(&mut prog, &[loss], &[x], &[]).unwrap();
+    let out = prog.to_string();
+    let backward: Vec<&str> = names(&out).into_iter().skip(8).collect();
+    assert_eq!(
+        backward,
+        [
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.sum_grad",
+            "pd_op.create_array_like",
+            "pd_op.array_read",
+            "pd_op.add",
+            "pd_op.array_write_",
+            "pd_op.array_read",
+            "pd_op.full",
+            "pd_op.full_like",
+            "pd_op.array_write_",
+        ],
+        "{out}"
+    );
+    assert_eq!(grads, [None]);
+    // The unused read of x's would-be gradient keeps its inferred type (no set_type).
+    assert_clean(&prog, [0, 0]);
+}
