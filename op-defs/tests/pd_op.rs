@@ -243,6 +243,11 @@ const EXPECTED: &[&str] = &[
     "c_softmax_with_cross_entropy",
     "c_softmax_with_cross_entropy_grad",
     "c_softmax_with_cross_entropy_grad_",
+    "masked_fill",
+    "masked_fill_",
+    "masked_fill_grad",
+    "masked_fill_grad_",
+    "masked_fill_double_grad",
     "mp_allreduce_sum",
     "mp_allreduce_sum_",
     "mp_allreduce_sum_grad",
@@ -258,6 +263,8 @@ const EXPECTED: &[&str] = &[
     "square_grad_",
     "square_double_grad",
     "square_double_grad_",
+    "std",
+    "std_grad",
 ];
 
 /// Trait/interface differences from the reference, each explained (`+` ours only, `-` the

@@ -24,8 +24,8 @@ use pir_runtime::{check_types, parser, verify, Program, Value};
 
 /// The known exceptions and their causes (the test prints the evidence it finds for each on
 /// every run). Ops Paddle 3.3.1 has but the shared snapshot lacks are declared in the project's
-/// own `ops-yaml/` (baddbmm, c_softmax_with_cross_entropy, mp_allreduce_sum, nansum, shape64,
-/// square_), so those cases pass; these remain:
+/// own `ops-yaml/` (baddbmm, c_softmax_with_cross_entropy, masked_fill_, mp_allreduce_sum,
+/// nansum, shape64, square_, std), so those cases pass; these remain:
 const EXCEPTIONS: &[(&str, &str)] = &[
     (
         "nanmedian/0",
@@ -42,25 +42,6 @@ const EXCEPTIONS: &[(&str, &str)] = &[
         "snapshot drift: the snapshot's view_shape names backward view_shape_grad, which its \
          backward.yaml lacks (so `input` has no grad semantics and no Vjp runs), and types its \
          result with StridedUnChangedInferMeta (2x3) where 3.3.1 gives the view's dims (3x2)",
-    ),
-    (
-        "std/0",
-        "pd_op.std is missing from the snapshot (ops.yaml and backward.yaml); its 3.3.1 \
-         definition could not be confirmed from public sources: the versions of \
-         PaddlePaddle/Paddle's paddle/phi/ops/yaml/ops.yaml in the searchable index (commits \
-         9f76fcd1, 00685cce) predate `- op : std`, and no `std_grad` backward entry is indexed, \
-         so the project does not declare it (declaring it with a guessed infer-meta would be a \
-         case fitted to this file)",
-    ),
-    (
-        "masked_fill_/0",
-        "pd_op.masked_fill(_) is missing from the snapshot's ops.yaml (backward.yaml has \
-         masked_fill_grad); its 3.3.1 forward infer-meta could not be confirmed: the indexed \
-         ops.yaml versions (commits 9f76fcd1, 00685cce) predate it and no masked_fill \
-         infer-meta is in the indexed paddle/phi/infermeta sources. Public PIR dumps of it \
-         (`pd_op.masked_fill: (1x45640x4xf32) <- (1x-1x4xf32, 1x45640x1xb, xf32)`) show the \
-         result broadcasting x with mask, but not the function or its parameters, so the \
-         project does not declare it",
     ),
 ];
 

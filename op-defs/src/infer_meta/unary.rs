@@ -1027,6 +1027,24 @@ pub fn strict_reduce_int_array_axis_infer_meta(
     reduce_infer_meta(x, axis, keepdim, out)
 }
 
+/// `StdInferMeta(x, axis, keepdim, unbiased, correction)`: the standard deviation over `axis`
+/// (every axis when empty) in `x`'s dtype. Paddle 3.3.1 names this function for `std`
+/// (`paddle-ref/ops/MANIFEST.json`, `infer_meta_func` of case std/0); its source is not in the
+/// public sources searched, so the rule is the reduce rule every printed `std` follows
+/// (`ops/programs/std.txt`: `3x4` over `[1]` gives `3`, `-1x4x5` over `[0,2]` kept gives
+/// `1x4x1`). `unbiased` and `correction` only change the values.
+#[infer_meta]
+pub fn std_infer_meta(
+    x: &TensorMeta,
+    axis: IntArray<'_>,
+    keepdim: bool,
+    _unbiased: bool,
+    _correction: f64,
+    out: Output<'_>,
+) -> R {
+    reduce_infer_meta(x, axis, keepdim, out)
+}
+
 /// `ReduceIntArrayAxisInferMetaBase(x, axis, keepdim, reduce_all)`: reduce with an explicit
 /// `reduce_all`.
 #[infer_meta]
