@@ -1994,4 +1994,72 @@ fn baddbmm_c_softmax_with_cross_entropy_and_shape64() {
     );
 }
 
+/// `std` and `masked_fill`, also beyond the snapshot: the shapes Paddle 3.3.1 printed
+/// (`paddle-ref/ops/programs/std.txt`, `masked_fill_.txt`) and a public PIR dump of
+/// masked_fill broadcasting (`(1x45640x4xf32) <- (1x-1x4xf32, 1x45640x1xb, xf32)`).
+#[test]
+fn std_reduces_and_masked_fill_broadcasts_x_with_mask() {
+    use DataType::{Bool, Float64};
+    let f64a = |v: f64| A::At(AttrValue::F64(v));
+    // std(axis, keepdim, unbiased, correction): axis [1] of 3x4 -> 3; [0, 2] kept of -1x4x5 -> 1x4x1.
+    let o = ok(
+        "StdInferMeta",
+        &[f32t(&[3, 4]), ints(&[1]), b(false), b(true), f64a(1.0)],
+        1,
+    );
+    is(&o[0], &[3], Float32);
+    let x = t(Float64, &[-1, 4, 5]);
+    let o = ok(
+        "StdInferMeta",
+        &[x.clone(), ints(&[0, 2]), b(true), b(false), f64a(0.0)],
+        1,
+    );
+    is(&o[0], &[1, 4, 1], Float64);
+    // No axis reduces every axis (0-D), as ReduceIntArrayAxisInferMetaBase does.
+    is(
+        &ok(
+            "StdInferMeta",
+            &[x.clone(), ints(&[]), b(false), b(true), f64a(1.0)],
+            1,
+        )[0],
+        &[],
+        Float64,
+    );
+    let e = err(
+        "StdInferMeta",
+        &[x, ints(&[3]), b(false), b(true), f64a(1.0)],
+        1,
+    );
+    assert!(e.contains("reduce axis"), "{e}");
+    // masked_fill(x, mask, value): x's dtype over the broadcast of x and mask.
+    let fill =
+        |x: A, mask: &[i64], value: A| ok("MaskedFillInferMeta", &[x, t(Bool, mask), value], 1);
+    is(
+        &fill(f32t(&[2, 3]), &[2, 3], f32t(&[]))[0],
+        &[2, 3],
+        Float32,
+    );
+    is(
+        &fill(f32t(&[1, -1, 4]), &[1, 45640, 1], f32t(&[]))[0],
+        &[1, 45640, 4],
+        Float32,
+    );
+    is(
+        &fill(f32t(&[1, 45640, 4]), &[1, -1, 1], f32t(&[]))[0],
+        &[1, 45640, 4],
+        Float32,
+    );
+    is(
+        &fill(t(Int64, &[5, 126]), &[5, 126], t(Int64, &[]))[0],
+        &[5, 126],
+        Int64,
+    );
+    let e = err(
+        "MaskedFillInferMeta",
+        &[f32t(&[2, 3]), t(Bool, &[4, 3]), f32t(&[])],
+        1,
+    );
+    assert!(e.contains("cannot broadcast"), "{e}");
+}
+
 mod ports;
