@@ -84,3 +84,18 @@ pub fn register(ctx: &IrContext) -> Result<(), IrError> {
     ctx.register_dialect::<PdOpDialect>()?;
     crate::control_flow::register(ctx)
 }
+
+/// A new context with the `pd_op` dialect registered ([`register`]): what a program built
+/// from this crate's ops is created in.
+///
+/// ```
+/// let ctx = op_defs::pd_op::context();
+/// assert!(ctx.op_def("pd_op.relu").is_some());
+/// assert!(ctx.op_def("pd_op.while").is_some());
+/// ```
+pub fn context() -> std::sync::Arc<IrContext> {
+    let ctx = IrContext::new();
+    // A fresh context holds no op yet, so no name can clash.
+    register(&ctx).expect("the pd_op dialect registers in a fresh context");
+    ctx
+}

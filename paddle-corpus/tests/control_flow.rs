@@ -17,9 +17,7 @@ use std::path::PathBuf;
 
 use pir_runtime::parser;
 
-#[path = "common/context.rs"]
-mod program_context;
-use program_context::context;
+use pir_paddle_corpus::context;
 
 const PROGRAMS: [&str; 4] = [
     "cond_simple",

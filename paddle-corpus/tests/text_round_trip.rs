@@ -19,9 +19,7 @@ use pir_runtime::parser::{self, ParseErrorKind};
 use pir_runtime::pir_spec::AttrKind;
 use pir_runtime::{AttrData, Attribute, IrContext, Program, TypeData};
 
-#[path = "common/context.rs"]
-mod program_context;
-use program_context::context;
+use pir_paddle_corpus::context;
 
 fn paddle_ref() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PIR_PADDLE_REF") {

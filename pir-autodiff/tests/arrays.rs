@@ -32,11 +32,7 @@ use pir_runtime::op_support::{build_with_values, AttrArg};
 use pir_runtime::phi::{DataType, Place};
 use pir_runtime::{Builder, IrContext, Program, Value};
 
-fn context() -> std::sync::Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
+use op_defs::pd_op::context;
 
 /// `name(operands)` with attributes in schema order; its first result, whose `stop_gradient`
 /// is `stop` (as the Python API sets it).

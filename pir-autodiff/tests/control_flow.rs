@@ -20,11 +20,7 @@
 
 use pir_runtime::{IrContext, Program, Value};
 
-fn context() -> std::sync::Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
+use op_defs::pd_op::context;
 
 fn parse(ctx: &std::sync::Arc<IrContext>, text: &str) -> Program {
     pir_runtime::parser::parse_program(ctx, text).unwrap()

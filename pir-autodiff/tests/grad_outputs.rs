@@ -10,11 +10,7 @@
 
 use pir_runtime::{IrContext, Program, Value};
 
-fn context() -> std::sync::Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
+use op_defs::pd_op::context;
 
 const DATA_X: &str = "(%0) = \"pd_op.data\" () {dtype:float32,name:\"x\",place:Place(undefined:0),shape:[2,3],stop_gradient:[false]} : () -> tensor<2x3xf32>";
 const DATA_DY: &str = "(%1) = \"pd_op.data\" () {dtype:float32,name:\"dy\",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>";

@@ -62,8 +62,7 @@ pir_runtime::dialect!(
     pub ToyDialect = "toy" [DoubleOp, OpaqueOp]);
 
 fn context() -> std::sync::Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
+    let ctx = op_defs::pd_op::context();
     ctx.register_dialect::<ToyDialect>().unwrap();
     ctx
 }

@@ -3,18 +3,12 @@
 // Each test binary uses its own subset.
 #![allow(dead_code)]
 
-use std::sync::Arc;
-
 use op_defs::pd_op::{DataOp, DataOpAttrs};
 use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{Builder, IrContext, Value};
+use pir_runtime::{Builder, Value};
 
 /// A fresh context with the `pd_op` dialect registered.
-pub fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).unwrap();
-    ctx
-}
+pub use op_defs::pd_op::context;
 
 /// `paddle.static.data(name, dims, dtype)` at `b`'s insertion point: its value.
 pub fn data(b: &mut Builder<'_>, name: &str, dtype: DataType, dims: &[i64]) -> Value {

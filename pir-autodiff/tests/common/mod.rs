@@ -3,9 +3,6 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use pir_runtime::{Dialect, IrContext};
 
 /// `$PIR_PADDLE_REF`, or `None` with a notice (the test then passes without checking).
 pub fn paddle_ref(test: &str) -> Option<PathBuf> {
@@ -21,20 +18,8 @@ pub fn paddle_ref(test: &str) -> Option<PathBuf> {
 }
 
 /// The dialect generated from Paddle's yaml, completed by the project's own `pd_op` ops it
-/// lacks (`add`, `matmul`, ... from Paddle's static_ops.yaml).
-pub fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    #[cfg(pir_paddle_yaml)]
-    ctx.register_ops("pd_op", pir_paddle_corpus::PdOpDialect::op_defs())
-        .expect("the corpus dialect registers");
-    for def in op_defs::pd_op::PdOpDialect::op_defs() {
-        if ctx.op_def(def.name).is_none() {
-            ctx.register_ops("pd_op", &[def])
-                .expect("a missing op registers");
-        }
-    }
-    ctx
-}
+/// lacks.
+pub use pir_paddle_corpus::context;
 
 /// The first line where `a` and `b` differ, both sides shown.
 pub fn first_diff(a: &str, b: &str) -> String {

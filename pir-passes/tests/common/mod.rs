@@ -3,9 +3,6 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::Arc;
-
-use pir_runtime::{Dialect, IrContext};
 
 /// `$PIR_PADDLE_REF`, or `None` with a notice (the tests then pass without checking).
 pub fn paddle_ref() -> Option<PathBuf> {
@@ -21,19 +18,7 @@ pub fn paddle_ref() -> Option<PathBuf> {
 }
 
 /// The dialect generated from Paddle's yaml, completed by the project's own `pd_op` ops.
-pub fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    #[cfg(pir_paddle_yaml)]
-    ctx.register_ops("pd_op", pir_paddle_corpus::PdOpDialect::op_defs())
-        .expect("the corpus dialect registers");
-    for def in op_defs::pd_op::PdOpDialect::op_defs() {
-        if ctx.op_def(def.name).is_none() {
-            ctx.register_ops("pd_op", &[def])
-                .expect("a missing op registers");
-        }
-    }
-    ctx
-}
+pub use pir_paddle_corpus::context;
 
 /// The text of `programs/passes/<name>`.
 pub fn pair_file(root: &std::path::Path, name: &str) -> String {
