@@ -235,6 +235,8 @@ const EXPECTED: &[&str] = &[
     "where_grad",
     // Ops Paddle 3.3.1 defines that the shared yaml snapshot lacks (or lacks their in-place
     // class), as `pir_autodiff`'s one-op backward programs use them.
+    "all_reduce",
+    "all_reduce_",
     "baddbmm",
     "baddbmm_",
     "baddbmm_grad",
@@ -243,6 +245,7 @@ const EXPECTED: &[&str] = &[
     "c_softmax_with_cross_entropy",
     "c_softmax_with_cross_entropy_grad",
     "c_softmax_with_cross_entropy_grad_",
+    "fused_bias_residual_layernorm",
     "masked_fill",
     "masked_fill_",
     "masked_fill_grad",
@@ -253,6 +256,8 @@ const EXPECTED: &[&str] = &[
     "mp_allreduce_sum_grad",
     "nansum",
     "nansum_grad",
+    "reduce",
+    "reduce_",
     "shape64",
     "shape64_sr",
     "square",
@@ -265,6 +270,7 @@ const EXPECTED: &[&str] = &[
     "square_double_grad_",
     "std",
     "std_grad",
+    "variance",
 ];
 
 /// Trait/interface differences from the reference, each explained (`+` ours only, `-` the

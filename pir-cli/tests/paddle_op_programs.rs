@@ -2,7 +2,8 @@
 //! with the `pd_op` classes of Paddle's yaml (`$PIR_PADDLE_YAML`) loaded at run time: `pir
 //! verify --check-types P.json` succeeds and `pir print P.json` equals `P.txt`. As in `pir`, the
 //! project's compiled `pd_op` dialect (`ops-yaml/`, hand-written ops) comes first, so the ops
-//! the snapshot lacks that `ops-yaml/` declares (std, masked_fill_, nansum, ...) pass too.
+//! the snapshot lacks that `ops-yaml/` declares (std, masked_fill_, nansum, variance, all_reduce,
+//! reduce, fused_bias_residual_layernorm, ...) pass too.
 //!
 //! The checks run in process, through the functions the `pir` command calls (the yaml dialect of
 //! `op_defs::yaml_dialect`, `pir_json`, `verify`, `check_types`, the printer); a sample runs the
@@ -34,10 +35,6 @@ enum Why {
     /// printed by Paddle as `tensor<0xf32>`; read back from JSON it prints `tensor<f32>`. The
     /// printed lines differ in exactly that.
     UnsetOutput,
-    /// The op is in none of the generator files the folder reader reads today. The string
-    /// names where Paddle defines it: a generator file the reader does not read yet (issue 11
-    /// §1), Paddle's hand-written ops (§2), or a file missing from the snapshot.
-    NotLoaded(&'static str),
     /// The yaml snapshot differs from the yaml 3.3.1 was built from (shared/README.md); the
     /// string is the message the difference produces. Each entry's yaml difference is listed,
     /// with 3.3.1's spelling, in `paddle-corpus/tests/common/mod.rs` (`YAML_DRIFT`): `float`
@@ -54,29 +51,24 @@ enum Why {
 impl Why {
     /// Exceptions waiting for work in progress rather than facts about the snapshot.
     fn pending(self) -> bool {
-        matches!(self, Why::NotLoaded(_) | Why::InferMeta(_))
+        matches!(self, Why::InferMeta(_))
     }
 }
 
 use Check::{Print, Verify};
-use Why::{InferMeta, NotLoaded, UnsetOutput, YamlDrift};
-
-const NOT_IN_SNAPSHOT: &str =
-    "not in the snapshot's nine files (3.3.1's fused_ops.yaml or ops.yaml of 3.3.1)";
+use Why::{InferMeta, UnsetOutput, YamlDrift};
 
 /// Programs that do not pass, each for both checks it fails (a program whose read fails
 /// fails both).
 #[rustfmt::skip]
 const EXCEPTIONS: &[(&str, &[Check], Why)] = &[
     ("add", &[Verify], InferMeta("pd_op.add (op 31 of block 0): result 0 (`out`) is recorded as tensor<0x3xf32> but infers to tensor<-1x3xf32>")),
-    ("all_reduce", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("bilinear_interp", &[Verify], YamlDrift("attribute `scale`: expected pir::ArrayAttribute<pir::FloatAttribute>, found pir::ArrayAttribute [2,2]")),
     ("coalesce_tensor", &[Print], UnsetOutput),
     ("einsum", &[Print], UnsetOutput),
     // empty_like is shape64 + empty (ops/README.md quirk 7): Paddle keeps x's dims, the
     // project's infer-meta gives -1 extents for a shape fed by a tensor.
     ("empty", &[Verify], InferMeta("pd_op.empty (op 7 of block 0): result 0 (`out`) is recorded as tensor<2x3xf32> but infers to tensor<-1x-1xf32>")),
-    ("fused_bias_residual_layernorm", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("graph_sample_neighbors", &[Print], UnsetOutput),
     ("gru", &[Print], UnsetOutput),
     ("histogram", &[Verify], YamlDrift("attribute `min`: expected pir::Int32Attribute, found pir::FloatAttribute 0")),
@@ -93,13 +85,11 @@ const EXCEPTIONS: &[(&str, &[Check], Why)] = &[
     ("norm", &[Print], UnsetOutput),
     ("pad3d", &[Verify], YamlDrift("attribute `pad_value`: expected pir::FloatAttribute, found pir::DoubleAttribute 1")),
     ("pool3d", &[Verify], YamlDrift("attribute `kernel_size`: expected pir::ArrayAttribute<pir::Int32Attribute>, found pir::ArrayAttribute [2,2,2]")),
-    ("reduce", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("rnn", &[Print], UnsetOutput),
     ("segment_pool", &[Print], UnsetOutput),
     ("sequence_pool", &[Print], UnsetOutput),
     ("trilinear_interp", &[Verify], YamlDrift("attribute `scale`: expected pir::ArrayAttribute<pir::FloatAttribute>")),
     ("unique", &[Print], UnsetOutput),
-    ("variance", &[Verify, Print], NotLoaded(NOT_IN_SNAPSHOT)),
     ("view_shape", &[Verify], YamlDrift("pd_op.view_shape (op 2 of block 0): result 0 (`out`) is recorded as tensor<3x2xf32> but infers to tensor<2x3xf32>")),
     ("viterbi_decode", &[Print], UnsetOutput),
 ];
@@ -167,7 +157,6 @@ fn check_reason(
 ) -> Result<(), String> {
     let ok = match why {
         UnsetOutput => check == Print && only_unset_outputs_differ(ours, paddle),
-        NotLoaded(defined_in) => message.contains("unknown op `pd_op.") && !defined_in.is_empty(),
         YamlDrift(evidence) | InferMeta(evidence) => message.contains(evidence),
     };
     if ok {

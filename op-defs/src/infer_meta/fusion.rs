@@ -7,7 +7,7 @@ use pir_runtime::ensure_meta;
 use pir_runtime::meta::{InferMetaError, Output, OutputList, TensorMeta};
 use pir_runtime::phi::DataType;
 
-use super::common::{dims_only, fmt_dims, need_rank};
+use super::common::{dims_only, fmt_dims, need_rank, MetaBuilder};
 
 type R = Result<(), InferMetaError>;
 
@@ -1156,4 +1156,85 @@ pub fn fused_multi_transformer_int8_infer_meta(
         );
     }
     out.set(TensorMeta::new(x.dtype, &x.dims))
+}
+
+/// `FusedLayerNormInferMeta(x, bias, residual, norm_weight, norm_bias, epsilon, residual_alpha,
+/// begin_norm_axis, quant_scale, quant_round_type, quant_max_bound, quant_min_bound)` (op
+/// `fused_bias_residual_layernorm`, Paddle's `multiary.cc`). `out` and `residual_out` get `x`'s
+/// dims and layout; `mean` and `variance` are float32 of dims `[rows]`, `rows` being the
+/// product of `x`'s extents before `begin_norm_axis` taken in 32-bit arithmetic as Paddle does
+/// (a `-1` extent enters the product, so `-1x8` gives `[-1]`; a non-positive axis gives `[1]`).
+/// `residual_out` is `x`'s dtype. `out` is too, except when a weight or bias is given and
+/// `quant_scale > 0`: then a `quant_max_bound` of 127 gives int8, 448 float8_e4m3fn, and any
+/// other bound leaves the dtype unset. The weight size check is a run-time one in Paddle and
+/// is not made here. An axis past `x`'s rank, whose extents Paddle would read out of bounds,
+/// is refused.
+#[infer_meta]
+#[allow(clippy::too_many_arguments)]
+pub fn fused_layer_norm_infer_meta(
+    x: &TensorMeta,
+    _bias: Option<&TensorMeta>,
+    _residual: Option<&TensorMeta>,
+    norm_weight: Option<&TensorMeta>,
+    norm_bias: Option<&TensorMeta>,
+    _epsilon: f32,
+    _residual_alpha: f32,
+    begin_norm_axis: i64,
+    quant_scale: f32,
+    _quant_round_type: i64,
+    quant_max_bound: f32,
+    _quant_min_bound: f32,
+    out: Output<'_>,
+    residual_out: Output<'_>,
+    mean: Output<'_>,
+    variance: Output<'_>,
+) -> R {
+    let rank = x.rank() as i64;
+    ensure_meta!(
+        begin_norm_axis <= rank,
+        "begin_norm_axis {begin_norm_axis} is past the rank {rank} of x {}",
+        fmt_dims(&x.dims)
+    );
+    // Paddle counts rows in an int32, -1 extents included.
+    let lead = usize::try_from(begin_norm_axis).unwrap_or(0);
+    let rows = x.dims[..lead]
+        .iter()
+        .fold(1i32, |r, &d| r.wrapping_mul(d as i32));
+    let out_meta = MetaBuilder::new().dims(&x.dims).layout(x.layout);
+    // Without a weight or bias (the residual-add-only form) `out` is never quantized.
+    let unquantized = residual_out.is_present() && norm_weight.is_none() && norm_bias.is_none();
+    let out_meta = match quantized_dtype(quant_scale, quant_max_bound) {
+        Some(Some(t)) if !unquantized => out_meta.dtype(t),
+        Some(None) if !unquantized => out_meta,
+        _ => out_meta.dtype(x.dtype),
+    };
+    out.set(out_meta.build())?;
+    let like_x = MetaBuilder::new()
+        .dims(&x.dims)
+        .dtype(x.dtype)
+        .layout(x.layout);
+    residual_out.set_if_present(like_x.build());
+    let stat = MetaBuilder::new()
+        .dims(&[i64::from(rows)])
+        .dtype(DataType::Float32)
+        .layout(x.layout)
+        .build();
+    mean.set(stat.clone())?;
+    variance.set(stat)
+}
+
+/// The dtype of a quantized `out`: `None` when not quantizing (`quant_scale <= 0`), else the
+/// type `quant_max_bound` selects (127: int8, 448: float8_e4m3fn; others: `Some(None)`, unset).
+fn quantized_dtype(quant_scale: f32, quant_max_bound: f32) -> Option<Option<DataType>> {
+    if quant_scale <= 0.0 {
+        return None;
+    }
+    let near = |b: f32| (quant_max_bound - b).abs() < 0.000_001;
+    Some(if near(127.0) {
+        Some(DataType::Int8)
+    } else if near(448.0) {
+        Some(DataType::Float8E4M3FN)
+    } else {
+        None
+    })
 }
