@@ -1,15 +1,17 @@
-//! `std` and `masked_fill(_)`: ops Paddle 3.3.1 has that the shared yaml snapshot lacks, which
-//! `ops-yaml/` declares. Each declaration is pinned here against every piece of 3.3.1 evidence
-//! in `$PIR_PADDLE_REF` (`paddle-ref/`):
+//! `std`, `masked_fill(_)`, `variance`, `all_reduce(_)`, `reduce(_)` and
+//! `fused_bias_residual_layernorm`: ops Paddle 3.3.1 has that the shared yaml snapshot lacks,
+//! which `ops-yaml/` declares. Each declaration is pinned here against every piece of 3.3.1
+//! evidence in `$PIR_PADDLE_REF` (`paddle-ref/`):
 //!
 //! * `ops/programs/<op>.txt`: Paddle's print of the one-op program parses with the compiled
 //!   `pd_op` dialect, verifies, type-checks clean (every op checked) and prints back identically;
 //! * `ops/programs/<op>.json`: the attributes, their order (Paddle writes them in yaml argument
-//!   order) and IR kinds are the schema's;
+//!   order) and IR kinds are the schema's; operands Paddle leaves null are optional ones;
 //! * `ops/MANIFEST.json`: operand and result names, and the infer-meta function's name
 //!   (`infer_meta_func`, what 3.3.1's GetOpInfo reports);
 //! * `ops/vjp/<op>.{txt,json}`: the program with its backward reproduces the same way, and the
-//!   grad op's operands and attributes are the schema's;
+//!   grad op's operands and attributes are the schema's; an op without a backward has no vjp
+//!   program there (and, for variance, no grad kernel);
 //! * `phi_kernels_cpu.json`: the kernels named exist;
 //! * masked_fill's broadcasting, from a public PIR dump of a detection model
 //!   (`pd_op.masked_fill: (1x45640x4xf32) <- (1x-1x4xf32, 1x45640x1xb, xf32)`, Paddle version not
@@ -367,6 +369,206 @@ fn masked_fill_grad_is_the_snapshots() {
             "{name}"
         );
     }
+}
+
+/// The `(output, input)` in-place pairs of a schema.
+fn inplace_pairs(s: &OpSchema) -> Vec<(&str, &str)> {
+    s.runtime
+        .inplace
+        .iter()
+        .map(|(o, i)| (o.as_ref(), i.as_ref()))
+        .collect()
+}
+
+fn strs(list: &[impl AsRef<str>]) -> Vec<&str> {
+    list.iter().map(AsRef::as_ref).collect()
+}
+
+/// Checks the schema of `name` against the MANIFEST.json records of `cases` (operand and
+/// result names, infer-meta name) and the attributes of its first op in `programs/<prog>.json`.
+fn check_against_manifest(
+    root: &std::path::Path,
+    ctx: &IrContext,
+    name: &str,
+    prog: &str,
+    cases: &[&str],
+) {
+    let s = schema(ctx, name);
+    let manifest = json(root, "ops/MANIFEST.json");
+    for id in cases {
+        let c = case(&manifest, id);
+        assert_eq!(input_names(s), names(&c["input_names"]), "{name} {id}");
+        assert_eq!(output_names(s), names(&c["output_names"]), "{name} {id}");
+        assert_eq!(
+            s.runtime.infer_meta_func.as_ref(),
+            c["infer_meta_func"],
+            "{name} {id}"
+        );
+    }
+    let program = json(root, &format!("ops/programs/{prog}.json"));
+    let attrs = json_attrs(&program, &format!("1.{prog}"));
+    assert_eq!(schema_attrs(s), attrs, "{name}'s attributes");
+    assert!(has_cpu_kernel(root, &s.runtime.kernel_func), "{name}");
+}
+
+/// Whether `ops/vjp/` holds a backward program of `op`.
+fn has_vjp_program(root: &std::path::Path, op: &str) -> bool {
+    root.join(format!("ops/vjp/{op}.txt")).exists()
+        || json(root, "ops/vjp/MANIFEST.json")
+            .to_string()
+            .contains(&format!("pd_op.{op}\""))
+}
+
+#[test]
+fn variance_is_declared_as_paddle_3_3_1_has_it() {
+    let Some(root) = paddle_ref("variance_is_declared_as_paddle_3_3_1_has_it") else {
+        return;
+    };
+    let ctx = context();
+    // axis [1] on 3x4xf32 gives 3xf32; axis [0,2] kept on -1x4x5xf64 gives 1x4x1xf64.
+    let text = read(&root, "ops/programs/variance.txt");
+    reproduce(&ctx, &text, 4, "programs/variance.txt");
+    let program = json(&root, "ops/programs/variance.json");
+    assert_eq!(
+        json_attrs(&program, "1.variance"),
+        [("axis", "0.a_array of 0.a_i64"), ("keepdim", "0.a_bool")]
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+    );
+    check_against_manifest(
+        &root,
+        &ctx,
+        "variance",
+        "variance",
+        &["variance/0", "variance/1"],
+    );
+    // No backward: no grad kernel is registered and no vjp program exists.
+    let s = schema(&ctx, "variance");
+    assert_eq!(s.backward, None);
+    assert!(!has_cpu_kernel(&root, "variance_grad"));
+    assert!(!has_vjp_program(&root, "variance"));
+    assert!(has_vjp_program(&root, "std"), "the look-up finds an op that has one");
+    // The checks can fail: a result recorded without the reduction is reported.
+    let wrong = text.replace(
+        "(tensor<3x4xf32>) -> tensor<3xf32>",
+        "(tensor<3x4xf32>) -> tensor<3x4xf32>",
+    );
+    assert_eq!(types_report(&ctx, &wrong).differences.len(), 1);
+}
+
+#[test]
+fn all_reduce_and_reduce_are_declared_as_paddle_3_3_1_has_them() {
+    let Some(root) = paddle_ref("all_reduce_and_reduce_are_declared_as_paddle_3_3_1_has_them")
+    else {
+        return;
+    };
+    let ctx = context();
+    for (op, attrs, kernel_param) in [
+        (
+            "all_reduce",
+            &["ring_id", "reduce_type"][..],
+            &["x", "reduce_type"][..],
+        ),
+        (
+            "reduce",
+            &["ring_id", "root_id", "reduce_type"],
+            &["x", "root_id", "reduce_type"],
+        ),
+    ] {
+        // 4x3xf32 in, 4x3xf32 out.
+        let text = read(&root, &format!("ops/programs/{op}.txt"));
+        reproduce(&ctx, &text, 2, op);
+        let program = json(&root, &format!("ops/programs/{op}.json"));
+        let expected: Vec<(String, String)> = attrs
+            .iter()
+            .map(|n| (n.to_string(), "0.a_i32".to_string()))
+            .collect();
+        assert_eq!(json_attrs(&program, &format!("1.{op}")), expected, "{op}");
+        check_against_manifest(&root, &ctx, op, op, &[&format!("{op}/0")]);
+        // Both classes share the schema but for the in-place pair; the infer-meta takes x
+        // alone and the kernel the attributes of its phi signature.
+        for name in [op.to_string(), format!("{op}_")] {
+            let s = schema(&ctx, &name);
+            assert_eq!(strs(&s.runtime.infer_meta_param), ["x"], "{name}");
+            assert_eq!(strs(&s.runtime.kernel_param), kernel_param, "{name}");
+            assert_eq!(s.backward, None, "{name}");
+        }
+        assert_eq!(
+            inplace_pairs(schema(&ctx, &format!("{op}_"))),
+            [("out", "x")]
+        );
+        assert!(!has_vjp_program(&root, op), "{op}");
+        // The in-place class verifies the same program.
+        let inplace = text.replace(&format!("\"pd_op.{op}\""), &format!("\"pd_op.{op}_\""));
+        reproduce(&ctx, &inplace, 2, &format!("{op}_"));
+        // A result of another shape is reported.
+        let wrong = text.replace(
+            "(tensor<4x3xf32>) -> tensor<4x3xf32>",
+            "(tensor<4x3xf32>) -> tensor<3x4xf32>",
+        );
+        assert_ne!(wrong, text);
+        assert_eq!(types_report(&ctx, &wrong).differences.len(), 1, "{op}");
+    }
+}
+
+#[test]
+fn fused_bias_residual_layernorm_is_declared_as_paddle_3_3_1_has_it() {
+    let Some(root) = paddle_ref("fused_bias_residual_layernorm_is_declared_as_paddle_3_3_1_has_it")
+    else {
+        return;
+    };
+    let ctx = context();
+    let op = "fused_bias_residual_layernorm";
+    // x 4x8xf32, no bias or residual, weight and bias 8xf32: out and residual_out 4x8xf32,
+    // mean and variance 4xf32.
+    let text = read(&root, &format!("ops/programs/{op}.txt"));
+    reproduce(&ctx, &text, 4, op);
+    let program = json(&root, &format!("ops/programs/{op}.json"));
+    assert_eq!(
+        json_attrs(&program, &format!("1.{op}")),
+        [
+            ("epsilon", "0.a_f32"),
+            ("residual_alpha", "0.a_f32"),
+            ("begin_norm_axis", "0.a_i32"),
+            ("quant_scale", "0.a_f32"),
+            ("quant_round_type", "0.a_i32"),
+            ("quant_max_bound", "0.a_f32"),
+            ("quant_min_bound", "0.a_f32"),
+        ]
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+    );
+    check_against_manifest(&root, &ctx, op, op, &[&format!("{op}/0")]);
+    let s = schema(&ctx, op);
+    // The operands Paddle left null (`{"%": 0}` in the JSON) are optional ones.
+    let ops = program["program"]["regions"][0]["blocks"][0]["ops"]
+        .as_array()
+        .unwrap();
+    let fused = ops.iter().find(|o| o["#"] == format!("1.{op}")).unwrap();
+    for (i, operand) in fused["I"].as_array().unwrap().iter().enumerate() {
+        if operand["%"] == 0 {
+            assert!(
+                s.inputs[i].optional,
+                "operand {i} is null in Paddle's program"
+            );
+        }
+    }
+    let optional: Vec<&str> = s
+        .inputs
+        .iter()
+        .filter(|i| i.optional)
+        .map(|i| i.name.as_ref())
+        .collect();
+    assert_eq!(optional, ["bias", "residual", "norm_weight", "norm_bias"]);
+    assert!(s.outputs[1].optional && s.outputs.iter().filter(|o| o.optional).count() == 1);
+    assert_eq!(strs(&s.runtime.kernel_key_dtype), ["x"]);
+    assert_eq!(s.backward, None);
+    assert!(!has_vjp_program(&root, op));
+    // Wrong statistics are reported: mean recorded with x's dims.
+    let wrong = text.replace(
+        "tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>",
+        "tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>",
+    );
+    assert_ne!(wrong, text);
+    assert_eq!(types_report(&ctx, &wrong).differences.len(), 1);
 }
 
 #[path = "common/def_compare.rs"]

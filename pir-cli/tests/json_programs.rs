@@ -65,14 +65,17 @@ fn print_and_verify_paddle_json_programs() {
     }
 }
 
-/// `std` and `masked_fill_`, which the project's `ops-yaml/` declares because the shared yaml
-/// snapshot lacks them: Paddle 3.3.1's one-op programs and their backward
+/// `std`, `masked_fill_`, `variance`, `all_reduce`, `reduce` and
+/// `fused_bias_residual_layernorm`, which the project's `ops-yaml/` declares because the shared
+/// yaml snapshot lacks them: Paddle 3.3.1's one-op programs and (where there is one) their backward
 /// (`$PIR_PADDLE_REF/ops/{programs,vjp}/`) verify with `--check-types` on the built-in dialect
 /// (every op checked, no difference) and print as Paddle printed them.
 #[test]
 fn ops_beyond_the_snapshot_verify_and_print_as_paddle() {
     let Some(root) = std::env::var_os("PIR_PADDLE_REF").map(PathBuf::from) else {
-        eprintln!("NOTICE: PIR_PADDLE_REF is not set; skipping std/masked_fill_ programs");
+        eprintln!(
+            "NOTICE: PIR_PADDLE_REF is not set; skipping the programs of ops beyond the snapshot"
+        );
         return;
     };
     for (rel, ops) in [
@@ -80,6 +83,10 @@ fn ops_beyond_the_snapshot_verify_and_print_as_paddle() {
         ("ops/vjp/std", 8),
         ("ops/programs/masked_fill_", 4),
         ("ops/vjp/masked_fill_", 10),
+        ("ops/programs/variance", 4),
+        ("ops/programs/all_reduce", 2),
+        ("ops/programs/reduce", 2),
+        ("ops/programs/fused_bias_residual_layernorm", 4),
     ] {
         let json = root.join(format!("{rel}.json"));
         let file = json.to_str().expect("utf-8 path");

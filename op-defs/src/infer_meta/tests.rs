@@ -2062,4 +2062,92 @@ fn std_reduces_and_masked_fill_broadcasts_x_with_mask() {
     assert!(e.contains("cannot broadcast"), "{e}");
 }
 
+/// `FusedLayerNormInferMeta` (`fused_bias_residual_layernorm`): the result Paddle 3.3.1 printed
+/// (`paddle-ref/ops/programs/fused_bias_residual_layernorm.txt`: `4x8xf32` with `8xf32` weight
+/// and bias, no bias/residual -> `4x8xf32, 4x8xf32, 4xf32, 4xf32`) and the rest of Paddle's rule
+/// worked out by hand: `mean`/`variance` float32 over the rows before `begin_norm_axis` (a -1
+/// extent multiplied in), `out` quantized to int8 (bound 127) or float8_e4m3fn (bound 448) only
+/// when a weight or bias is given.
+#[test]
+fn fused_layer_norm_rows_and_quantized_out() {
+    use DataType::{Float64, Float8E4M3FN, Int8};
+    let call_args = |x: A, w: A, bias: A, begin: i64, scale: f32, max: f32| {
+        vec![
+            x,
+            A::None,
+            A::None,
+            w,
+            bias,
+            fl(1e-5),
+            fl(1.0),
+            int(begin),
+            fl(scale),
+            int(0),
+            fl(max),
+            fl(0.0),
+        ]
+    };
+    let run = |args: Vec<A>| ok("FusedLayerNormInferMeta", &args, 4);
+    let o = run(call_args(
+        f32t(&[4, 8]),
+        f32t(&[8]),
+        f32t(&[8]),
+        1,
+        -1.0,
+        0.0,
+    ));
+    is(&o[0], &[4, 8], Float32);
+    is(&o[1], &[4, 8], Float32);
+    is(&o[2], &[4], Float32);
+    is(&o[3], &[4], Float32);
+    // Statistics stay float32 for a float64 x; rows are the product before the axis.
+    let o = run(call_args(
+        t(Float64, &[2, 3, 5]),
+        A::None,
+        A::None,
+        2,
+        -1.0,
+        0.0,
+    ));
+    is(&o[0], &[2, 3, 5], Float64);
+    is(&o[1], &[2, 3, 5], Float64);
+    is(&o[2], &[6], Float32);
+    is(&o[3], &[6], Float32);
+    // A -1 extent enters the product as Paddle's int32 arithmetic has it.
+    let o = run(call_args(f32t(&[-1, 8]), f32t(&[8]), A::None, 1, -1.0, 0.0));
+    is(&o[2], &[-1], Float32);
+    let o = run(call_args(
+        f32t(&[-1, 3, 8]),
+        f32t(&[8]),
+        A::None,
+        2,
+        -1.0,
+        0.0,
+    ));
+    is(&o[2], &[-3], Float32);
+    // Quantized out, with a weight: the bound picks int8 or float8_e4m3fn.
+    let o = run(call_args(f32t(&[4, 8]), f32t(&[8]), A::None, 1, 0.5, 127.0));
+    is(&o[0], &[4, 8], Int8);
+    is(&o[1], &[4, 8], Float32);
+    let o = run(call_args(f32t(&[4, 8]), A::None, f32t(&[8]), 1, 0.5, 448.0));
+    is(&o[0], &[4, 8], Float8E4M3FN);
+    // Without weight and bias (residual add only) out is never quantized.
+    let o = run(call_args(
+        t(Float16, &[4, 8]),
+        A::None,
+        A::None,
+        1,
+        0.5,
+        127.0,
+    ));
+    is(&o[0], &[4, 8], Float16);
+    // An axis past x's rank is refused (Paddle would read extents out of bounds).
+    let e = err(
+        "FusedLayerNormInferMeta",
+        &call_args(f32t(&[4, 8]), A::None, A::None, 3, -1.0, 0.0),
+        4,
+    );
+    assert!(e.contains("begin_norm_axis 3 is past the rank 2"), "{e}");
+}
+
 mod ports;
