@@ -446,7 +446,10 @@ fn variance_is_declared_as_paddle_3_3_1_has_it() {
     assert_eq!(s.backward, None);
     assert!(!has_cpu_kernel(&root, "variance_grad"));
     assert!(!has_vjp_program(&root, "variance"));
-    assert!(has_vjp_program(&root, "std"), "the look-up finds an op that has one");
+    assert!(
+        has_vjp_program(&root, "std"),
+        "the look-up finds an op that has one"
+    );
     // The checks can fail: a result recorded without the reduction is reported.
     let wrong = text.replace(
         "(tensor<3x4xf32>) -> tensor<3xf32>",
