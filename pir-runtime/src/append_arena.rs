@@ -32,9 +32,9 @@ use std::sync::OnceLock;
 
 /// Chunk `k` holds `FIRST_CHUNK << k` elements.
 const FIRST_CHUNK_BITS: u32 = 6;
-pub(crate) const FIRST_CHUNK: usize = 1 << FIRST_CHUNK_BITS;
+const FIRST_CHUNK: usize = 1 << FIRST_CHUNK_BITS;
 /// Enough chunks for more elements than any index (`u32`) can name.
-pub(crate) const CHUNKS: usize = 33 - FIRST_CHUNK_BITS as usize;
+const CHUNKS: usize = 33 - FIRST_CHUNK_BITS as usize;
 
 type Slot<T> = UnsafeCell<MaybeUninit<T>>;
 
@@ -57,7 +57,7 @@ pub(crate) fn prefetch_for_write(p: *const u8) {
 
 /// The chunk and offset of element `i`.
 #[inline]
-pub(crate) fn locate(i: usize) -> (usize, usize) {
+fn locate(i: usize) -> (usize, usize) {
     let x = i + FIRST_CHUNK;
     let k = (usize::BITS - 1 - x.leading_zeros()) - FIRST_CHUNK_BITS;
     (k as usize, x - (FIRST_CHUNK << k))

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 
 use foldhash::fast::SeedableRandomState;
 
-use crate::append_arena::{locate, AppendArena, ArenaWriter, CHUNKS, FIRST_CHUNK};
+use crate::append_arena::{AppendArena, ArenaWriter};
 
 /// A value that can be interned, looked up by a borrowed key of its own shape.
 pub(crate) trait Internable: Send + Sync + 'static {
@@ -184,49 +184,10 @@ fn first_byte(m: u64) -> usize {
     (m.trailing_zeros() / 8) as usize & (GROUP - 1)
 }
 
-/// What the table needs to know of a value's key, by arena index, beside the arena: compact,
-/// so that the keys a lookup compares stay cached (16 bytes a value, where the values take
-/// 104 for a tensor type). Chunks as the arena's (they never move); entries are written by
-/// the writer holding the arena's lock before the table slot naming them is published.
-struct Keys {
-    chunks: [OnceLock<Box<[KeyEntry]>>; CHUNKS],
-}
-
-/// The key of one value: the short key's word (0 for a key without one), and its "meta": the
-/// key's hash under the current table's seeds, its low 5 bits replaced by the short key's kind
-/// (0: none). Only the writer changes the meta (a re-seed changes the hash, never the kind),
-/// so readers use only the kind.
+/// The key of one value, as its table keeps it by arena index: the short key's word (0 for a
+/// key without one), and its "meta": the key's hash under the table's seeds, its low 5 bits
+/// replaced by the short key's kind (0: none).
 type KeyEntry = [AtomicU64; 2];
-
-impl Keys {
-    fn new() -> Keys {
-        Keys {
-            chunks: std::array::from_fn(|_| OnceLock::new()),
-        }
-    }
-
-    /// The key of value `idx`, which a published slot names.
-    #[inline(always)]
-    fn get(&self, idx: u32) -> &KeyEntry {
-        let (k, off) = locate(idx as usize);
-        match self.chunks[k].get().and_then(|c| c.get(off)) {
-            Some(e) => e,
-            None => out_of_range(idx),
-        }
-    }
-
-    /// Stores the key of value `idx` (by the lock holder, before a slot names it).
-    fn set(&self, idx: u32, word: u64, meta: u64) {
-        let (k, off) = locate(idx as usize);
-        let chunk = self.chunks[k].get_or_init(|| {
-            let len = FIRST_CHUNK << k;
-            crate::recycle::take::<Box<[KeyEntry]>>(len)
-                .unwrap_or_else(|| (0..len).map(|_| Default::default()).collect())
-        });
-        chunk[off][0].store(word, Ordering::Relaxed);
-        chunk[off][1].store(meta, Ordering::Relaxed);
-    }
-}
 
 /// Whether key entry `e` holds short key `k`.
 #[inline(always)]
@@ -248,19 +209,22 @@ fn meta_of(hash: u64, kind: u8) -> u64 {
 }
 
 /// A hash table of `2^bits` slots in two arrays: the control bytes, dense, probed a group (a
-/// word) at a time, and the slots, each the arena index of its value. A lookup that misses, as
-/// the one before every new value does, reads only control words, and an insert writes a
-/// control byte and a 4-byte slot: for 100,000 values, 256 KiB and 1 MiB touched at random.
-/// (With the key's hash and word in 16-byte slots, the table took 4 MiB, and on this project's
-/// VM a random access to 4 MiB costs about 140 ns, to 1 MiB about 16: BENCHMARKS.md, "New
-/// type, third pass".) The key's word and hash are in the value's arena entry, read only when
-/// a control byte matches (a false match has odds of 1 in 128 a used slot).
+/// word) at a time, and the slots, each the arena index of its value; and the keys of the
+/// values, by index. A lookup that misses, as the one before every new value does, reads only
+/// control words, and an insert writes a control byte and a 4-byte slot at random (for
+/// 100,000 values, in 256 KiB and 1 MiB) and a key entry in order. With the key's hash and
+/// word in 16-byte slots the table took 4 MiB, and on this project's VM a random access to
+/// 4 MiB costs about 140 ns, to 1 MiB about 16 (BENCHMARKS.md, "New type, third pass"). A key
+/// entry is read when a control byte matches (a false match has odds of 1 in 128 a used slot).
 struct Table {
     /// A control byte per slot, [`GROUP`] to a word (little-endian: slot `8g + j` is byte `j`
     /// of word `g`). Written only by the writer holding the lock, after the slot.
     control: Box<[AtomicU64]>,
     /// The arena index of each used slot's value.
     slots: Box<[AtomicU32]>,
+    /// The keys of values `0..` (room for half as many as slots: the most a table holds).
+    /// Written in order by the lock holder, before the slot naming the value is published.
+    keys: Box<[KeyEntry]>,
     /// `64 - log2(slots)`: a hash's home slot is `hash >> shift`.
     shift: u32,
     seeds: Seeds,
@@ -280,9 +244,12 @@ impl Table {
             }
             None => (0..words).map(|_| AtomicU64::new(0)).collect(),
         };
+        let keys = crate::recycle::take::<Box<[KeyEntry]>>(len / 2)
+            .unwrap_or_else(|| (0..len / 2).map(|_| Default::default()).collect());
         Table {
             control,
             slots,
+            keys,
             shift: 64 - bits,
             seeds,
         }
@@ -330,6 +297,23 @@ impl Table {
     /// Puts arena index `idx` of hash `hash` in the first free slot from its home group.
     fn insert(&self, hash: u64, idx: u32) -> usize {
         self.put(self.free_from(self.home(hash)), hash, idx)
+    }
+
+    /// The key of value `idx`, which a published slot of this table names.
+    #[inline(always)]
+    fn key(&self, idx: u32) -> &KeyEntry {
+        match self.keys.get(idx as usize) {
+            Some(e) => e,
+            None => out_of_range(idx),
+        }
+    }
+
+    /// Stores the key of value `idx` (by the lock holder, before a slot names it).
+    #[inline]
+    fn set_key(&self, idx: u32, word: u64, meta: u64) {
+        let e = self.key(idx);
+        e[0].store(word, Ordering::Relaxed);
+        e[1].store(meta, Ordering::Relaxed);
     }
 
     /// The used slots: place and arena index.
@@ -386,7 +370,6 @@ pub struct ProbeStats {
 
 pub(crate) struct Interner<T: Internable> {
     arena: AppendArena<T, WriterState>,
-    keys: Keys,
     /// Published tables; `current` is the newest. Older ones stay for readers still probing.
     tables: [OnceLock<Table>; MAX_TABLES],
     current: AtomicUsize,
@@ -401,7 +384,6 @@ impl<T: Internable> Interner<T> {
         let _ = tables[0].set(Table::new(INITIAL_SLOTS_BITS, Seeds::random()));
         Interner {
             arena: AppendArena::new(WriterState::default()),
-            keys: Keys::new(),
             tables,
             current: AtomicUsize::new(0),
             inserted: AtomicUsize::new(0),
@@ -431,7 +413,9 @@ impl<T: Internable> Interner<T> {
     }
 
     /// The index of the value that `hit` accepts (given its key entry and index), among those
-    /// of hash `hash` in table `t`; else the free slot that ended the probe.
+    /// of hash `hash` in table `t`; else the free slot that ended the probe. The home group
+    /// is looked at here (almost every lookup ends there), the groups after it out of line:
+    /// the caller's hit path stays short.
     #[inline(always)]
     fn find_in(
         &self,
@@ -439,19 +423,42 @@ impl<T: Internable> Interner<T> {
         hash: u64,
         hit: impl Fn(&KeyEntry, u32) -> bool,
     ) -> Result<u32, usize> {
+        let g = t.home(hash) / GROUP;
+        // Acquire: the slots of the bytes seen, and their keys, were written before them.
+        let c = t.control[g].load(Ordering::Acquire);
+        let mut m = bytes_equal(c, control_of(hash));
+        while m != 0 {
+            let idx = t.slots[g * GROUP + first_byte(m)].load(Ordering::Relaxed);
+            if hit(t.key(idx), idx) {
+                return Ok(idx);
+            }
+            m &= m - 1;
+        }
+        let free = free_bytes(c);
+        if free != 0 {
+            return Err(g * GROUP + first_byte(free));
+        }
+        self.find_after(t, hash, g, &hit)
+    }
+
+    /// [`Interner::find_in`] from the group after `g` on.
+    #[inline(never)]
+    fn find_after(
+        &self,
+        t: &Table,
+        hash: u64,
+        mut g: usize,
+        hit: &dyn Fn(&KeyEntry, u32) -> bool,
+    ) -> Result<u32, usize> {
         let byte = control_of(hash);
-        // Read once: the loop's acquire loads would otherwise reload them at every step.
-        let (control, slots) = (&t.control[..], &t.slots[..]);
-        let groups = control.len().wrapping_sub(1);
-        let mut g = t.home(hash) / GROUP;
+        let groups = t.control.len() - 1;
         loop {
-            g &= groups;
-            // Acquire: the slots of the bytes seen, and their entries, were written before.
-            let c = control[g].load(Ordering::Acquire);
+            g = (g + 1) & groups;
+            let c = t.control[g].load(Ordering::Acquire);
             let mut m = bytes_equal(c, byte);
             while m != 0 {
-                let idx = slots[g * GROUP + first_byte(m)].load(Ordering::Relaxed);
-                if hit(self.keys.get(idx), idx) {
+                let idx = t.slots[g * GROUP + first_byte(m)].load(Ordering::Relaxed);
+                if hit(t.key(idx), idx) {
                     return Ok(idx);
                 }
                 m &= m - 1;
@@ -460,7 +467,6 @@ impl<T: Internable> Interner<T> {
             if free != 0 {
                 return Err(g * GROUP + first_byte(free));
             }
-            g += 1;
         }
     }
 
@@ -583,11 +589,11 @@ impl<T: Internable> Interner<T> {
         let (kind, word) = short.map_or((0, 0), |k| (k.kind, k.value));
         let idx = w.push(make());
         let idx = u32::try_from(idx).expect("more than 2^32 interned values");
-        self.keys.set(idx, word, meta_of(h, kind));
         if (w.state().used + 1) * 2 > t.slots.len() {
             t = self.grow(idx, &mut w); // same seeds: `h` stands, but not the free slot
             free = None;
         }
+        t.set_key(idx, word, meta_of(h, kind));
         let free = free.unwrap_or_else(|| t.free_from(t.home(h)));
         let probes = t.put(free, h, idx);
         w.state().used += 1;
@@ -616,7 +622,9 @@ impl<T: Internable> Interner<T> {
         let bits = (old.bits() + GROW_BITS).min(32);
         let bigger = Table::new(bits, old.seeds.clone());
         for idx in 0..n {
-            bigger.insert(self.keys.get(idx)[1].load(Ordering::Relaxed), idx);
+            let [word, meta] = old.key(idx).each_ref().map(|w| w.load(Ordering::Relaxed));
+            bigger.set_key(idx, word, meta);
+            bigger.insert(meta, idx);
         }
         w.state().used = n as usize;
         self.publish(cur + 1, bigger)
@@ -635,17 +643,17 @@ impl<T: Internable> Interner<T> {
         let table = Table::new(bits, Seeds::random());
         let n = self.arena.len();
         for idx in 0..n as u32 {
-            let e = self.keys.get(idx);
-            let kind = (e[1].load(Ordering::Relaxed) & KIND_BITS) as u8;
+            let [word, meta] = self
+                .table(cur)
+                .key(idx)
+                .each_ref()
+                .map(|w| w.load(Ordering::Relaxed));
+            let kind = (meta & KIND_BITS) as u8;
             let h = match kind {
                 0 => T::long_hash(&self.get(idx).key(), &table.seeds),
-                _ => table.seeds.short(ShortKey {
-                    kind,
-                    value: e[0].load(Ordering::Relaxed),
-                }),
+                _ => table.seeds.short(ShortKey { kind, value: word }),
             };
-            // Readers of the old table use only the kind, which stays.
-            e[1].store(meta_of(h, kind), Ordering::Relaxed);
+            table.set_key(idx, word, meta_of(h, kind));
             table.insert(h, idx);
         }
         w.state().used = n;
@@ -690,7 +698,7 @@ impl<T: Internable> Interner<T> {
         let (mut longest, mut total, mut values) = (0, 0, 0);
         let groups = t.control.len() - 1;
         for (i, idx) in t.occupied() {
-            let home = t.home(self.keys.get(idx)[1].load(Ordering::Relaxed));
+            let home = t.home(t.key(idx)[1].load(Ordering::Relaxed));
             let d = (i / GROUP).wrapping_sub(home / GROUP) & groups;
             longest = longest.max(d);
             total += d;
@@ -709,15 +717,13 @@ impl<T: Internable> Interner<T> {
 
 impl<T: Internable> Drop for Interner<T> {
     fn drop(&mut self) {
-        for chunk in self.keys.chunks.iter_mut().filter_map(OnceLock::take) {
-            let len = chunk.len();
-            crate::recycle::give(len, len * std::mem::size_of::<KeyEntry>(), chunk);
-        }
         for table in self.tables.iter_mut().filter_map(OnceLock::take) {
             let len = table.slots.len();
             crate::recycle::give(len, len * 4, table.slots);
             let words = table.control.len();
             crate::recycle::give(words, words * 8, table.control);
+            let keys = table.keys.len();
+            crate::recycle::give(keys, keys * 16, table.keys);
         }
     }
 }
