@@ -613,8 +613,8 @@ impl<T: Internable> Interner<T> {
         self.table(next)
     }
 
-    /// Grows the table [`GROW_BITS`] bits, keeping its seeds, with the values below `n`: their
-    /// entries keep their hashes, so no key is hashed again.
+    /// Grows the table [`GROW_BITS`] bits, keeping its seeds, with the values below `n` (those
+    /// of the old table): their keys keep their hashes, so no key is hashed again.
     fn grow(&self, n: u32, w: &mut ArenaWriter<'_, T, WriterState>) -> &Table {
         let cur = self.current.load(Ordering::Relaxed);
         let old = self.table(cur);
@@ -624,7 +624,11 @@ impl<T: Internable> Interner<T> {
         for idx in 0..n {
             let [word, meta] = old.key(idx).each_ref().map(|w| w.load(Ordering::Relaxed));
             bigger.set_key(idx, word, meta);
-            bigger.insert(meta, idx);
+        }
+        // In the old table's order: home slots only grow, so the new table is written in
+        // order too (by index, its writes would land at random, each a cache miss).
+        for (_, idx) in old.occupied() {
+            bigger.insert(bigger.key(idx)[1].load(Ordering::Relaxed), idx);
         }
         w.state().used = n as usize;
         self.publish(cur + 1, bigger)
