@@ -424,6 +424,11 @@ impl<T: Internable> Interner<T> {
         hit: impl Fn(&KeyEntry, u32) -> bool,
     ) -> Result<u32, usize> {
         let g = t.home(hash) / GROUP;
+        // The group's slots are read on a hit and written by an insert: ask for their cache
+        // line now, so that a miss on it overlaps the one on the control word.
+        if let Some(slot) = t.slots.get(g * GROUP) {
+            crate::append_arena::prefetch_for_write(std::ptr::from_ref(slot).cast());
+        }
         // Acquire: the slots of the bytes seen, and their keys, were written before them.
         let c = t.control[g].load(Ordering::Acquire);
         let mut m = bytes_equal(c, control_of(hash));
