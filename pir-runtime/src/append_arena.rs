@@ -39,7 +39,7 @@ const CHUNKS: usize = 33 - FIRST_CHUNK_BITS as usize;
 type Slot<T> = UnsafeCell<MaybeUninit<T>>;
 
 /// How many elements ahead of a push its slot is prefetched.
-const PREFETCH_AHEAD: usize = 4;
+const PREFETCH_AHEAD: usize = 8;
 
 /// Asks the CPU to bring the cache line of `p` in, to be written (a hint only).
 #[inline(always)]

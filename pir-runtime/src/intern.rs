@@ -2,17 +2,21 @@
 //! [`Attribute`](crate::Attribute) handles.
 //!
 //! Values live in an [`AppendArena`] (lock-free indexed reads; elements never move).
-//! Deduplication uses an insert-only open-addressing table of `AtomicU64` slots, each holding the
-//! upper half of the value's hash and its index + 1. Because nothing is ever removed, a lookup
-//! needs no lock and no atomic read-modify-write: it hashes the *borrowed* key
-//! ([`Internable::Key`]), probes with plain loads, and compares candidates with the stored
-//! values, so looking up an interned value never allocates and never waits. Inserts (and table
-//! growth) are serialised by the arena's lock; a new table is filled completely before it is
-//! published, and a lookup that misses always re-checks under the lock, so a reader that raced
-//! with growth can at worst take the slow path.
+//! Deduplication uses an insert-only open-addressing table in the SwissTable style: a dense
+//! array of control bytes (0 for a free slot, else 7 bits of the hash), probed eight at a time
+//! with word operations, beside an array of 4-byte slots holding the value's index, and the
+//! keys of the values by index (a short key's word, the hash and the kind). Because nothing is
+//! ever removed, a lookup needs no lock and no atomic read-modify-write: it hashes the
+//! *borrowed* key ([`Internable::Key`]), probes with plain loads, and compares candidates'
+//! keys (or, for keys without a short form, the stored values), so looking up an interned
+//! value never allocates and never waits. Inserts (and table growth) are serialised by the
+//! arena's lock; a slot and its key are written before the control byte that publishes them, a
+//! new table is filled completely before it is published, and a lookup that misses always
+//! re-checks under the lock, so a reader that raced with growth can at worst take the slow
+//! path.
 //!
-//! The slot's position is the top bits of the hash, so a bigger table is filled from
-//! the slot words alone, without hashing a key again. Hashes are seeded per table (foldhash
+//! A value's home slot is the top bits of its hash, which the table keeps with its key, so a
+//! bigger table is filled without hashing a key again. Hashes are seeded per table (foldhash
 //! with a random seed), so which keys collide cannot be known in advance; and should a probe
 //! sequence still grow long (a flood of colliding keys), the table is rebuilt with a fresh
 //! seed rather than left to degrade.
@@ -599,6 +603,11 @@ impl<T: Internable> Interner<T> {
             free = None;
         }
         t.set_key(idx, word, meta_of(h, kind));
+        // Keys are written in order, four to a cache line: ask for the line two ahead, so
+        // that those writes do not wait for it (nor the lock, which waits for every store).
+        if let Some(ahead) = t.keys.get(idx as usize + 8) {
+            crate::append_arena::prefetch_for_write(std::ptr::from_ref(ahead).cast());
+        }
         let free = free.unwrap_or_else(|| t.free_from(t.home(h)));
         let probes = t.put(free, h, idx);
         w.state().used += 1;
