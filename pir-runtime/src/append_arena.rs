@@ -1,25 +1,34 @@
 //! An append-only arena with lock-free reads: the storage of interned values.
 //!
 //! Elements live in chunks that double in size and never move, so a reference to an element
-//! stays valid for the arena's lifetime. Pushes are serialised by the arena's own mutex, which
+//! stays valid for the arena's lifetime. Pushes are serialised by the arena's own lock, which
 //! also guards a piece of writer state `W` of the caller's (the interner keeps its hash table's
 //! bookkeeping there, so one lock covers both). A push writes the element, then publishes the
 //! new length with a release store; a reader loads the length with an acquire load and reads
-//! only below it. Neither side does an atomic read-modify-write besides the mutex itself.
+//! only below it. Neither side does an atomic read-modify-write besides taking the lock.
+//!
+//! The lock is a flag taken by one compare-exchange and released by a plain release store,
+//! waiters spinning briefly and then yielding. A `Mutex` releases with a second locked
+//! instruction, and on x86 a locked instruction waits for every store before it to reach the
+//! cache: the new element and the interner's table slot, both usually cache misses. With a
+//! plain store the misses drain while the caller goes on (see BENCHMARKS.md, "New type, third
+//! pass"). Writers hold it briefly (one value made and stored; rarely a table growth), so
+//! spinning is short; a waiter whose holder was preempted yields its core.
 //!
 //! This is the one module of the crate with `unsafe` code: safe Rust can publish a value to
 //! lock-free readers only through a primitive that does a read-modify-write per value
 //! (`OnceLock::set` does two), and interning a new value must cost a few nanoseconds, not tens
 //! (see BENCHMARKS.md). The invariants are small: an element is written once, by the only
-//! thread holding the mutex, before the length covering it is published; it is read only below
-//! a published length; it is dropped once, with the arena. `cargo +nightly miri test -p
-//! pir-runtime append_arena` checks them (CI runs it).
+//! thread holding the lock, before the length covering it is published; it is read only below
+//! a published length; it is dropped once, with the arena; the writer state is reached only by
+//! the lock's holder. `cargo +nightly miri test -p pir-runtime append_arena` checks them (CI
+//! runs it). The prefetch hint is the other `unsafe` call: it touches no memory.
 #![allow(unsafe_code)]
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Chunk `k` holds `FIRST_CHUNK << k` elements.
 const FIRST_CHUNK_BITS: u32 = 6;
@@ -29,6 +38,23 @@ const CHUNKS: usize = 33 - FIRST_CHUNK_BITS as usize;
 
 type Slot<T> = UnsafeCell<MaybeUninit<T>>;
 
+/// How many elements ahead of a push its slot is prefetched.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to bring the cache line of `p` in, to be written (a hint only).
+#[inline(always)]
+pub(crate) fn prefetch_for_write(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: a prefetch accesses no memory as far as the program can tell (it cannot fault,
+    // whatever the address, and changes no value); its one requirement, SSE, is part of every
+    // x86_64 target. Miri skips it (it has no effect to check).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p.cast());
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = p;
+}
+
 /// The chunk and offset of element `i`.
 #[inline]
 fn locate(i: usize) -> (usize, usize) {
@@ -37,26 +63,36 @@ fn locate(i: usize) -> (usize, usize) {
     (k as usize, x - (FIRST_CHUNK << k))
 }
 
-/// An append-only arena of `T` whose writers share state `W` under one mutex.
+/// An append-only arena of `T` whose writers share state `W` under one lock.
 pub(crate) struct AppendArena<T: Send + 'static, W> {
     chunks: [OnceLock<Box<[Slot<T>]>>; CHUNKS],
     /// Published length: every element below it is initialised and never written again.
     len: AtomicUsize,
-    writer: Mutex<W>,
+    /// Taken by the one writer (see the module docs); guards `state` and pushes.
+    locked: AtomicBool,
+    state: UnsafeCell<W>,
 }
 
 // SAFETY: elements are shared between threads as `&T` (so `T: Sync`) and moved in from the
 // pushing thread and dropped by whichever thread drops the arena (so `T: Send`). The only
 // mutation through `&self` is `push`, serialised by `writer`, to slots no reader can see yet
-// (at or above the published length). `W` is only reached through the mutex.
+// (at or above the published length). `W` is only reached by the holder of `locked`, one
+// thread at a time (so `W: Send` suffices, as for `Mutex<W>`).
 unsafe impl<T: Send + Sync + 'static, W: Send> Sync for AppendArena<T, W> {}
 // SAFETY: as above; moving the arena moves its elements and writer state with it.
 unsafe impl<T: Send + Sync + 'static, W: Send> Send for AppendArena<T, W> {}
 
-/// The right to push: the arena's mutex, held, with the writer state.
+/// The right to push: the arena's lock, held, with the writer state. Dropping it releases
+/// the lock (also on unwinding: a push publishes only what it has written).
 pub(crate) struct ArenaWriter<'a, T: Send + 'static, W> {
     arena: &'a AppendArena<T, W>,
-    state: MutexGuard<'a, W>,
+}
+
+impl<T: Send + 'static, W> Drop for ArenaWriter<'_, T, W> {
+    #[inline]
+    fn drop(&mut self) {
+        self.arena.locked.store(false, Ordering::Release);
+    }
 }
 
 impl<T: Send + 'static, W> AppendArena<T, W> {
@@ -64,7 +100,8 @@ impl<T: Send + 'static, W> AppendArena<T, W> {
         AppendArena {
             chunks: std::array::from_fn(|_| OnceLock::new()),
             len: AtomicUsize::new(0),
-            writer: Mutex::new(state),
+            locked: AtomicBool::new(false),
+            state: UnsafeCell::new(state),
         }
     }
 
@@ -89,12 +126,38 @@ impl<T: Send + 'static, W> AppendArena<T, W> {
     }
 
     /// Locks the arena for pushing.
+    #[inline]
     pub(crate) fn writer(&self) -> ArenaWriter<'_, T, W> {
-        ArenaWriter {
-            arena: self,
-            // A panic while the lock was held (in the caller's code between pushes) leaves the
-            // arena consistent: a push publishes only what it has written.
-            state: self.writer.lock().unwrap_or_else(PoisonError::into_inner),
+        if self
+            .locked
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            self.wait_for_lock();
+        }
+        ArenaWriter { arena: self }
+    }
+
+    /// Takes the lock held by another writer: spins a little, then yields the core.
+    #[cold]
+    #[inline(never)]
+    fn wait_for_lock(&self) {
+        let mut spins = 0u32;
+        loop {
+            if !self.locked.load(Ordering::Relaxed)
+                && self
+                    .locked
+                    .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                return;
+            }
+            if spins < 100 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 }
@@ -103,13 +166,15 @@ impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
     /// The writer state.
     #[inline]
     pub(crate) fn state(&mut self) -> &mut W {
-        &mut self.state
+        // SAFETY: this writer holds the lock, so no other thread reaches `state` until it is
+        // dropped, and `&mut self` keeps this thread to one reference at a time.
+        unsafe { &mut *self.arena.state.get() }
     }
 
     /// Appends `value`; returns its index. Readers see it once this returns.
     pub(crate) fn push(&mut self, value: T) -> usize {
         let arena = self.arena;
-        // Only the mutex holder changes `len`, so a relaxed load reads our own last store.
+        // Only the lock holder changes `len`, so a relaxed load reads our own last store.
         let i = arena.len.load(Ordering::Relaxed);
         let (k, off) = locate(i);
         let chunk = arena.chunks[k].get_or_init(|| {
@@ -121,9 +186,17 @@ impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
             })
         });
         // SAFETY: slot `i` is at the published length, so no reader reads it (they stop below
-        // `len`), and we hold the mutex, so no other push writes it.
+        // `len`), and we hold the lock, so no other push writes it.
         unsafe { (*chunk[off].get()).write(value) };
         arena.len.store(i + 1, Ordering::Release);
+        // The slots a few pushes ahead are usually not cached (a new arena, or memory another
+        // context left): ask for them now, so that those pushes' stores do not hold up the
+        // next lock, which waits for every earlier store.
+        if let Some(ahead) = chunk.get(off + PREFETCH_AHEAD) {
+            let first = ahead.get().cast::<u8>();
+            prefetch_for_write(first);
+            prefetch_for_write(first.wrapping_add(std::mem::size_of::<T>().saturating_sub(1)));
+        }
         i
     }
 }
@@ -215,6 +288,36 @@ mod tests {
             }
         });
         assert_eq!(a.len(), n);
+    }
+
+    /// The lock keeps writers apart: state updated by read-then-write from several threads
+    /// loses no update, and pushes get distinct indices (Miri checks the accesses to the state
+    /// for data races).
+    #[test]
+    fn the_lock_serialises_writers() {
+        let a: AppendArena<u32, (u64, Vec<usize>)> = AppendArena::new((0, Vec::new()));
+        let per_thread = if cfg!(miri) { 30 } else { 20_000 };
+        std::thread::scope(|s| {
+            for t in 0..4u32 {
+                let a = &a;
+                s.spawn(move || {
+                    for _ in 0..per_thread {
+                        let mut w = a.writer();
+                        let i = w.push(t);
+                        let st = w.state();
+                        let n = st.0;
+                        std::hint::spin_loop();
+                        st.0 = n + 1;
+                        st.1.push(i);
+                    }
+                });
+            }
+        });
+        let mut w = a.writer();
+        let (n, mut pushed) = std::mem::take(w.state());
+        assert_eq!(n, 4 * per_thread as u64);
+        pushed.sort_unstable();
+        assert_eq!(pushed, (0..4 * per_thread).collect::<Vec<_>>());
     }
 
     #[test]

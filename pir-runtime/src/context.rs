@@ -268,14 +268,14 @@ impl IrContext {
     pub fn dense_tensor_type(&self, dtype: DataType, dims: &[i64]) -> Type {
         // The commonest interning of all (a type per op result): a short key when the dims
         // fit (no hashing of the dims, no reading of the stored type), else by the general key
-        // without going through `TypeKey`. The hit path of a short key inlines to a few
-        // loads; making a type is out of line.
-        let idx = match crate::types::dense_short(dtype, dims) {
+        // without going through `TypeKey`. The hit path of the common short key inlines to a
+        // few loads; the other encodings and making a type are out of line.
+        let idx = match crate::types::dense_short_first(dtype, dims) {
             Some(short) => match self.types.find_short(short) {
                 Ok(idx) => idx,
                 Err(miss) => self.new_dense_short(short, miss, dtype, dims),
             },
-            None => self.dense_long(dtype, dims),
+            None => self.dense_other(dtype, dims),
         };
         Type::from_index(idx, crate::types::TypeKind::DenseTensor, self.id)
     }
@@ -288,8 +288,21 @@ impl IrContext {
         })
     }
 
-    /// [`IrContext::dense_tensor_type`] of dims without a short key.
+    /// [`IrContext::dense_tensor_type`] of dims without the first short encoding: the second
+    /// (bigger dims, rank up to 7), or none.
     #[inline(never)]
+    fn dense_other(&self, dtype: DataType, dims: &[i64]) -> u32 {
+        match crate::types::dense_short_second(dtype, dims) {
+            Some(short) => match self.types.find_short(short) {
+                Ok(idx) => idx,
+                Err(miss) => self.new_dense_short(short, miss, dtype, dims),
+            },
+            None => self.dense_long(dtype, dims),
+        }
+    }
+
+    /// [`IrContext::dense_tensor_type`] of dims without a short key.
+    #[inline]
     fn dense_long(&self, dtype: DataType, dims: &[i64]) -> u32 {
         self.types.intern_long(
             |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),

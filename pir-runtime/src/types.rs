@@ -647,6 +647,13 @@ fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
     Some(ShortKey { kind, value })
 }
 
+/// The second encoding of [`dense_short`] alone (for keys without the first).
+#[inline]
+pub(crate) fn dense_short_second(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
+    let head = (dtype as u64) | (DataLayout::Nchw as u64) << 5 | (dims.len() as u64) << 9;
+    tensor_short_classes(SHORT_DENSE + 8, head, dims)
+}
+
 #[inline(always)]
 fn tensor_key_short(kind: u8, t: &TensorKey<'_>) -> Option<ShortKey> {
     if t.offset != 0 || !t.lod.is_empty() {
@@ -655,10 +662,18 @@ fn tensor_key_short(kind: u8, t: &TensorKey<'_>) -> Option<ShortKey> {
     tensor_short(kind, t.dtype, t.layout, t.dims)
 }
 
-/// [`tensor_short`] of a dense tensor with Paddle's defaults.
-#[inline(always)]
+/// [`tensor_short`] of a dense tensor with Paddle's defaults ([`dense_short_first`], else
+/// [`dense_short_second`]: `IrContext::dense_tensor_type` tries them in turn).
+#[cfg(test)]
 pub(crate) fn dense_short(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
     tensor_short(SHORT_DENSE, dtype, DataLayout::Nchw, dims)
+}
+
+/// The first encoding of [`dense_short`] alone (dims up to 8,190, rank up to 4): `None` when
+/// the key has the second encoding or none.
+#[inline(always)]
+pub(crate) fn dense_short_first(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
+    tensor_short_first(SHORT_DENSE, dtype, DataLayout::Nchw, dims)
 }
 
 /// The interner's hash of a dense tensor key without a short form.
