@@ -85,28 +85,35 @@ impl Kept {
     /// Whether `a` is the value kept.
     #[inline]
     fn is(&self, a: &AttrArg<'_>) -> bool {
-        match (self, *a) {
-            (Kept::Word(tag, w), a) => word_of(&a) == Some((*tag, *w)),
-            (Kept::Str(k), AttrArg::Str(v)) => **k == *v,
-            (Kept::Bools(k), AttrArg::Bools(v)) => **k == *v,
-            (Kept::I32s(k), AttrArg::I32s(v)) => **k == *v,
-            (Kept::I64s(k), AttrArg::I64s(v)) => **k == *v,
+        match (self, a) {
+            (Kept::Word(tag, w), a) => word_of(a) == Some((*tag, *w)),
+            (Kept::Str(k), AttrArg::Str(v)) => same(k.as_bytes(), v.as_bytes()),
+            (Kept::Bools(k), AttrArg::Bools(v)) => same(k, v),
+            (Kept::I32s(k), AttrArg::I32s(v)) => same(k, v),
+            (Kept::I64s(k), AttrArg::I64s(v)) => same(k, v),
             (Kept::F32s(k), AttrArg::F32s(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, x)| *k == x.to_bits())
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, x)| *k == x.to_bits())
             }
             (Kept::F64s(k), AttrArg::F64s(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, x)| *k == x.to_bits())
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, x)| *k == x.to_bits())
             }
             (Kept::Strs(k), AttrArg::Strs(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, s)| **k == **s)
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, s)| **k == **s)
             }
-            (Kept::Scalar(k), AttrArg::Scalar(s)) => *k == scalar_bits(s),
+            (Kept::Scalar(k), AttrArg::Scalar(s)) => *k == scalar_bits(*s),
             (Kept::Scalars(k), AttrArg::Scalars(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, &s)| *k == scalar_bits(s))
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, &s)| *k == scalar_bits(s))
             }
             _ => false,
         }
     }
+}
+
+/// Element-wise equality of two short lists, inline (attribute lists hold a few items: a
+/// `memcmp` call costs more than the compare).
+#[inline]
+fn same<T: PartialEq + Copy>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| *x == *y)
 }
 
 struct Entry {
