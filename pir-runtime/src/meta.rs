@@ -707,10 +707,16 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.tensor(0).unwrap(), &x);
     /// assert_eq!(ctx.tensor(1).unwrap_err().0, "argument 1: expected a tensor, found int");
     /// ```
+    #[inline]
     pub fn tensor(&self, i: usize) -> Result<&'a TensorMeta, InferMetaError> {
         if let Some(Some(t)) = self.build.and_then(|b| b.args.tensor(i)) {
             return Ok(t);
         }
+        self.tensor_general(i)
+    }
+
+    /// [`InferMetaCtx::tensor`] past the typed build's common case.
+    fn tensor_general(&self, i: usize) -> Result<&'a TensorMeta, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Tensor(Some(t)) => Ok(t),
             MetaArg::Tensor(None) => Err(InferMetaError(format!("argument {i}: tensor is absent"))),
@@ -719,10 +725,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Optional tensor argument `i` (`None` when absent).
+    #[inline]
     pub fn opt_tensor(&self, i: usize) -> Result<Option<&'a TensorMeta>, InferMetaError> {
         if let Some(t) = self.build.and_then(|b| b.args.tensor(i)) {
             return Ok(t);
         }
+        self.opt_tensor_general(i)
+    }
+
+    /// [`InferMetaCtx::opt_tensor`] past the typed build's common case.
+    fn opt_tensor_general(&self, i: usize) -> Result<Option<&'a TensorMeta>, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Tensor(t) => Ok(*t),
             other => Err(mismatch(i, "a tensor", other)),
@@ -759,6 +771,16 @@ impl<'a> InferMetaCtx<'a> {
         }
     }
 
+    /// A typed build's value of attribute argument `i` (what the inline part of the accessors
+    /// reads; `None` in a [`MetaArg`] call).
+    #[inline]
+    fn built(&self, i: usize) -> Option<&'a AttrArg<'a>> {
+        match self.build {
+            Some(b) => b.args.raw(i),
+            None => None,
+        }
+    }
+
     /// Argument `i`'s Rust value when it came from a typed build (read in place by the
     /// accessors below before they fall back to [`InferMetaCtx::attr`]).
     #[inline]
@@ -773,7 +795,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// bool attribute `i`.
+    #[inline]
     pub fn bool(&self, i: usize) -> Result<bool, InferMetaError> {
+        if let Some(AttrArg::Bool(v)) = self.built(i) {
+            return Ok(*v);
+        }
+        self.bool_general(i)
+    }
+
+    /// [`InferMetaCtx::bool`] past the typed build's common case.
+    fn bool_general(&self, i: usize) -> Result<bool, InferMetaError> {
         if let Some(AttrArg::Bool(v)) = self.raw(i) {
             return Ok(*v);
         }
@@ -784,7 +815,18 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Integer attribute `i` (int, int64_t, or a known integer Scalar), widened to i64.
+    #[inline]
     pub fn int(&self, i: usize) -> Result<i64, InferMetaError> {
+        match self.built(i) {
+            Some(AttrArg::I32(v)) => return Ok(i64::from(*v)),
+            Some(AttrArg::I64(v)) => return Ok(*v),
+            _ => {}
+        }
+        self.int_general(i)
+    }
+
+    /// [`InferMetaCtx::int`] past the typed build's common case.
+    fn int_general(&self, i: usize) -> Result<i64, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::I32(v)) => return Ok(i64::from(*v)),
             Some(AttrArg::I64(v)) => return Ok(*v),
@@ -799,7 +841,18 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Floating attribute `i` (float, double, or a known Scalar), widened to f64.
+    #[inline]
     pub fn float(&self, i: usize) -> Result<f64, InferMetaError> {
+        match self.built(i) {
+            Some(AttrArg::F32(v)) => return Ok(f64::from(*v)),
+            Some(AttrArg::F64(v)) => return Ok(*v),
+            _ => {}
+        }
+        self.float_general(i)
+    }
+
+    /// [`InferMetaCtx::float`] past the typed build's common case.
+    fn float_general(&self, i: usize) -> Result<f64, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::F32(v)) => return Ok(f64::from(*v)),
             Some(AttrArg::F64(v)) => return Ok(*v),
@@ -816,7 +869,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// String attribute `i`.
+    #[inline]
     pub fn str(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        if let Some(AttrArg::Str(v)) = self.built(i) {
+            return Ok(v);
+        }
+        self.str_general(i)
+    }
+
+    /// [`InferMetaCtx::str`] past the typed build's common case.
+    fn str_general(&self, i: usize) -> Result<&'a str, InferMetaError> {
         if let Some(AttrArg::Str(v)) = self.raw(i) {
             return Ok(v);
         }
@@ -837,7 +899,16 @@ impl<'a> InferMetaCtx<'a> {
     /// let ctx = InferMetaCtx::new(&args, &mut []);
     /// assert_eq!((ctx.str_or_layout(0).unwrap(), ctx.str_or_layout(1).unwrap()), ("SAME", "NHWC"));
     /// ```
+    #[inline]
     pub fn str_or_layout(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        if let Some(AttrArg::Str(v)) = self.built(i) {
+            return Ok(v);
+        }
+        self.str_or_layout_general(i)
+    }
+
+    /// [`InferMetaCtx::str_or_layout`] past the typed build's common case.
+    fn str_or_layout_general(&self, i: usize) -> Result<&'a str, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::Str(v)) => return Ok(v),
             Some(AttrArg::DataLayout(l)) => return Ok(l.name()),
@@ -1020,7 +1091,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// DataType attribute `i`.
+    #[inline]
     pub fn dtype(&self, i: usize) -> Result<DataType, InferMetaError> {
+        if let Some(AttrArg::DataType(v)) = self.built(i) {
+            return Ok(*v);
+        }
+        self.dtype_general(i)
+    }
+
+    /// [`InferMetaCtx::dtype`] past the typed build's common case.
+    fn dtype_general(&self, i: usize) -> Result<DataType, InferMetaError> {
         if let Some(AttrArg::DataType(v)) = self.raw(i) {
             return Ok(*v);
         }

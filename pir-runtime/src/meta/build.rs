@@ -15,6 +15,7 @@ use super::{AttrValue, MetaArg, MetaOut, TensorMeta};
 use crate::context::IrContext;
 use crate::op_def::ParamRef;
 use crate::op_support::AttrArg;
+use crate::phi::DataType;
 use crate::types::{TensorKey, Type, TypeKey, TypeKind};
 
 /// The values of boolean constants in `infer_meta.param` lists.
@@ -132,6 +133,18 @@ impl<'a> BuildArgs<'a> {
         match self.schema.outputs[j].kind {
             ValueKind::Tensor(k) => TypedOut::Type(tensor_type(self.ctx, k, m)),
             ValueKind::Vector(_) => TypedOut::Wrong(false),
+        }
+    }
+
+    /// Output `j` set to `TensorMeta::new(dtype, dims)`: a dense output's type interned from
+    /// the dims (the type `tensor_type` gives that metadata).
+    #[inline]
+    pub(crate) fn new_out(&self, j: usize, dtype: DataType, dims: &[i64]) -> TypedOut {
+        match self.schema.outputs[j].kind {
+            ValueKind::Tensor(TensorKind::Dense) => {
+                TypedOut::Type(self.ctx.dense_tensor_type(dtype, dims))
+            }
+            _ => self.tensor_out(j, &TensorMeta::new(dtype, dims)),
         }
     }
 

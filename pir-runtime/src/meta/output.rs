@@ -18,6 +18,8 @@
 
 use std::ptr;
 
+use crate::phi::DataType;
+
 use super::{
     BuildArgs, InferMetaCtx, InferMetaError, MetaArg, MetaOut, Outputs, TensorMeta, TypedOut,
 };
@@ -144,6 +146,33 @@ impl Output<'_> {
         match self.slot {
             Some(s) => {
                 put(s, self.index, meta);
+                Ok(())
+            }
+            None => Err(missing(self.index, self.count)),
+        }
+    }
+
+    /// Sets the output to a fresh tensor of `dtype` and `dims` ([`TensorMeta::new`]: layout
+    /// NCHW, no LoD, offset 0), what most functions produce; an error when the op lacks it.
+    /// A typed build interns the type from `dims` directly, with no metadata to fill and drop.
+    ///
+    /// ```
+    /// use pir_runtime::meta::{InferMetaCtx, MetaOut, TensorMeta};
+    /// use pir_runtime::phi::DataType;
+    /// let mut outs = [MetaOut::None];
+    /// let mut ctx = InferMetaCtx::new(&[], &mut outs);
+    /// ctx.outputs().output().set_new(DataType::Int64, &[2, 3]).unwrap();
+    /// assert_eq!(outs[0], MetaOut::Tensor(TensorMeta::new(DataType::Int64, &[2, 3])));
+    /// ```
+    #[inline]
+    pub fn set_new(self, dtype: DataType, dims: &[i64]) -> Result<(), InferMetaError> {
+        match self.slot {
+            Some(Slot::Meta(s, _)) => {
+                *s = MetaOut::Tensor(TensorMeta::new(dtype, dims));
+                Ok(())
+            }
+            Some(Slot::Typed(s, b)) => {
+                *s = b.new_out(self.index, dtype, dims);
                 Ok(())
             }
             None => Err(missing(self.index, self.count)),

@@ -205,7 +205,7 @@ fn build_inferred(
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
     if mutable.is_empty() {
-        if let Some(types) = infer_in_place(b.program(), def, s, operands, attrs) {
+        if let Some(types) = infer_in_place(b.program_mut(), def, s, operands, attrs) {
             return Ok(b.create_with(def, operands, dict, &types?, 0)?);
         }
     }
@@ -350,7 +350,7 @@ pub fn build_with_values(
     let s = schema_of(def)?;
     check_inputs(b.program(), def, s, operands)?;
     let dict = dict_of_args(b, def, s, attrs)?;
-    if let Some(types) = infer_in_place(b.program(), def, s, operands, attrs) {
+    if let Some(types) = infer_in_place(b.program_mut(), def, s, operands, attrs) {
         return Ok(b.create_with(def, operands, dict, &types?, 0)?);
     }
     let types = {

@@ -350,13 +350,19 @@ pub(crate) fn infer_build_types(
 /// vector. `None` when the build does not qualify (the caller takes [`infer_build_types`]);
 /// otherwise what [`infer_build_types`] returns.
 pub(crate) fn infer_in_place(
-    prog: &Program,
+    prog: &mut Program,
     def: &'static OpDef,
     s: &'static OpSchema,
     operands: &[Option<Value>],
     attrs: &[AttrArg<'_>],
 ) -> Option<Result<SmallVec<[Option<Type>; 4]>, BuildError>> {
-    let inference = remembered(def, s).filter(|i| i.in_range)?;
+    // The program remembers the inferences of the ops it builds (a few compares, against a
+    // lookup in the shared arena).
+    let inference = prog
+        .attr_memo
+        .inference(def, || remembered(def, s).copied())
+        .filter(|i| i.in_range)?;
+    let prog = &*prog;
     if operands.len() != s.inputs.len() || attrs.len() != s.attributes.len() {
         return None;
     }
@@ -486,7 +492,8 @@ fn inference_for(
 /// An op's inference as [`inference`] finds it from the static definition alone (a table of
 /// argument sources, not one computed from the schema): the same every time, so found once per
 /// op and kept in [`INFERENCES`].
-struct Inference {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inference {
     func: InferMetaFn,
     params: &'static [ParamRef],
     name: &'static str,

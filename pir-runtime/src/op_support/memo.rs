@@ -12,6 +12,7 @@ use crate::meta::Scalar;
 use crate::op_def::OpDef;
 
 use super::attrs::AttrArg;
+use super::infer::Inference;
 
 const WAYS: usize = 16;
 
@@ -127,6 +128,8 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct AttrMemo {
     entries: [Option<Entry>; WAYS],
+    /// The inferences of recently built ops, by op (as `entries`).
+    inferences: [Option<(usize, Inference)>; WAYS],
 }
 
 fn way(def: &'static OpDef) -> usize {
@@ -146,6 +149,24 @@ impl AttrMemo {
                 Some(e.dict)
             }
             _ => None,
+        }
+    }
+
+    /// `def`'s inference: remembered, else `find`'s (remembered when found).
+    #[inline]
+    pub(crate) fn inference(
+        &mut self,
+        def: &'static OpDef,
+        find: impl FnOnce() -> Option<Inference>,
+    ) -> Option<Inference> {
+        let (w, key) = (way(def), def as *const OpDef as usize);
+        match self.inferences[w] {
+            Some((k, i)) if k == key => Some(i),
+            _ => {
+                let i = find()?;
+                self.inferences[w] = Some((key, i));
+                Some(i)
+            }
         }
     }
 
