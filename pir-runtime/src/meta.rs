@@ -40,11 +40,13 @@ use smallvec::SmallVec;
 use crate::op_support::{attr_value_from_arg, AttrArg};
 use crate::phi::{DataLayout, DataType, Place};
 
+pub(crate) mod build;
 mod int_array;
 mod output;
 mod registry;
 mod signature;
 
+pub(crate) use build::{BuildArgs, BuildCall, BuildInput, TypedOut, FALSE, TRUE};
 pub use int_array::IntArray;
 pub use output::{Output, OutputList, OutputSlots};
 pub use registry::{InferMetaRegistry, EMPTY_REGISTRY};
@@ -604,14 +606,49 @@ macro_rules! ensure_meta {
 /// assert_eq!(outs[0], MetaOut::Tensor(TensorMeta::new(DataType::Int64, &[2, 3])));
 /// ```
 pub struct InferMetaCtx<'a> {
+    /// The arguments of a [`MetaArg`] call (empty for a typed build).
     args: &'a [MetaArg<'a>],
-    outputs: &'a mut [MetaOut],
+    /// A typed build's arguments, read in place.
+    build: Option<&'a BuildCall<'a>>,
+    outputs: Outputs<'a>,
+}
+
+/// Where a call's outputs go: [`MetaOut`]s, or a typed build's result types.
+enum Outputs<'a> {
+    Meta(&'a mut [MetaOut]),
+    Typed(&'a mut [TypedOut]),
 }
 
 impl<'a> InferMetaCtx<'a> {
     /// A call with `args` (in `infer_meta.param` order) filling `outputs`.
     pub fn new(args: &'a [MetaArg<'a>], outputs: &'a mut [MetaOut]) -> InferMetaCtx<'a> {
-        InferMetaCtx { args, outputs }
+        InferMetaCtx {
+            args,
+            build: None,
+            outputs: Outputs::Meta(outputs),
+        }
+    }
+
+    /// A typed build's call: the arguments read from `call`, the outputs interned into `outputs`
+    /// (one per schema output) as the function sets them.
+    pub(crate) fn for_build(
+        call: &'a BuildCall<'a>,
+        outputs: &'a mut [TypedOut],
+    ) -> InferMetaCtx<'a> {
+        InferMetaCtx {
+            args: &[],
+            build: Some(call),
+            outputs: Outputs::Typed(outputs),
+        }
+    }
+
+    /// Every argument as a [`MetaArg`] (a typed build's made on first need).
+    #[inline]
+    fn all_args(&self) -> &'a [MetaArg<'a>] {
+        match self.build {
+            Some(b) => b.meta_args(),
+            None => self.args,
+        }
     }
 
     /// Number of arguments.
@@ -625,12 +662,18 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!((ctx.num_args(), ctx.num_outputs()), (1, 1));
     /// ```
     pub fn num_args(&self) -> usize {
-        self.args.len()
+        match self.build {
+            Some(b) => b.args.params.len(),
+            None => self.args.len(),
+        }
     }
 
     /// Number of outputs of the op.
     pub fn num_outputs(&self) -> usize {
-        self.outputs.len()
+        match &self.outputs {
+            Outputs::Meta(o) => o.len(),
+            Outputs::Typed(o) => o.len(),
+        }
     }
 
     /// The raw argument `i`.
@@ -643,10 +686,11 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.arg(1).unwrap_err().0, "argument 1 missing: the call has 1 arguments");
     /// ```
     pub fn arg(&self, i: usize) -> Result<&'a MetaArg<'a>, InferMetaError> {
-        self.args.get(i).ok_or_else(|| {
+        let args = self.all_args();
+        args.get(i).ok_or_else(|| {
             InferMetaError(format!(
                 "argument {i} missing: the call has {} arguments",
-                self.args.len()
+                args.len()
             ))
         })
     }
@@ -663,7 +707,16 @@ impl<'a> InferMetaCtx<'a> {
     /// assert_eq!(ctx.tensor(0).unwrap(), &x);
     /// assert_eq!(ctx.tensor(1).unwrap_err().0, "argument 1: expected a tensor, found int");
     /// ```
+    #[inline]
     pub fn tensor(&self, i: usize) -> Result<&'a TensorMeta, InferMetaError> {
+        if let Some(Some(t)) = self.build.and_then(|b| b.args.tensor(i)) {
+            return Ok(t);
+        }
+        self.tensor_general(i)
+    }
+
+    /// [`InferMetaCtx::tensor`] past the typed build's common case.
+    fn tensor_general(&self, i: usize) -> Result<&'a TensorMeta, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Tensor(Some(t)) => Ok(t),
             MetaArg::Tensor(None) => Err(InferMetaError(format!("argument {i}: tensor is absent"))),
@@ -672,7 +725,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Optional tensor argument `i` (`None` when absent).
+    #[inline]
     pub fn opt_tensor(&self, i: usize) -> Result<Option<&'a TensorMeta>, InferMetaError> {
+        if let Some(t) = self.build.and_then(|b| b.args.tensor(i)) {
+            return Ok(t);
+        }
+        self.opt_tensor_general(i)
+    }
+
+    /// [`InferMetaCtx::opt_tensor`] past the typed build's common case.
+    fn opt_tensor_general(&self, i: usize) -> Result<Option<&'a TensorMeta>, InferMetaError> {
         match self.arg(i)? {
             MetaArg::Tensor(t) => Ok(*t),
             other => Err(mismatch(i, "a tensor", other)),
@@ -709,10 +771,23 @@ impl<'a> InferMetaCtx<'a> {
         }
     }
 
+    /// A typed build's value of attribute argument `i` (what the inline part of the accessors
+    /// reads; `None` in a [`MetaArg`] call).
+    #[inline]
+    fn built(&self, i: usize) -> Option<&'a AttrArg<'a>> {
+        match self.build {
+            Some(b) => b.args.raw(i),
+            None => None,
+        }
+    }
+
     /// Argument `i`'s Rust value when it came from a typed build (read in place by the
     /// accessors below before they fall back to [`InferMetaCtx::attr`]).
     #[inline]
     fn raw(&self, i: usize) -> Option<&'a AttrArg<'a>> {
+        if let Some(b) = self.build {
+            return b.args.raw(i);
+        }
         match self.args.get(i) {
             Some(MetaArg::Arg(a, _, _)) => Some(a),
             _ => None,
@@ -720,7 +795,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// bool attribute `i`.
+    #[inline]
     pub fn bool(&self, i: usize) -> Result<bool, InferMetaError> {
+        if let Some(AttrArg::Bool(v)) = self.built(i) {
+            return Ok(*v);
+        }
+        self.bool_general(i)
+    }
+
+    /// [`InferMetaCtx::bool`] past the typed build's common case.
+    fn bool_general(&self, i: usize) -> Result<bool, InferMetaError> {
         if let Some(AttrArg::Bool(v)) = self.raw(i) {
             return Ok(*v);
         }
@@ -731,7 +815,18 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Integer attribute `i` (int, int64_t, or a known integer Scalar), widened to i64.
+    #[inline]
     pub fn int(&self, i: usize) -> Result<i64, InferMetaError> {
+        match self.built(i) {
+            Some(AttrArg::I32(v)) => return Ok(i64::from(*v)),
+            Some(AttrArg::I64(v)) => return Ok(*v),
+            _ => {}
+        }
+        self.int_general(i)
+    }
+
+    /// [`InferMetaCtx::int`] past the typed build's common case.
+    fn int_general(&self, i: usize) -> Result<i64, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::I32(v)) => return Ok(i64::from(*v)),
             Some(AttrArg::I64(v)) => return Ok(*v),
@@ -746,7 +841,18 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// Floating attribute `i` (float, double, or a known Scalar), widened to f64.
+    #[inline]
     pub fn float(&self, i: usize) -> Result<f64, InferMetaError> {
+        match self.built(i) {
+            Some(AttrArg::F32(v)) => return Ok(f64::from(*v)),
+            Some(AttrArg::F64(v)) => return Ok(*v),
+            _ => {}
+        }
+        self.float_general(i)
+    }
+
+    /// [`InferMetaCtx::float`] past the typed build's common case.
+    fn float_general(&self, i: usize) -> Result<f64, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::F32(v)) => return Ok(f64::from(*v)),
             Some(AttrArg::F64(v)) => return Ok(*v),
@@ -763,7 +869,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// String attribute `i`.
+    #[inline]
     pub fn str(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        if let Some(AttrArg::Str(v)) = self.built(i) {
+            return Ok(v);
+        }
+        self.str_general(i)
+    }
+
+    /// [`InferMetaCtx::str`] past the typed build's common case.
+    fn str_general(&self, i: usize) -> Result<&'a str, InferMetaError> {
         if let Some(AttrArg::Str(v)) = self.raw(i) {
             return Ok(v);
         }
@@ -784,7 +899,16 @@ impl<'a> InferMetaCtx<'a> {
     /// let ctx = InferMetaCtx::new(&args, &mut []);
     /// assert_eq!((ctx.str_or_layout(0).unwrap(), ctx.str_or_layout(1).unwrap()), ("SAME", "NHWC"));
     /// ```
+    #[inline]
     pub fn str_or_layout(&self, i: usize) -> Result<&'a str, InferMetaError> {
+        if let Some(AttrArg::Str(v)) = self.built(i) {
+            return Ok(v);
+        }
+        self.str_or_layout_general(i)
+    }
+
+    /// [`InferMetaCtx::str_or_layout`] past the typed build's common case.
+    fn str_or_layout_general(&self, i: usize) -> Result<&'a str, InferMetaError> {
         match self.raw(i) {
             Some(AttrArg::Str(v)) => return Ok(v),
             Some(AttrArg::DataLayout(l)) => return Ok(l.name()),
@@ -864,7 +988,10 @@ impl<'a> InferMetaCtx<'a> {
     /// ```
     pub fn ints(&self, i: usize) -> Result<&'a [i64], InferMetaError> {
         // int64_t[] and IntArray values are read in place, int[] widened once into the cell.
-        match self.args.get(i) {
+        if let Some(AttrArg::I64s(v)) = self.raw(i) {
+            return Ok(v);
+        }
+        match self.all_args().get(i) {
             Some(MetaArg::Arg(AttrArg::I64s(v), _, _)) => return Ok(v),
             Some(MetaArg::Arg(AttrArg::I32s(v), _, cell)) => {
                 if let AttrValue::Ints(w) = cell.get_or_init(|| AttrValue::Ints(widen(v))) {
@@ -964,7 +1091,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     /// DataType attribute `i`.
+    #[inline]
     pub fn dtype(&self, i: usize) -> Result<DataType, InferMetaError> {
+        if let Some(AttrArg::DataType(v)) = self.built(i) {
+            return Ok(*v);
+        }
+        self.dtype_general(i)
+    }
+
+    /// [`InferMetaCtx::dtype`] past the typed build's common case.
+    fn dtype_general(&self, i: usize) -> Result<DataType, InferMetaError> {
         if let Some(AttrArg::DataType(v)) = self.raw(i) {
             return Ok(*v);
         }
@@ -1045,11 +1181,16 @@ impl<'a> InferMetaCtx<'a> {
     }
 
     fn set(&mut self, j: usize, out: MetaOut) -> Result<(), InferMetaError> {
-        let n = self.outputs.len();
-        let slot = self.outputs.get_mut(j).ok_or_else(|| {
-            InferMetaError(format!("output {j} does not exist: the op has {n} outputs"))
-        })?;
-        *slot = out;
+        let n = self.num_outputs();
+        let missing =
+            || InferMetaError(format!("output {j} does not exist: the op has {n} outputs"));
+        match &mut self.outputs {
+            Outputs::Meta(o) => *o.get_mut(j).ok_or_else(missing)? = out,
+            Outputs::Typed(o) => {
+                let slot = o.get_mut(j).ok_or_else(missing)?;
+                *slot = self.build.map_or(TypedOut::None, |b| b.args.out_of(j, out));
+            }
+        }
         Ok(())
     }
 }

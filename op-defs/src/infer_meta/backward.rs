@@ -245,7 +245,7 @@ pub fn identity_loss_grad_infer_meta(
 /// `InverseGradInferMeta(out, dout)`: dims of `dout`, dtype of `out`.
 #[infer_meta]
 pub fn inverse_grad_infer_meta(out: &TensorMeta, dout: &TensorMeta, dx: Output<'_>) -> R {
-    dx.set(with_dtype_of(out, &dout.dims))
+    dx.set_new(out.dtype, &dout.dims)
 }
 
 /// `SpectralNormGradInferMeta(weight, u, v, out_grad, dim, power_iters, eps)`: dims of
@@ -261,7 +261,7 @@ pub fn spectral_norm_grad_infer_meta(
     _eps: f64,
     weight_grad: Output<'_>,
 ) -> R {
-    weight_grad.set(with_dtype_of(out_grad, &weight.dims))
+    weight_grad.set_new(out_grad.dtype, &weight.dims)
 }
 
 /// `LUGradInferMeta(x, out, pivots, out_grad, pivot)`: dims and dtype of `x`.
@@ -772,7 +772,7 @@ pub fn pixel_unshuffle_grad_infer_meta(
         d[2] = mul(g.dims[2], f);
         d[3] = div(g.dims[3], ff, "downscale_factor squared")?;
     }
-    x_grad.set(with_dtype_of(g, &d))
+    x_grad.set_new(g.dtype, &d)
 }
 
 /// `FFTC2RGradInferMeta(x, axes, normalization, forward, last_dim_size)`: complex dtype; the
@@ -1125,7 +1125,7 @@ pub fn memory_efficient_attention_grad_infer_meta(
 pub fn transpose_grad_infer_meta(x: &TensorMeta, axis: &[i64], out: Output<'_>) -> R {
     let rev = reverse_perm(axis, x.rank())?;
     let d = transpose_dims(&x.dims, &rev)?;
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `StackGradInferMeta(out_grad, axis)`: one gradient per slice of `out_grad` along `axis`
@@ -1163,7 +1163,7 @@ pub fn un_stack_grad_infer_meta(out_grad: &[TensorMeta], axis: i64, x_grad: Outp
     let a = if axis < 0 { axis + rank + 1 } else { axis } as usize;
     let mut d = g0.dims.to_vec();
     d.insert(a, out_grad.len() as i64);
-    x_grad.set(with_dtype_of(g0, &d))
+    x_grad.set_new(g0.dtype, &d)
 }
 
 /// `MeshgridGradInferMeta(inputs, outputs_grad)`: each input gradient shares its input's

@@ -305,14 +305,20 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
         fmt_dims(a.dilations),
         fmt_dims(ind)
     );
-    let mut d = Ints::new();
-    d.push(ind[0]);
+    // At most 5 dims (the rank is 4 or 5): filled on the stack.
+    let mut d = [0i64; 5];
+    let mut n = 0;
+    let mut push = |v: i64| {
+        d[n] = v;
+        n += 1;
+    };
+    push(ind[0]);
     if !cl {
-        d.push(fil[0]);
+        push(fil[0]);
     }
     for i in 0..data.len() {
         if data[i] <= 0 || fil[i + 2] <= 0 {
-            d.push(-1);
+            push(-1);
         } else {
             // ConvInferMeta keeps the dilated kernel extent in an `int`: past it, its result is
             // an overflow artefact, not a size.
@@ -329,13 +335,13 @@ fn conv(input: &TensorMeta, filter: &TensorMeta, a: ConvArgs<'_>, out: Output<'_
                 )));
             };
             let num = sub(add(add(data[i], pads[2 * i]), pads[2 * i + 1]), dk);
-            d.push(num.wrapping_div(a.strides[i]).wrapping_add(1));
+            push(num.wrapping_div(a.strides[i]).wrapping_add(1));
         }
     }
     if cl {
-        d.push(fil[0]);
+        push(fil[0]);
     }
-    out.set(with_dtype_of(input, &d))
+    out.set_new(input.dtype, &d[..n])
 }
 
 /// `ConvInferMeta(input, filter, strides, paddings, padding_algorithm, dilations, groups,
@@ -491,7 +497,7 @@ fn conv_transpose(
     if nhwc {
         d.push(c_out);
     }
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `ConvTransposeInferMeta(x, filter, strides, paddings, output_padding, output_size,
@@ -728,7 +734,7 @@ pub fn kron_infer_meta(x: &TensorMeta, y: &TensorMeta, out: Output<'_>) -> R {
             }
         })
         .collect();
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 fn matrix_batch_checks(x: &TensorMeta, y: &TensorMeta) -> R {
@@ -860,7 +866,7 @@ pub fn lstsq_infer_meta(
     );
     let with_batch = |tail: &[i64]| [&batch[..], tail].concat();
     let residual_dims = if m > n { with_batch(&[nrhs]) } else { vec![0] };
-    solution.set(with_dtype_of(y, &with_batch(&[n, nrhs])))?;
+    solution.set_new(y.dtype, &with_batch(&[n, nrhs]))?;
     residuals.set_if_present(with_dtype_of(y, &residual_dims));
     rank.set_if_present(MetaBuilder::new().dims(&batch).build());
     singular_values.set_if_present(with_dtype_of(y, &with_batch(&[m.min(n)])));
@@ -1023,13 +1029,13 @@ pub fn take_along_axis_infer_meta(
 ) -> R {
     need_rank_ge(arr, 1, "arr")?;
     need_rank_ge(indices, 1, "indices")?;
-    out.set(with_dtype_of(arr, &indices.dims))
+    out.set_new(arr.dtype, &indices.dims)
 }
 
 /// `MaskedSelectInferMeta(x, mask)`: a 1-D `[-1]` of `x`'s dtype.
 #[infer_meta]
 pub fn masked_select_infer_meta(x: &TensorMeta, _mask: &TensorMeta, out: Output<'_>) -> R {
-    out.set(with_dtype_of(x, &[-1]))
+    out.set_new(x.dtype, &[-1])
 }
 
 /// `RepeatInterleaveWithTensorIndexInferMeta(x, repeats, dim)`: `dim` becomes unknown.
@@ -1343,7 +1349,7 @@ pub fn kl_div_infer_meta(
         "reduction must be 'none', 'batchmean', 'sum' or 'mean', got '{reduction}'"
     );
     let d: &[i64] = if reduction == "none" { &x.dims } else { &[] };
-    out.set(with_dtype_of(x, d))
+    out.set_new(x.dtype, d)
 }
 
 /// `MarginCrossEntropyInferMeta(logits, label, return_softmax, ring_id, rank, nranks, margin1,
@@ -1490,7 +1496,7 @@ pub fn dequantize_log_infer_meta(x: &TensorMeta, _dict: &TensorMeta, out: Output
 pub fn dist_infer_meta(x: &TensorMeta, y: &TensorMeta, _p: f64, out: Output<'_>) -> R {
     ensure_meta!(product(&x.dims) != 0, "x {} is empty", fmt_dims(&x.dims));
     ensure_meta!(product(&y.dims) != 0, "y {} is empty", fmt_dims(&y.dims));
-    out.set(with_dtype_of(x, &[]))
+    out.set_new(x.dtype, &[])
 }
 
 /// `ExpandAsInferMeta(x, y, target_shape)`: `target_shape` (rank ≥ rank(x), ≤ 8) of `x`'s dtype.
@@ -1513,7 +1519,7 @@ pub fn expand_as_infer_meta(
         "target_shape {} has more than 8 dims",
         fmt_dims(t)
     );
-    out.set(with_dtype_of(x, t))
+    out.set_new(x.dtype, t)
 }
 
 /// `FillDiagonalTensorInferMeta(x, y, offset, dim1, dim2)`: like `x`.
@@ -1818,7 +1824,7 @@ fn unpool(
             d.push(v);
         }
     }
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `UnpoolInferMeta(x, indices, ksize, strides, paddings, output_size, data_format)`:
@@ -1915,7 +1921,7 @@ pub fn yolo_box_infer_meta(
     } else {
         -1
     };
-    boxes.set(with_dtype_of(x, &[x.dims[0], n_boxes, 4]))?;
+    boxes.set_new(x.dtype, &[x.dims[0], n_boxes, 4])?;
     scores.set_if_present(
         MetaBuilder::new()
             .dims(&[x.dims[0], n_boxes, class_num])
@@ -2093,7 +2099,7 @@ pub fn correlation_infer_meta(
         extent(input1.dims[2]),
         extent(input1.dims[3]),
     ];
-    out.set(with_dtype_of(input1, &d))
+    out.set_new(input1.dtype, &d)
 }
 
 /// `CtcAlignInferMeta(input, input_length, blank, merge_repeated, padding_value)`: `output`
@@ -2168,7 +2174,7 @@ pub fn im2sequence_infer_meta(
         fmt_dims(kernels)
     );
     let c = mul(mul(x.dims[1], kernels[0]), kernels[1]);
-    out.set(with_dtype_of(x, &[x.dims[0], c]))
+    out.set_new(x.dtype, &[x.dims[0], c])
 }
 
 /// `IndexAddInferMeta(x, index, add_value, axis)`: `out` is `x` (dims, dtype, layout, LoD);
@@ -2282,13 +2288,13 @@ pub fn lu_unpack_infer_meta(
         } else {
             ld[r - 1] = k;
         }
-        u.set(with_dtype_of(x, &ud))?;
-        l.set(with_dtype_of(x, &ld))?;
+        u.set_new(x.dtype, &ud)?;
+        l.set_new(x.dtype, &ld)?;
     }
     if unpack_pivots {
         let mut pd = x.dims.to_vec();
         pd[r - 1] = m;
-        pmat.set(with_dtype_of(x, &pd))?;
+        pmat.set_new(x.dtype, &pd)?;
     }
     Ok(())
 }
@@ -2313,7 +2319,7 @@ pub fn matrix_nms_infer_meta(
     roisnum: Output<'_>,
 ) -> R {
     let box_size = dim_at(&bboxes.dims, 2, "bboxes")?;
-    out.set(with_dtype_of(bboxes, &[-1, add(box_size, 2)]))?;
+    out.set_new(bboxes.dtype, &[-1, add(box_size, 2)])?;
     index.set(TensorMeta::new(DataType::Int32, &[-1, 1]))?;
     let n = dim_at(&scores.dims, 0, "scores")?;
     roisnum.set_if_present(TensorMeta::new(DataType::Int32, &[n]));
@@ -2429,5 +2435,5 @@ pub fn sequence_expand_infer_meta(
     need_rank_ge(x, 2, "x")?;
     let mut d = x.dims.to_vec();
     d[0] = -1;
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }

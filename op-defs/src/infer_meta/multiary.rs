@@ -788,10 +788,10 @@ fn adam(
     need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
     let [param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out, master_out] = outs;
     param_out.set(dims_dtype_of(param))?;
-    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
-    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    moment1_out.set_new(moment1.dtype, &param.dims)?;
+    moment2_out.set_new(moment2.dtype, &param.dims)?;
     if let Some(out) = moment2_max_out {
-        out.set(with_dtype_of(moment2, &param.dims))?;
+        out.set_new(moment2.dtype, &param.dims)?;
     }
     beta1_pow_out.set(dims_dtype_of(beta1_pow))?;
     beta2_pow_out.set(dims_dtype_of(beta2_pow))?;
@@ -1011,8 +1011,8 @@ pub fn adadelta_infer_meta(
         ],
     )?;
     param_out.set(dims_dtype_of(param))?;
-    avg_squared_grad_out.set(with_dtype_of(avg_squared_grad, &param.dims))?;
-    avg_squared_update_out.set(with_dtype_of(avg_squared_update, &param.dims))?;
+    avg_squared_grad_out.set_new(avg_squared_grad.dtype, &param.dims)?;
+    avg_squared_update_out.set_new(avg_squared_update.dtype, &param.dims)?;
     if multi_precision && master_param.is_some() {
         set_master(master_param_outs, param);
     }
@@ -1040,7 +1040,7 @@ pub fn adagrad_infer_meta(
         &[(Some(moment), "moment"), (master_param, "master_param")],
     )?;
     param_out.set(dims_dtype_of(param))?;
-    moment_out.set(with_dtype_of(moment, &param.dims))?;
+    moment_out.set_new(moment.dtype, &param.dims)?;
     if multi_precision && master_param.is_some() {
         set_master(master_param_out, param);
     }
@@ -1079,8 +1079,8 @@ pub fn adamax_infer_meta(
         ],
     )?;
     param_out.set(dims_dtype_of(param))?;
-    moment_out.set(with_dtype_of(moment, &param.dims))?;
-    inf_norm_out.set(with_dtype_of(inf_norm, &param.dims))?;
+    moment_out.set_new(moment.dtype, &param.dims)?;
+    inf_norm_out.set_new(inf_norm.dtype, &param.dims)?;
     if multi_precision && master_param.is_some() {
         set_master(master_param_outs, param);
     }
@@ -1210,8 +1210,8 @@ pub fn lamb_infer_meta(
     need_learning_rate(learning_rate)?;
     need_moments_and_pows(param, moment1, moment2, master_param, beta1_pow, beta2_pow)?;
     param_out.set(TensorMeta::new(DataType::Float32, &param.dims))?;
-    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
-    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    moment1_out.set_new(moment1.dtype, &param.dims)?;
+    moment2_out.set_new(moment2.dtype, &param.dims)?;
     beta1_pow_out.set_if_present(dims_dtype_of(beta1_pow));
     beta2_pow_out.set_if_present(dims_dtype_of(beta2_pow));
     if multi_precision && master_param.is_some() {
@@ -1245,8 +1245,8 @@ fn param_states_moments(
     for (out, state) in [s1, s2, s3].into_iter().zip(states) {
         out.set(dims_dtype_of(state))?;
     }
-    moment1_out.set(with_dtype_of(moment1, &param.dims))?;
-    moment2_out.set(with_dtype_of(moment2, &param.dims))?;
+    moment1_out.set_new(moment1.dtype, &param.dims)?;
+    moment2_out.set_new(moment2.dtype, &param.dims)?;
     if multi_precision && master_param.is_some() {
         set_master(master_out, param);
     }
@@ -1371,11 +1371,11 @@ pub fn rmsprop_infer_meta(
     need_one_element(learning_rate, "learning_rate")?;
     need_param_dims(param, &[(master_param, "master_param")])?;
     param_out.set(dims_dtype_of(param))?;
-    moment_out.set(with_dtype_of(moment, &param.dims))?;
-    mean_square_out.set(with_dtype_of(mean_square, &param.dims))?;
+    moment_out.set_new(moment.dtype, &param.dims)?;
+    mean_square_out.set_new(mean_square.dtype, &param.dims)?;
     if centered {
         let mg = mean_grad.ok_or_else(|| err("centered rmsprop needs mean_grad"))?;
-        mean_grad_out.set(with_dtype_of(mg, &param.dims))?;
+        mean_grad_out.set_new(mg.dtype, &param.dims)?;
     }
     if multi_precision && master_param.is_some() {
         set_master(master_param_outs, param);
@@ -1568,7 +1568,7 @@ pub fn deformable_conv_infer_meta(
         "the number of filters {} must be divisible by deformable_groups {dg}",
         d[1]
     );
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `InterpolateInferMeta(x, out_size, size_tensor, scale_tensor, data_format, out_d, out_h,
@@ -1671,7 +1671,7 @@ pub fn interpolate_infer_meta(
         d.extend_from_slice(&sizes);
         d.push(xd[n - 1]);
     }
-    output.set(with_dtype_of(x, &d))
+    output.set_new(x.dtype, &d)
 }
 
 /// `PsroiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
@@ -1708,7 +1708,7 @@ pub fn psroi_pool_infer_meta(
     ensure_meta!(pw > 0, "pooled_width must be positive, got {pw}");
     ensure_meta!(oc > 1, "output_channels must be greater than 1, got {oc}");
     ensure_meta!(ss > 0.0, "spatial_scale must be positive, got {ss}");
-    out.set(with_dtype_of(x, &[boxes.dims[0], oc, ph, pw]))
+    out.set_new(x.dtype, &[boxes.dims[0], oc, ph, pw])
 }
 
 /// `SigmoidCrossEntropyWithLogitsInferMeta(x, label, pos_weight, normalize, ignore_index)`:
@@ -1811,9 +1811,9 @@ pub fn yolo_loss_infer_meta(
             fmt_dims(&gt_box.dims)
         );
     }
-    loss.set(with_dtype_of(x, &[xd[0]]))?;
-    objectness_mask.set(with_dtype_of(x, &[xd[0], mask_num, xd[2], xd[3]]))?;
-    gt_match_mask.set(with_dtype_of(x, &[gt_box.dims[0], gt_box.dims[1]]))
+    loss.set_new(x.dtype, &[xd[0]])?;
+    objectness_mask.set_new(x.dtype, &[xd[0], mask_num, xd[2], xd[3]])?;
+    gt_match_mask.set_new(x.dtype, &[gt_box.dims[0], gt_box.dims[1]])
 }
 
 /// `YoloBoxPostInferMeta(boxes0, boxes1, boxes2, image_shape, image_scale, anchors0, anchors1,
@@ -1870,8 +1870,8 @@ pub fn warpctc_infer_meta(
         blank >= 0 && blank < width,
         "blank {blank} must lie in [0, {width}), the sequence width"
     );
-    loss.set(with_dtype_of(logits, &[num_seq, 1]))?;
-    warpctcgrad.set(with_dtype_of(logits, &[max_len, num_seq, width]))
+    loss.set_new(logits.dtype, &[num_seq, 1])?;
+    warpctcgrad.set_new(logits.dtype, &[max_len, num_seq, width])
 }
 
 /// `WarprnntInferMeta(input, label, input_lengths, label_lengths, blank, fastemit_lambda)`.
@@ -1891,7 +1891,7 @@ pub fn warprnnt_infer_meta(
         blank >= 0 && blank < d3,
         "blank {blank} must lie in [0, {d3})"
     );
-    loss.set(with_dtype_of(input, &[input.dims[0]]))?;
+    loss.set_new(input.dtype, &[input.dims[0]])?;
     warpctcgrad.set(dims_dtype_of(input))
 }
 
@@ -2285,14 +2285,14 @@ fn sampled_eids(
     if return_eids {
         let e = eids.ok_or_else(|| err("return_eids needs eids"))?;
         need_graph_indices(&[(e, "eids")])?;
-        out_eids.set(with_dtype_of(row, &[-1]))?;
+        out_eids.set_new(row.dtype, &[-1])?;
     }
     Ok(())
 }
 
 /// The sampled neighbors (`row`'s dtype `[-1]`) and their int32 counts `[-1]`.
 fn set_sampled_neighbors(row: &TensorMeta, out: Output<'_>, out_count: Output<'_>) -> R {
-    out.set(with_dtype_of(row, &[-1]))?;
+    out.set_new(row.dtype, &[-1])?;
     out_count.set(TensorMeta::new(DataType::Int32, &[-1]))
 }
 
@@ -2314,8 +2314,8 @@ pub fn graph_khop_sampler_infer_meta(
     need_graph_indices(&[(row, "row"), (col_ptr, "col_ptr"), (x, "x")])?;
     ensure_meta!(!sample_sizes.is_empty(), "sample_sizes must not be empty");
     sampled_eids(return_eids, eids, row, out_eids)?;
-    out_src.set(with_dtype_of(row, &[-1, 1]))?;
-    out_dst.set(with_dtype_of(row, &[-1, 1]))?;
+    out_src.set_new(row.dtype, &[-1, 1])?;
+    out_dst.set_new(row.dtype, &[-1, 1])?;
     sample_index.set(TensorMeta::new(DataType::Int32, &[-1]))?;
     reindex_x.set(dims_dtype_of(x))
 }
@@ -2386,9 +2386,9 @@ pub fn graph_reindex_infer_meta(
     if let (Some(v), Some(i)) = (hashtable_value, hashtable_index) {
         need_graph_indices(&[(v, "HashTable_Value"), (i, "HashTable_Index")])?;
     }
-    reindex_src.set(with_dtype_of(neighbors, &[-1]))?;
-    reindex_dst.set(with_dtype_of(neighbors, &[-1]))?;
-    out_nodes.set(with_dtype_of(x, &[-1]))
+    reindex_src.set_new(neighbors.dtype, &[-1])?;
+    reindex_dst.set_new(neighbors.dtype, &[-1])?;
+    out_nodes.set_new(x.dtype, &[-1])
 }
 
 /// Checks the message-passing indices: each 1-D or `[N, 1]`, of one length where both are
@@ -2442,7 +2442,7 @@ pub fn send_ue_recv_infer_meta(
     }
     let mut d = vec![-1];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `SendUVInferMeta(x, y, src_index, dst_index, message_op)`:
@@ -2459,7 +2459,7 @@ pub fn send_uv_infer_meta(
     need_send_indices(src_index, dst_index)?;
     let mut d = vec![src_index.dims[0]];
     d.extend(broadcast_tail(&x.dims, &y.dims)?);
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `HSigmoidLossInferMeta(x, label, w, bias, path, code, num_classes, is_sparse)`: `out`
@@ -2581,7 +2581,7 @@ pub fn top_p_sampling_infer_meta(
         mode == "truncated" || mode == "non-truncated",
         "mode must be 'truncated' or 'non-truncated', got {mode:?}"
     );
-    out.set(with_dtype_of(x, &[bsz, 1]))?;
+    out.set_new(x.dtype, &[bsz, 1])?;
     ids.set(TensorMeta::new(DataType::Int64, &[bsz, 1]))?;
     if k > 0 {
         topk_scores.set_if_present(with_dtype_of(x, &[bsz, k]));
@@ -2840,8 +2840,8 @@ pub fn cudnn_lstm_infer_meta(
     );
     need_same_dims(c, h, "init_c", "init_h")?;
     out.set(rnn_out(x, is_bidirec, hidden_size))?;
-    last_h.set(with_dtype_of(x, &c.dims))?;
-    last_c.set(with_dtype_of(x, &h.dims))?;
+    last_h.set_new(x.dtype, &c.dims)?;
+    last_c.set_new(x.dtype, &h.dims)?;
     reserve.set(TensorMeta::new(DataType::UInt8, &[]))?;
     state_out.set(TensorMeta::new(DataType::UInt8, &[]))
 }
@@ -2946,8 +2946,8 @@ pub fn gru_infer_meta(
     need_gru_bias(bias, frame)?;
     if !is_test {
         batch_gate.set(dims_dtype_of(input))?;
-        batch_reset_hidden_prev.set(with_dtype_of(input, &[in0, frame]))?;
-        batch_hidden.set(with_dtype_of(input, &[in0, frame]))?;
+        batch_reset_hidden_prev.set_new(input.dtype, &[in0, frame])?;
+        batch_hidden.set_new(input.dtype, &[in0, frame])?;
     }
     hidden.set(with_dtype_lod_of(input, &[in0, frame]))
 }
@@ -2996,9 +2996,9 @@ pub fn gru_unit_infer_meta(
 ) -> R {
     let batch = dim_at(&input.dims, 0, "input")?;
     let frame = gru_unit_frame(input, hidden_prev, weight, bias)?;
-    gate.set(with_dtype_of(input, &[batch, mul(frame, 3)]))?;
-    reset_hidden_prev.set(with_dtype_of(input, &[batch, frame]))?;
-    hidden.set(with_dtype_of(input, &[batch, frame]))
+    gate.set_new(input.dtype, &[batch, mul(frame, 3)])?;
+    reset_hidden_prev.set_new(input.dtype, &[batch, frame])?;
+    hidden.set_new(input.dtype, &[batch, frame])
 }
 
 /// `AttentionLstmInferMeta(x, c0, h0, attention_weight, attention_bias, attention_scalar,

@@ -45,8 +45,8 @@ pub fn accuracy_infer_meta(
 ) -> R {
     need_rank(label, 2, "label")?;
     accuracy.set(with_dtype_lod_of(out, &[]))?;
-    correct.set(with_dtype_of(out, &[]))?;
-    total.set(with_dtype_of(out, &[]))
+    correct.set_new(out.dtype, &[])?;
+    total.set_new(out.dtype, &[])
 }
 
 /// `AddmmInferMeta(input, x, y, beta, alpha)`: `[x[0], y[1]]` in `input`'s dtype.
@@ -670,7 +670,7 @@ pub fn linspace_infer_meta(
     need_one_element(start, "start")?;
     need_one_element(stop, "stop")?;
     need_one_element(number, "number")?;
-    out.set(with_dtype_of(start, &[-1]))
+    out.set_new(start.dtype, &[-1])
 }
 
 /// `MatchMatrixTensorInferMeta(x, y, w, dim_t)` at compile time: `[-1, 1]` outputs.
@@ -704,7 +704,7 @@ pub fn match_matrix_tensor_infer_meta(
         fmt_dims(&y.dims)
     );
     out.set(with_dtype_lod_of(x, &[-1, 1]))?;
-    tmp.set(with_dtype_of(x, &[-1, 1]))
+    tmp.set_new(x.dtype, &[-1, 1])
 }
 
 /// `MultiClassNMSInferMeta(bboxes, scores, rois_num, score_threshold, nms_top_k, keep_top_k,
@@ -727,7 +727,7 @@ pub fn multi_class_nms_infer_meta(
     nms_rois_num: Output<'_>,
 ) -> R {
     let b2 = dim_at(&bboxes.dims, 2, "bboxes")?;
-    out.set(with_dtype_of(bboxes, &[-1, add(b2, 2)]))?;
+    out.set_new(bboxes.dtype, &[-1, add(b2, 2)])?;
     index.set(TensorMeta::new(DataType::Int32, &[-1, 1]))?;
     nms_rois_num.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
     Ok(())
@@ -789,8 +789,8 @@ pub fn nll_loss_raw_infer_meta(
             vec![]
         }
     };
-    out.set(with_dtype_of(input, &od))?;
-    total_weight.set(with_dtype_of(input, &[]))
+    out.set_new(input.dtype, &od)?;
+    total_weight.set_new(input.dtype, &[])
 }
 
 /// `RandomRoutingInferMeta(prob, topk_value, topk_idx)`: like `topk_idx`.
@@ -894,7 +894,7 @@ pub fn roi_align_infer_meta(
         pooled_width,
         spatial_scale,
     };
-    out.set(with_dtype_of(x, &roi_dims(x, boxes, a)?))
+    out.set_new(x.dtype, &roi_dims(x, boxes, a)?)
 }
 
 /// `RoiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale)`: also an
@@ -924,7 +924,7 @@ pub fn roi_pool_infer_meta(
         spatial_scale,
     };
     let d = roi_dims(x, boxes, a)?;
-    out.set(with_dtype_of(x, &d))?;
+    out.set_new(x.dtype, &d)?;
     arg_max.set(TensorMeta::new(DataType::Int64, &d))
 }
 
@@ -1070,7 +1070,7 @@ pub fn send_u_recv_infer_meta(
     ensure_meta!(x.rank() >= 1, "x must have rank ≥ 1, got a 0-D tensor");
     let mut d = x.dims.to_vec();
     d[0] = -1;
-    out.set(with_dtype_of(x, &d))?;
+    out.set_new(x.dtype, &d)?;
     if reduce_op == "MEAN" {
         dst_count.set_if_present(TensorMeta::new(DataType::Int32, &[-1]));
     }

@@ -111,7 +111,7 @@ pub fn all_gather_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -> R 
     if d[0] < 0 {
         d[0] = -1;
     }
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `CConcatInferMeta(x, nranks)`: the last dim multiplied by `nranks`.
@@ -154,7 +154,7 @@ pub fn c_scatter_infer_meta(
     if d[0] < 0 {
         d[0] = -1;
     }
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `ReduceScatterInferMeta(x, nranks)`: dim 0 divided by `nranks` when known.
@@ -172,7 +172,7 @@ pub fn reduce_scatter_infer_meta(x: &TensorMeta, nranks: i64, out: Output<'_>) -
         );
         d[0] = div(d[0], nranks, "nranks")?;
     }
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `IsfiniteInferMeta(x)`: dims of `x`, dtype bool.
@@ -481,20 +481,20 @@ pub fn mean_all_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
 /// `L1NormInferMeta(x)`: a 0-D tensor of `x`'s dtype.
 #[infer_meta]
 pub fn l1_norm_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
-    out.set(with_dtype_of(x, &[]))
+    out.set_new(x.dtype, &[])
 }
 
 /// `SquaredL2NormInferMeta(x)`: a `[1]` tensor of `x`'s dtype.
 #[infer_meta]
 pub fn squared_l2_norm_infer_meta(x: &TensorMeta, out: Output<'_>) -> R {
-    out.set(with_dtype_of(x, &[1]))
+    out.set_new(x.dtype, &[1])
 }
 
 /// `IdentityLossInferMeta(x, reduction)`: `x`'s dims for reduction 2 (none), else 0-D.
 #[infer_meta]
 pub fn identity_loss_infer_meta(x: &TensorMeta, reduction: i64, out: Output<'_>) -> R {
     let d: &[i64] = if reduction == 2 { &x.dims } else { &[] };
-    out.set(with_dtype_of(x, d))
+    out.set_new(x.dtype, d)
 }
 
 /// `CheckNumericsInferMeta(tensor, ...)`: `stats` int64 `[3]`, `values` float32 `[3]`.
@@ -541,7 +541,7 @@ pub fn decode_jpeg_infer_meta(x: &TensorMeta, mode: &str, out: Output<'_>) -> R 
         // Paddle builds an error object here but does not throw it: the dims stay empty.
         _ => vec![],
     };
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -881,7 +881,7 @@ pub fn p_norm_infer_meta(
             })
             .collect()
     };
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `NormInferMeta(x, axis, epsilon, is_test)`: `out` like `x`; `norm` like `x` with `axis`
@@ -1318,7 +1318,7 @@ pub fn reshape_infer_meta(x: &TensorMeta, shape: IntArray<'_>, out: Output<'_>) 
 #[infer_meta]
 pub fn transpose_infer_meta(x: &TensorMeta, perm: &[i64], out: Output<'_>) -> R {
     let d = transpose_dims(&x.dims, perm)?;
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 pub(crate) fn transpose_dims(x: &[i64], perm: &[i64]) -> Res<Vec<i64>> {
@@ -1351,7 +1351,7 @@ pub fn unsqueeze_infer_meta(x: &TensorMeta, axis: IntArray<'_>, out: Output<'_>)
     );
     if axis.from_tensor() {
         let d = vec![-1; x.rank() + axis.values().len()];
-        return out.set(with_dtype_of(x, &d));
+        return out.set_new(x.dtype, &d);
     }
     let d = unsqueeze_dims(axis.values(), &x.dims)?;
     let keep_lod = x.rank() > 0 && x.dims[0] == d[0];
@@ -1425,7 +1425,7 @@ pub fn squeeze_infer_meta(x: &TensorMeta, axis: IntArray<'_>, out: Output<'_>) -
             axis.values().len(),
             x.rank()
         );
-        return out.set(with_dtype_of(x, &vec![-1; n as usize]));
+        return out.set_new(x.dtype, &vec![-1; n as usize]);
     }
     let d = squeeze_dims(axis.values(), &x.dims)?;
     let keep_lod = x.rank() > 0 && !d.is_empty() && x.dims[0] == d[0];
@@ -1844,7 +1844,7 @@ pub fn crop_infer_meta(
             }
         })
         .collect();
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `PadInferMeta(x, paddings, pad_value)`: each dim grows by its two paddings (non-negative,
@@ -2195,7 +2195,7 @@ pub fn max_pool_with_index_infer_meta(
             }
         }
     }
-    out.set(with_dtype_of(x, &d))?;
+    out.set_new(x.dtype, &d)?;
     mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
     Ok(())
 }
@@ -2225,7 +2225,7 @@ pub fn fractional_max_pool_infer_meta(
     );
     let mut d = vec![x.dims[0], x.dims[1]];
     d.extend_from_slice(output_size);
-    out.set(with_dtype_of(x, &d))?;
+    out.set_new(x.dtype, &d)?;
     mask.set_if_present(TensorMeta::new(DataType::Int32, &d));
     Ok(())
 }
@@ -2283,7 +2283,7 @@ pub fn unfold_infer_meta(
         strides[1],
     );
     let l = if h == -1 || w == -1 { -1 } else { mul(h, w) };
-    out.set(with_dtype_of(x, &[xd[0], channels, l]))
+    out.set_new(x.dtype, &[xd[0], channels, l])
 }
 
 /// `FoldInferMeta(x, output_sizes, kernel_sizes, strides, paddings, dilations)`: col2im of
@@ -2344,10 +2344,7 @@ pub fn fold_infer_meta(
         fmt_dims(xd)
     );
     let c = div(xd[1], kk, "kernel area")?;
-    out.set(with_dtype_of(
-        x,
-        &[xd[0], c, output_sizes[0], output_sizes[1]],
-    ))
+    out.set_new(x.dtype, &[xd[0], c, output_sizes[0], output_sizes[1]])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2562,7 +2559,7 @@ pub fn trace_infer_meta(
         .filter(|(i, _)| *i != a && *i != b)
         .map(|(_, v)| *v)
         .collect();
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `DiagonalInferMeta(x, offset, axis1, axis2)`: `x` without `axis1`/`axis2` plus the diagonal
@@ -2602,7 +2599,7 @@ pub fn diagonal_infer_meta(
         -1
     };
     d.push(len);
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `DiagInferMeta(x, offset, padding_value)`: a square matrix from a vector, or the diagonal
@@ -2631,7 +2628,7 @@ pub fn diag_infer_meta(x: &TensorMeta, offset: i64, _padding_value: f64, out: Ou
             )))
         }
     };
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `DiagEmbedInferMeta(x, offset, dim1, dim2)`: embeds the last dim of `x` as diagonals in the
@@ -2668,7 +2665,7 @@ pub fn diag_embed_infer_meta(
     let mut d = x.dims[..x.rank() - 1].to_vec();
     d.insert(d1.min(d2) as usize, n);
     d.insert(d1.max(d2) as usize, n);
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2787,7 +2784,7 @@ pub fn frame_infer_meta(
     } else {
         [rest, vec![frame_length, n_frames]].concat()
     };
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `OverlapAddInferMeta(x, hop_length, axis)`: reassembles frames into a signal; the dtype
@@ -2872,7 +2869,7 @@ pub fn pixel_shuffle_infer_meta(
             dyn_dim(i[3], mul(i[3], upscale_factor)),
         ]
     };
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 /// `dims` (4-D, NCHW or NHWC) with H and W divided by `f` (non-zero) and the channels
@@ -2908,10 +2905,10 @@ pub fn pixel_shuffle_grad_infer_meta(
 ) -> R {
     need_rank(out_grad, 4, "out_grad (NCHW or NHWC)")?;
     ensure_meta!(upscale_factor != 0, "upscale_factor must not be 0");
-    out.set(with_dtype_of(
-        out_grad,
+    out.set_new(
+        out_grad.dtype,
         &unshuffled_dims(&out_grad.dims, upscale_factor, data_format == "NHWC"),
-    ))
+    )
 }
 
 /// `PixelUnshuffleInferMeta(x, downscale_factor, data_format)`: moves `r × r` blocks of H and W
@@ -2939,10 +2936,7 @@ pub fn pixel_unshuffle_infer_meta(
         h % downscale_factor == 0 && w % downscale_factor == 0,
         "downscale_factor {downscale_factor} must divide both height {h} and width {w}"
     );
-    out.set(with_dtype_of(
-        x,
-        &unshuffled_dims(i, downscale_factor, nhwc),
-    ))
+    out.set_new(x.dtype, &unshuffled_dims(i, downscale_factor, nhwc))
 }
 
 /// `ChannelShuffleInferMeta(x, groups, data_format)`: dims and dtype of a 4-D `x` whose
@@ -2990,7 +2984,7 @@ pub fn max_out_infer_meta(x: &TensorMeta, groups: i64, axis: i64, out: Output<'_
     );
     let mut d = x.dims.to_vec();
     d[a] = x.dims[a] / groups;
-    out.set(with_dtype_of(x, &d))
+    out.set_new(x.dtype, &d)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3165,7 +3159,7 @@ pub fn unique_consecutive_infer_meta(
         ensure_meta!(axis.is_empty(), "axis must be empty for a 0-D x");
     }
     if axis.is_empty() {
-        out.set(with_dtype_of(x, &[-1]))?;
+        out.set_new(x.dtype, &[-1])?;
         if return_inverse {
             index.set_if_present(TensorMeta::new(DataType::Float32, &[product(&x.dims)]));
         }
@@ -3180,7 +3174,7 @@ pub fn unique_consecutive_infer_meta(
         );
         let mut d = x.dims.to_vec();
         d[a as usize] = -1;
-        out.set(with_dtype_of(x, &d))?;
+        out.set_new(x.dtype, &d)?;
         if return_inverse {
             index.set_if_present(TensorMeta::new(DataType::Float32, &[x.dims[a as usize]]));
         }
@@ -3472,8 +3466,8 @@ pub fn anchor_generator_infer_meta(
     );
     let n = (aspect_ratios.len() as i64).wrapping_mul(anchor_sizes.len() as i64);
     let d = [input.dims[2], input.dims[3], n, 4];
-    anchors.set(with_dtype_of(input, &d))?;
-    variances_out.set(with_dtype_of(input, &d))
+    anchors.set_new(input.dtype, &d)?;
+    variances_out.set_new(input.dtype, &d)
 }
 
 /// The per-input label strings and the label→extent map of an einsum `equation` (Paddle's
@@ -3544,7 +3538,7 @@ pub fn einsum_raw_infer_meta(
         .first()
         .ok_or_else(|| err("x is empty: einsum needs at least one operand"))?;
     let d = einsum_output_dims(x, equation)?;
-    out.set(with_dtype_of(first, &d))?;
+    out.set_new(first.dtype, &d)?;
     xshape.set_if_present(x.iter().map(dims_dtype_of).collect());
     Ok(())
 }

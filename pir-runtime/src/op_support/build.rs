@@ -14,7 +14,8 @@ use crate::types::Type;
 
 use super::attrs::{attr_value_from_arg, attr_value_of, attribute_from_arg, AttrArg};
 use super::infer::{
-    infer_build_types, infer_result_types, input_meta, unchanged_result_type, InputMeta,
+    infer_build_types, infer_in_place, infer_result_types, input_meta, unchanged_result_type,
+    InputMeta,
 };
 use super::signature::type_fits;
 
@@ -203,6 +204,11 @@ fn build_inferred(
     dict: Attribute,
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
+    if mutable.is_empty() {
+        if let Some(types) = infer_in_place(b.program_mut(), def, s, operands, attrs) {
+            return Ok(b.create_with(def, operands, dict, &types?, 0)?);
+        }
+    }
     let n_tensor = operands.len() - mutable.len();
     let inputs = &operands[..n_tensor];
     let types = {
@@ -344,6 +350,9 @@ pub fn build_with_values(
     let s = schema_of(def)?;
     check_inputs(b.program(), def, s, operands)?;
     let dict = dict_of_args(b, def, s, attrs)?;
+    if let Some(types) = infer_in_place(b.program_mut(), def, s, operands, attrs) {
+        return Ok(b.create_with(def, operands, dict, &types?, 0)?);
+    }
     let types = {
         let prog = b.program();
         let ctx = &**prog.ctx();

@@ -12,12 +12,14 @@ use crate::append_arena::AppendArena;
 use crate::context::IrContext;
 use crate::error::{BuildError, BuildErrorKind, InferOutputError};
 use crate::interfaces::{InferMeta, InferShape};
+use crate::meta::build::{kind_of, tensor_type};
 use crate::meta::{
-    AttrValue, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg, MetaOut, Scalar, TensorMeta,
+    AttrValue, BuildArgs, BuildCall, BuildInput, InferMetaCtx, InferMetaFn, IntArrayArg, MetaArg,
+    MetaOut, Scalar, TensorMeta, TypedOut, FALSE, TRUE,
 };
 use crate::op_def::{OpDef, ParamRef};
 use crate::program::{OpRef, Program, Value};
-use crate::types::{TensorKey, Type, TypeData, TypeKey};
+use crate::types::{Type, TypeData};
 
 use super::attrs::{attr_value_of, AttrArg};
 use super::build::{invalid, schema_of};
@@ -233,10 +235,6 @@ fn inference(
     Err(BuildError::NoInference { op: def.name })
 }
 
-/// The values of boolean constants in `infer_meta.param` lists.
-static TRUE: AttrValue<'static> = AttrValue::Bool(true);
-static FALSE: AttrValue<'static> = AttrValue::Bool(false);
-
 /// Maps the schema's `infer_meta.param` names to inputs and attributes.
 pub(crate) fn resolve_params(
     def: &OpDef,
@@ -345,6 +343,130 @@ pub(crate) fn infer_build_types(
     run_inference(ctx, def, s, f, params, fname, &args, shared_type)
 }
 
+/// Result types for a typed build, read in place: each input a tensor (dense or selected rows,
+/// borrowed from its interned type) or absent, the op's inference remembered
+/// ([`INFERENCES`]). The function reads the build's values where they are and its outputs are
+/// interned as it sets them ([`InferMetaCtx::for_build`]): no argument, metadata or output
+/// vector. `None` when the build does not qualify (the caller takes [`infer_build_types`]);
+/// otherwise what [`infer_build_types`] returns.
+pub(crate) fn infer_in_place(
+    prog: &mut Program,
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    operands: &[Option<Value>],
+    attrs: &[AttrArg<'_>],
+) -> Option<Result<SmallVec<[Option<Type>; 4]>, BuildError>> {
+    // The program remembers the inferences of the ops it builds (a few compares, against a
+    // lookup in the shared arena).
+    let inference = prog
+        .attr_memo
+        .inference(def, || remembered(def, s).copied())
+        .filter(|i| i.in_range)?;
+    let prog = &*prog;
+    if operands.len() != s.inputs.len() || attrs.len() != s.attributes.len() {
+        return None;
+    }
+    // Fixed arrays on the stack (ops with more inputs or outputs take the general path).
+    const MAX: usize = 8;
+    if s.inputs.len() > MAX || s.outputs.len() > MAX {
+        return None;
+    }
+    let ctx: &IrContext = prog.ctx();
+    let mut inputs = [BuildInput {
+        meta: None,
+        ty: None,
+    }; MAX];
+    for ((slot, input), v) in inputs.iter_mut().zip(s.inputs.iter()).zip(operands) {
+        if !matches!(input.kind, InputKind::Value(ValueKind::Tensor(_))) {
+            return None;
+        }
+        let ty = v.and_then(|v| prog.value_type(v));
+        slot.meta = match ty.map(|t| ctx.type_data(t)) {
+            Some(TypeData::DenseTensor(m) | TypeData::SelectedRows(m)) => Some(m),
+            None => None,
+            Some(_) => return None,
+        };
+        slot.ty = ty;
+    }
+    let mut outs = [TypedOut::None; MAX];
+    let outs = &mut outs[..s.outputs.len()];
+    let call = BuildCall::new(BuildArgs {
+        ctx,
+        schema: s,
+        params: inference.params,
+        inputs: &inputs[..s.inputs.len()],
+        attrs,
+    });
+    let called = (inference.func)(&mut InferMetaCtx::for_build(&call, outs));
+    Some(match called {
+        Ok(()) => typed_results(def, s, inference.name, outs),
+        Err(e) => Err(BuildError::InferMeta {
+            op: def.name,
+            func: inference.name,
+            message: e.0,
+        }),
+    })
+}
+
+/// The op's remembered inference, found first if it is not yet (`None`: none to remember,
+/// the general path reports why).
+#[inline]
+fn remembered(def: &'static OpDef, s: &'static OpSchema) -> Option<&'static Inference> {
+    if let Some(i) = inference_at(def.attr_cache.inference_slot()) {
+        return Some(i);
+    }
+    inference_for(def, s).ok()?;
+    inference_at(def.attr_cache.inference_slot())
+}
+
+/// The inference remembered at `slot` (0: none).
+#[inline]
+fn inference_at(slot: u32) -> Option<&'static Inference> {
+    INFERENCES.get(slot.checked_sub(1)? as usize)
+}
+
+/// The result types of a typed build's outputs, checked as [`run_inference`] checks them.
+fn typed_results(
+    def: &'static OpDef,
+    s: &'static OpSchema,
+    fname: &'static str,
+    outs: &[TypedOut],
+) -> Result<SmallVec<[Option<Type>; 4]>, BuildError> {
+    let output_error = |problem| BuildError::InferOutput {
+        op: def.name,
+        func: fname,
+        problem,
+    };
+    let mut types = SmallVec::with_capacity(outs.len());
+    for (out, spec) in outs.iter().zip(s.outputs.iter()) {
+        types.push(match *out {
+            TypedOut::Type(t) => Some(t),
+            TypedOut::None => {
+                if !(spec.optional || spec.intermediate || s.kind == OpKind::Backward) {
+                    return Err(output_error(InferOutputError::NotSet {
+                        output: &spec.name,
+                    }));
+                }
+                None
+            }
+            TypedOut::Wrong(list) => {
+                return Err(output_error(InferOutputError::WrongArity {
+                    output: &spec.name,
+                    expected: spec.kind.type_name(),
+                    set: if list { "a tensor list" } else { "one tensor" },
+                }))
+            }
+            TypedOut::SharesNonTensor(argument) => {
+                return Err(output_error(InferOutputError::SharesNonTensor {
+                    output: &spec.name,
+                    argument,
+                }))
+            }
+        });
+    }
+    Ok(types)
+}
+
 /// The op's inference function, its argument sources and name; `None` for an op without
 /// results that names none (Paddle's `assert`: nothing to infer).
 fn inference_for(
@@ -352,13 +474,13 @@ fn inference_for(
     s: &'static OpSchema,
 ) -> Result<Option<(InferMetaFn, Params, &'static str)>, BuildError> {
     let slot = def.attr_cache.inference_slot();
-    if let Some(i) = slot.checked_sub(1).and_then(|i| INFERENCES.get(i as usize)) {
+    if let Some(i) = inference_at(slot) {
         return Ok(Some((i.func, Params::Static(i.params), i.name)));
     }
     match inference(def, s) {
         Ok(found) => {
             if let (Params::Static(params), 0) = (&found.1, slot) {
-                remember(def, found.0, params, found.2);
+                remember(def, s, found.0, params, found.2);
             }
             Ok(Some(found))
         }
@@ -370,10 +492,14 @@ fn inference_for(
 /// An op's inference as [`inference`] finds it from the static definition alone (a table of
 /// argument sources, not one computed from the schema): the same every time, so found once per
 /// op and kept in [`INFERENCES`].
-struct Inference {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inference {
     func: InferMetaFn,
     params: &'static [ParamRef],
     name: &'static str,
+    /// Whether every parameter names an input or attribute the schema has (then a build, whose
+    /// operand and attribute counts are the schema's, needs no range check).
+    in_range: bool,
 }
 
 /// The inferences found so far, for every context (one per op definition, or a few more when
@@ -383,11 +509,22 @@ static INFERENCES: LazyLock<AppendArena<Inference, ()>> = LazyLock::new(|| Appen
 #[cold]
 fn remember(
     def: &'static OpDef,
+    s: &OpSchema,
     func: InferMetaFn,
     params: &'static [ParamRef],
     name: &'static str,
 ) {
-    let i = INFERENCES.writer().push(Inference { func, params, name });
+    let in_range = params.iter().all(|p| match *p {
+        ParamRef::Input(i) => usize::from(i) < s.inputs.len(),
+        ParamRef::Attr(i) => usize::from(i) < s.attributes.len(),
+        ParamRef::Bool(_) => true,
+    });
+    let i = INFERENCES.writer().push(Inference {
+        func,
+        params,
+        name,
+        in_range,
+    });
     if let Ok(slot) = u32::try_from(i + 1) {
         def.attr_cache.set_inference_slot(slot);
     }
@@ -549,26 +686,6 @@ fn arity(def: &OpDef, what: &'static str, i: u16, n: usize) -> BuildError {
             given: n,
         },
     )
-}
-
-fn kind_of(k: TensorKind) -> crate::types::TypeKind {
-    match k {
-        TensorKind::SelectedRows => crate::types::TypeKind::SelectedRows,
-        TensorKind::DenseTensorArray => crate::types::TypeKind::DenseTensorArray,
-        TensorKind::Dense => crate::types::TypeKind::DenseTensor,
-        TensorKind::SparseCoo => crate::types::TypeKind::SparseCoo,
-        TensorKind::SparseCsr => crate::types::TypeKind::SparseCsr,
-    }
-}
-
-fn tensor_type(ctx: &IrContext, kind: TensorKind, m: &TensorMeta) -> Type {
-    match kind {
-        TensorKind::SelectedRows => ctx.intern_type(TypeKey::SelectedRows(TensorKey::of_meta(m))),
-        TensorKind::DenseTensorArray => ctx.dense_tensor_array_type(m.dtype, &m.dims, m.layout),
-        TensorKind::SparseCoo => ctx.sparse_coo_type_of(m),
-        TensorKind::SparseCsr => ctx.sparse_csr_type_of(m),
-        _ => ctx.tensor_type_of(m),
-    }
 }
 
 /// Re-runs the op's infer-meta on its current operands and attributes (for `check-types`).

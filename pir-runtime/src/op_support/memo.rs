@@ -12,6 +12,7 @@ use crate::meta::Scalar;
 use crate::op_def::OpDef;
 
 use super::attrs::AttrArg;
+use super::infer::Inference;
 
 const WAYS: usize = 16;
 
@@ -85,28 +86,35 @@ impl Kept {
     /// Whether `a` is the value kept.
     #[inline]
     fn is(&self, a: &AttrArg<'_>) -> bool {
-        match (self, *a) {
-            (Kept::Word(tag, w), a) => word_of(&a) == Some((*tag, *w)),
-            (Kept::Str(k), AttrArg::Str(v)) => **k == *v,
-            (Kept::Bools(k), AttrArg::Bools(v)) => **k == *v,
-            (Kept::I32s(k), AttrArg::I32s(v)) => **k == *v,
-            (Kept::I64s(k), AttrArg::I64s(v)) => **k == *v,
+        match (self, a) {
+            (Kept::Word(tag, w), a) => word_of(a) == Some((*tag, *w)),
+            (Kept::Str(k), AttrArg::Str(v)) => same(k.as_bytes(), v.as_bytes()),
+            (Kept::Bools(k), AttrArg::Bools(v)) => same(k, v),
+            (Kept::I32s(k), AttrArg::I32s(v)) => same(k, v),
+            (Kept::I64s(k), AttrArg::I64s(v)) => same(k, v),
             (Kept::F32s(k), AttrArg::F32s(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, x)| *k == x.to_bits())
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, x)| *k == x.to_bits())
             }
             (Kept::F64s(k), AttrArg::F64s(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, x)| *k == x.to_bits())
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, x)| *k == x.to_bits())
             }
             (Kept::Strs(k), AttrArg::Strs(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, s)| **k == **s)
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, s)| **k == **s)
             }
-            (Kept::Scalar(k), AttrArg::Scalar(s)) => *k == scalar_bits(s),
+            (Kept::Scalar(k), AttrArg::Scalar(s)) => *k == scalar_bits(*s),
             (Kept::Scalars(k), AttrArg::Scalars(v)) => {
-                k.len() == v.len() && k.iter().zip(v).all(|(k, &s)| *k == scalar_bits(s))
+                k.len() == v.len() && k.iter().zip(*v).all(|(k, &s)| *k == scalar_bits(s))
             }
             _ => false,
         }
     }
+}
+
+/// Element-wise equality of two short lists, inline (attribute lists hold a few items: a
+/// `memcmp` call costs more than the compare).
+#[inline]
+fn same<T: PartialEq + Copy>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| *x == *y)
 }
 
 struct Entry {
@@ -120,6 +128,8 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct AttrMemo {
     entries: [Option<Entry>; WAYS],
+    /// The inferences of recently built ops, by op (as `entries`).
+    inferences: [Option<(usize, Inference)>; WAYS],
 }
 
 fn way(def: &'static OpDef) -> usize {
@@ -139,6 +149,24 @@ impl AttrMemo {
                 Some(e.dict)
             }
             _ => None,
+        }
+    }
+
+    /// `def`'s inference: remembered, else `find`'s (remembered when found).
+    #[inline]
+    pub(crate) fn inference(
+        &mut self,
+        def: &'static OpDef,
+        find: impl FnOnce() -> Option<Inference>,
+    ) -> Option<Inference> {
+        let (w, key) = (way(def), def as *const OpDef as usize);
+        match self.inferences[w] {
+            Some((k, i)) if k == key => Some(i),
+            _ => {
+                let i = find()?;
+                self.inferences[w] = Some((key, i));
+                Some(i)
+            }
         }
     }
 
