@@ -157,7 +157,7 @@ const GROUP: usize = 8;
 /// Every byte of a control word set to 1, and to 0x80.
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-/// The bits of [`Entry::meta`] holding the short-key kind (the hash's own are unused).
+/// The bits of key entry's meta holding the short-key kind (the hash's own are unused).
 const KIND_BITS: u64 = 0x1f;
 
 /// The control byte of a value of hash `hash`: 0x80 and 7 bits of the hash that neither the
@@ -200,13 +200,7 @@ fn holds_short(e: &KeyEntry, k: ShortKey) -> bool {
         && (e[1].load(Ordering::Relaxed) & KIND_BITS) as u8 == k.kind
 }
 
-/// Whether key entry `e` holds a key without a short form.
-#[inline(always)]
-fn holds_long(e: &KeyEntry) -> bool {
-    e[1].load(Ordering::Relaxed) & KIND_BITS == 0
-}
-
-/// The [`Entry::meta`] of a value of hash `hash` and short-key kind `kind`.
+/// The key entry's meta of a value of hash `hash` and short-key kind `kind`.
 #[inline(always)]
 fn meta_of(hash: u64, kind: u8) -> u64 {
     (hash & !KIND_BITS) | u64::from(kind)
@@ -294,7 +288,10 @@ impl Table {
         let old = c.load(Ordering::Relaxed);
         let shift = 8 * (i % GROUP);
         debug_assert_eq!(old >> shift & 0xff, 0, "a free slot");
-        c.store(old | u64::from(control_of(hash)) << shift, Ordering::Release);
+        c.store(
+            old | u64::from(control_of(hash)) << shift,
+            Ordering::Release,
+        );
         i.wrapping_sub(self.home(hash) & !(GROUP - 1)) & (self.slots.len() - 1)
     }
 
@@ -416,17 +413,12 @@ impl<T: Internable> Interner<T> {
         }
     }
 
-    /// The index of the value that `hit` accepts (given its key entry and index), among those
+    /// The index of the value that `hit` accepts (given its index), among those
     /// of hash `hash` in table `t`; else the free slot that ended the probe. The home group
     /// is looked at here (almost every lookup ends there), the groups after it out of line:
     /// the caller's hit path stays short.
     #[inline(always)]
-    fn find_in(
-        &self,
-        t: &Table,
-        hash: u64,
-        hit: impl Fn(&KeyEntry, u32) -> bool,
-    ) -> Result<u32, usize> {
+    fn find_in(&self, t: &Table, hash: u64, hit: impl Fn(u32) -> bool) -> Result<u32, usize> {
         let g = t.home(hash) / GROUP;
         // The group's slots are read on a hit and written by an insert: ask for their cache
         // line now, so that a miss on it overlaps the one on the control word.
@@ -438,7 +430,7 @@ impl<T: Internable> Interner<T> {
         let mut m = bytes_equal(c, control_of(hash));
         while m != 0 {
             let idx = t.slots[g * GROUP + first_byte(m)].load(Ordering::Relaxed);
-            if hit(t.key(idx), idx) {
+            if hit(idx) {
                 return Ok(idx);
             }
             m &= m - 1;
@@ -457,7 +449,7 @@ impl<T: Internable> Interner<T> {
         t: &Table,
         hash: u64,
         mut g: usize,
-        hit: &dyn Fn(&KeyEntry, u32) -> bool,
+        hit: &dyn Fn(u32) -> bool,
     ) -> Result<u32, usize> {
         let byte = control_of(hash);
         let groups = t.control.len() - 1;
@@ -467,7 +459,7 @@ impl<T: Internable> Interner<T> {
             let mut m = bytes_equal(c, byte);
             while m != 0 {
                 let idx = t.slots[g * GROUP + first_byte(m)].load(Ordering::Relaxed);
-                if hit(t.key(idx), idx) {
+                if hit(idx) {
                     return Ok(idx);
                 }
                 m &= m - 1;
@@ -490,8 +482,10 @@ impl<T: Internable> Interner<T> {
         eq: impl Fn(&T) -> bool,
     ) -> Result<u32, usize> {
         match short {
-            Some(k) => self.find_in(t, hash, |e, _| holds_short(e, k)),
-            None => self.find_in(t, hash, |e, idx| holds_long(e) && eq(self.get(idx))),
+            Some(k) => self.find_in(t, hash, |idx| holds_short(t.key(idx), k)),
+            // A value with a short key never equals a key without one: `eq` says so, and
+            // reading the value alone saves a load on the way.
+            None => self.find_in(t, hash, |idx| eq(self.get(idx))),
         }
     }
 
@@ -521,7 +515,7 @@ impl<T: Internable> Interner<T> {
         let seen = self.inserted.load(Ordering::Acquire);
         let t = self.current_table();
         let h = t.seeds.short(short);
-        self.find_in(t, h, |e, _| holds_short(e, short))
+        self.find_in(t, h, |idx| holds_short(t.key(idx), short))
             .map_err(|free| Miss {
                 seen,
                 hash: h,
@@ -554,7 +548,7 @@ impl<T: Internable> Interner<T> {
         let seen = self.inserted.load(Ordering::Acquire);
         let t = self.current_table();
         let h = hash(&t.seeds);
-        match self.find_in(t, h, |e, idx| holds_long(e) && eq(self.get(idx))) {
+        match self.find_in(t, h, |idx| eq(self.get(idx))) {
             Ok(idx) => idx,
             Err(free) => self.insert_slow(
                 Miss {
