@@ -635,8 +635,13 @@ impl<T: Internable> Interner<T> {
         }
         // In the old table's order: home slots only grow, so the new table is written in
         // order too (by index, its writes would land at random, each a cache miss).
-        for (_, idx) in old.occupied() {
-            bigger.insert(bigger.key(idx)[1].load(Ordering::Relaxed), idx);
+        for (g, c) in old.control.iter().enumerate() {
+            let mut used = !free_bytes(c.load(Ordering::Relaxed)) & HIGH_BITS;
+            while used != 0 {
+                let idx = old.slots[g * GROUP + first_byte(used)].load(Ordering::Relaxed);
+                bigger.insert(bigger.key(idx)[1].load(Ordering::Relaxed), idx);
+                used &= used - 1;
+            }
         }
         w.state().used = n as usize;
         self.publish(cur + 1, bigger)
