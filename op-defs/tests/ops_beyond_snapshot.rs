@@ -22,6 +22,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use op_defs::pd_op::context;
 use pir_runtime::{check_types, parser, verify, IrContext, Program};
 use pir_spec::{AttrKind, OpSchema};
 use serde_json::Value;
@@ -41,12 +42,6 @@ fn read(root: &std::path::Path, rel: &str) -> String {
 
 fn json(root: &std::path::Path, rel: &str) -> Value {
     serde_json::from_str(&read(root, rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-fn context() -> Arc<IrContext> {
-    let ctx = IrContext::new();
-    op_defs::pd_op::register(&ctx).expect("pd_op registers");
-    ctx
 }
 
 fn schema(ctx: &IrContext, name: &str) -> &'static OpSchema {
