@@ -418,6 +418,27 @@ impl Hash for AttrKey<'_> {
     }
 }
 
+/// Bytes `b` (at most 7) zero-padded into a little-endian word, from at most three loads:
+/// `copy_from_slice` of a length known only at run time is a call to `memcpy`, which was a
+/// fifth of a short string attribute's lookup.
+#[inline(always)]
+fn short_str_word(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 7);
+    if n >= 4 {
+        // Two overlapping 4-byte reads: the overlap holds the same bytes in both.
+        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+        u64::from(lo) | u64::from(hi) << (8 * (n - 4))
+    } else if n > 0 {
+        u64::from(b[0])
+            | u64::from(b[n / 2]) << (8 * (n / 2))
+            | u64::from(b[n - 1]) << (8 * (n - 1))
+    } else {
+        0
+    }
+}
+
 impl Internable for AttrData {
     type Key<'a> = AttrKey<'a>;
 
@@ -437,10 +458,7 @@ impl Internable for AttrData {
             AttrKey::Place(p) => (p.kind as u64) << 8 | u64::from(p.device as u8),
             // Up to 7 bytes (names like "NCHW", "relu"): the bytes and the length.
             AttrKey::Str(v) if v.len() <= 7 => {
-                let mut b = [0u8; 8];
-                b[..v.len()].copy_from_slice(v.as_bytes());
-                b[7] = v.len() as u8;
-                u64::from_le_bytes(b)
+                short_str_word(v.as_bytes()) | (v.len() as u64) << 56
             }
             AttrKey::Complex128(..)
             | AttrKey::Str(_)
@@ -637,6 +655,32 @@ mod tests {
         let mut s = String::new();
         write_float_g(&mut s, v).unwrap();
         s
+    }
+
+    /// The short string word is the bytes zero-padded, for every length and every byte
+    /// position (distinct bytes, so a byte in the wrong place or lost shows).
+    #[test]
+    fn short_str_word_is_the_padded_bytes() {
+        let src = [0x11u8, 0x22, 0x33, 0x44, 0x55, 0x66, 0xf7];
+        for n in 0..=7 {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(&src[..n]);
+            assert_eq!(
+                short_str_word(&src[..n]),
+                u64::from_le_bytes(b),
+                "length {n}"
+            );
+        }
+        // Distinct strings of up to 7 bytes keep distinct attributes, "" included.
+        let ctx = crate::IrContext::new();
+        let names = [
+            "", "a", "ab", "ba", "abc", "NCHW", "NHWC", "relu6", "abcdefg", "abcdef",
+        ];
+        let attrs: Vec<_> = names.iter().map(|n| ctx.str_attr(n)).collect();
+        for (i, a) in attrs.iter().enumerate() {
+            assert_eq!(ctx.str_attr(names[i]), *a);
+            assert!(attrs[..i].iter().all(|b| b != a), "{:?}", names[i]);
+        }
     }
 
     #[test]

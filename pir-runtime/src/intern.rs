@@ -490,21 +490,25 @@ impl<T: Internable> Interner<T> {
     }
 
     /// The index of the value equal to `key`, storing `make(key)` first if there is none.
+    ///
+    /// Only a short key's hit path is inline here; a miss and keys without a short form are
+    /// out of line. With the insert inlined, every call paid for the insert's registers and
+    /// stack frame, a hit included (`interned_attribute_lookup` 20.5 → 28 ns).
     #[inline]
     pub(crate) fn intern<'k>(&self, key: T::Key<'k>, make: impl FnOnce(T::Key<'k>) -> T) -> u32 {
         match T::short_key(&key) {
-            Some(k) => self.intern_short(k, || make(key)),
-            None => self.intern_long(|s| T::long_hash(&key, s), |v| v.matches(&key), || make(key)),
+            Some(k) => match self.find_short(k) {
+                Ok(idx) => idx,
+                Err(miss) => self.insert_short(k, miss, || make(key)),
+            },
+            None => self.intern_key_long(key, make),
         }
     }
 
-    /// The index of the value of short key `short`, storing `make()` first if there is none.
-    #[inline(always)]
-    pub(crate) fn intern_short(&self, short: ShortKey, make: impl FnOnce() -> T) -> u32 {
-        match self.find_short(short) {
-            Ok(idx) => idx,
-            Err(miss) => self.insert_short(short, miss, make),
-        }
+    /// [`Interner::intern`] of a key without a short form.
+    #[inline(never)]
+    fn intern_key_long<'k>(&self, key: T::Key<'k>, make: impl FnOnce(T::Key<'k>) -> T) -> u32 {
+        self.intern_long(|s| T::long_hash(&key, s), |v| v.matches(&key), || make(key))
     }
 
     /// The index of the value of short key `short`, or what [`Interner::insert_short`] needs
