@@ -11,7 +11,8 @@
 //! parts, 8 MiB of other memory written between parts, untimed: the side-by-side benchmark
 //! runs pliron's part between two of ours, which leaves our tables out of the cache; its "CPU"
 //! figure is the wall-clock time of the timed parts, thread CPU time being too coarse here),
-//! `lookup` (N lookups among 4,096 interned tensor types, scrambled). Instructions per op are the difference between runs with
+//! `lookup` (N lookups among 4,096 interned tensor types, scrambled), `attr-lookup` (the same
+//! among 4,096 short string attributes: the generic `intern_attr` path). Instructions per op are the difference between runs with
 //! two values of N, divided by the difference of N. Thread CPU time per op is printed too.
 
 use std::hint::black_box;
@@ -82,8 +83,24 @@ fn main() {
                     ));
                 }
             }
+            "attr-lookup" => {
+                // N lookups among 4,096 interned short string attributes (the generic
+                // `intern_attr` path), scrambled like `lookup`.
+                const HOT: usize = 4096;
+                let pick = |i: usize| (i.wrapping_mul(2_654_435_761) >> 7) % HOT;
+                let names: Vec<String> = (0..HOT).map(|w| format!("a{w:04}")).collect();
+                for name in &names {
+                    ctx.str_attr(name);
+                }
+                start = Instant::now();
+                cpu = cpu_ns();
+                for i in 0..n {
+                    let w = black_box(pick(i));
+                    black_box(ctx.str_attr(black_box(&names[w])));
+                }
+            }
             other => {
-                eprintln!("unknown step {other:?}: newtype, newtype-cold, lookup");
+                eprintln!("unknown step {other:?}: newtype, newtype-cold, lookup, attr-lookup");
                 std::process::exit(2);
             }
         }

@@ -419,6 +419,22 @@ impl<T: Internable> Interner<T> {
     /// the caller's hit path stays short.
     #[inline(always)]
     fn find_in(&self, t: &Table, hash: u64, hit: impl Fn(u32) -> bool) -> Result<u32, usize> {
+        match Self::find_home(t, hash, &hit) {
+            Ok(idx) => Ok(idx),
+            Err(Ok(free)) => Err(free),
+            Err(Err(g)) => self.find_after(t, hash, g, &hit),
+        }
+    }
+
+    /// The home group's part of [`Interner::find_in`]: the index `hit` accepts, or
+    /// `Err(Ok(free))`, the free slot ending the probe, or `Err(Err(g))`: group `g` is full
+    /// and the probe goes on after it.
+    #[inline(always)]
+    fn find_home(
+        t: &Table,
+        hash: u64,
+        hit: impl Fn(u32) -> bool,
+    ) -> Result<u32, Result<usize, usize>> {
         let g = t.home(hash) / GROUP;
         // The group's slots are read on a hit and written by an insert: ask for their cache
         // line now, so that a miss on it overlaps the one on the control word.
@@ -437,9 +453,9 @@ impl<T: Internable> Interner<T> {
         }
         let free = free_bytes(c);
         if free != 0 {
-            return Err(g * GROUP + first_byte(free));
+            return Err(Ok(g * GROUP + first_byte(free)));
         }
-        self.find_after(t, hash, g, &hit)
+        Err(Err(g))
     }
 
     /// [`Interner::find_in`] from the group after `g` on.
@@ -519,12 +535,30 @@ impl<T: Internable> Interner<T> {
         let seen = self.inserted.load(Ordering::Acquire);
         let t = self.current_table();
         let h = t.seeds.short(short);
-        self.find_in(t, h, |idx| holds_short(t.key(idx), short))
-            .map_err(|free| Miss {
-                seen,
-                hash: h,
-                free,
-            })
+        // The groups after the home group out of line, with their closure: the hit path
+        // then builds nothing on the stack and saves fewer registers.
+        let found = match Self::find_home(t, h, |idx| holds_short(t.key(idx), short)) {
+            Ok(idx) => Ok(idx),
+            Err(Ok(free)) => Err(free),
+            Err(Err(g)) => self.find_short_after(t, h, g, short),
+        };
+        found.map_err(|free| Miss {
+            seen,
+            hash: h,
+            free,
+        })
+    }
+
+    /// [`Interner::find_short`] from the group after `g` on.
+    #[inline(never)]
+    fn find_short_after(
+        &self,
+        t: &Table,
+        hash: u64,
+        g: usize,
+        short: ShortKey,
+    ) -> Result<u32, usize> {
+        self.find_after(t, hash, g, &|idx| holds_short(t.key(idx), short))
     }
 
     /// Stores `make()` for short key `short`, which [`Interner::find_short`] missed (unless
