@@ -117,6 +117,17 @@ impl VjpOp for FusedGemmEpilogueOp {
     }
 }
 
+/// Whether the gradient of the `i`-th operand with grad semantics is wanted (its
+/// `stop_gradient` is false).
+fn wanted(args: &VjpArgs<'_>, i: usize) -> bool {
+    !args
+        .stop_gradients
+        .get(i)
+        .and_then(|s| s.first())
+        .copied()
+        .unwrap_or(true)
+}
+
 /// Paddle's C++ `zeros_like(x)`: `full_like(x, 0)` with its defaults (dtype undefined, an
 /// undefined place), the fill value materialised as a `full`.
 fn zeros_like(b: &mut Builder<'_>, op: &'static str, x: Value) -> Result<Value, BuildError> {
@@ -140,16 +151,8 @@ impl VjpOp for AssignOut_Op {
     fn vjp(b: &mut Builder<'_>, _op: OpId, args: &VjpArgs<'_>) -> Result<VjpResult, BuildError> {
         const OP: &str = "pd_op.assign_out_";
         let out_grad = first(args.out_grads, 0, OP, "output grad")?;
-        let wanted = |i: usize| {
-            !args
-                .stop_gradients
-                .get(i)
-                .and_then(|s| s.first())
-                .copied()
-                .unwrap_or(true)
-        };
-        let x_grad = Some(out_grad).filter(|_| wanted(0));
-        let output_grad = if wanted(1) {
+        let x_grad = Some(out_grad).filter(|_| wanted(args, 0));
+        let output_grad = if wanted(args, 1) {
             let output = first(args.inputs, 1, OP, "input")?;
             Some(zeros_like(b, OP, output)?)
         } else {

@@ -11,7 +11,7 @@ use pir_runtime::op_support::{build_with_values, AttrArg};
 use pir_runtime::{AttrData, BuildError, Builder, OpId, Value};
 use smallvec::smallvec;
 
-use super::{first, op_def, vjp_error, zeros_like};
+use super::{first, op_def, vjp_error, wanted, zeros_like};
 use crate::manual::{ArrayReadOp, ArrayToTensorOp, ArrayWrite_Op};
 
 /// Paddle's `PADDLE_ENFORCE_EQ(list.size(), n)` on a Vjp's arguments.
@@ -42,16 +42,6 @@ fn build_value(
         operands.iter().copied().map(Some).collect();
     let built = build_with_values(b, def, &operands, attrs)?;
     Ok(b.program().op(built).result(0))
-}
-
-/// Whether the gradient of the `i`-th operand with grad semantics is wanted.
-fn wanted(args: &VjpArgs<'_>, i: usize) -> bool {
-    !args
-        .stop_gradients
-        .get(i)
-        .and_then(|s| s.first())
-        .copied()
-        .unwrap_or(true)
 }
 
 /// `ArrayWrite_Op::Vjp`: `x`'s gradient is the entry `i` of the array's gradient
