@@ -597,7 +597,7 @@ pub(crate) fn tensor_short(
         return Some(k);
     }
     let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
-    tensor_short_classes(kind + 8, head, dims)
+    tensor_short_second(kind + 8, head, dims)
 }
 
 /// The first encoding of [`tensor_short`] alone (`None` when the key has the second or none).
@@ -621,34 +621,56 @@ fn tensor_short_first(
     (all < 1 << 13).then_some(ShortKey { kind, value })
 }
 
-/// The second encoding of [`tensor_short`] (out of line: the first is the common one).
+/// A number's field in the second encoding of [`tensor_short`], by the number's top bit `b`
+/// (0 to 63: `b + 1` significant bits): its width class (0 up to 4 bits, 1 up to 12, 2 up to
+/// 20, 3 up to 32), and the field's length: the class's 2 bits and the number's 4, 12, 20 or
+/// 32. A number of more than 32 bits does not fit: its length, 65, overflows any key.
+const FIELD_OF_TOP_BIT: [(u8, u8); 64] = {
+    let mut t = [(3, 65); 64];
+    let mut b = 0;
+    while b < 32 {
+        let (class, width) = match b + 1 {
+            ..=4 => (0, 4),
+            ..=12 => (1, 12),
+            ..=20 => (2, 20),
+            _ => (3, 32),
+        };
+        t[b] = (class, 2 + width);
+        b += 1;
+    }
+    t
+};
+
+/// [`tensor_short_classes`] out of line (the first encoding is the common one).
 #[inline(never)]
+fn tensor_short_second(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
+    tensor_short_classes(kind, head, dims)
+}
+
+/// The second encoding of [`tensor_short`].
+///
+/// One pass without branches per dim: a dim's field is looked up by its top bit, and whether
+/// every dim fits (each below 2^32, 64 bits in all) is checked once at the end, on the fields'
+/// total length. A key that does not fit may have shifted bits out on the way: its value is
+/// dropped.
+#[inline(always)]
 fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
     if dims.len() > 7 {
         return None;
     }
     let mut value = head;
-    let mut at = 12;
+    let mut at = 12u32;
     for &d in dims {
         let x = d.wrapping_add(1) as u64;
-        let (class, width) = match x {
-            0..0x10 => (0, 4),
-            0x10..0x1000 => (1, 12),
-            0x1000..0x10_0000 => (2, 20),
-            0x10_0000..0x1_0000_0000 => (3, 32),
-            _ => return None,
-        };
-        if at + 2 + width > 64 {
-            return None;
-        }
-        value |= (class | x << 2) << at;
-        at += 2 + width;
+        let (class, len) = FIELD_OF_TOP_BIT[(x | 1).ilog2() as usize & 63];
+        value |= (u64::from(class) | x << 2) << (at & 63);
+        at += u32::from(len);
     }
-    Some(ShortKey { kind, value })
+    (at <= 64).then_some(ShortKey { kind, value })
 }
 
-/// The second encoding of [`dense_short`] alone (for keys without the first).
-#[inline]
+/// The second encoding of [`dense_short`] alone (for keys without the first), inline.
+#[inline(always)]
 pub(crate) fn dense_short_second(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
     let head = (dtype as u64) | (DataLayout::Nchw as u64) << 5 | (dims.len() as u64) << 9;
     tensor_short_classes(SHORT_DENSE + 8, head, dims)
