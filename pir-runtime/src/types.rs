@@ -990,6 +990,158 @@ mod tests {
         out
     }
 
+    /// Dims around every class boundary of the second encoding (a dim `d` is stored as
+    /// `d + 1`: 0xF/0x10, 0xFFF/0x1000, 0xF_FFFF/0x10_0000, 2^32 - 1/2^32), the first's
+    /// (8,190/8,191), and negative and extreme dims.
+    const EDGES: [i64; 18] = [
+        -1,
+        0,
+        14,
+        15,
+        4094,
+        4095,
+        8190,
+        8191,
+        0xf_fffe,
+        0xf_ffff,
+        0xffff_fffe,
+        0xffff_ffff,
+        -2,
+        -3,
+        i64::MIN,
+        i64::MAX,
+        1 << 40,
+        7,
+    ];
+
+    /// Shapes of every rank from 0 to 8 made of [`EDGES`].
+    fn edge_shapes() -> Vec<Vec<i64>> {
+        let mut out = vec![vec![]];
+        for &a in &EDGES {
+            out.push(vec![a]);
+            for &b in &EDGES {
+                out.push(vec![a, b]);
+                out.push(vec![-1, b, 224, a]);
+                out.push(vec![a, 3, b]);
+                out.push(vec![b, 1, 1, 1, a]);
+                out.push(vec![1, b, 1, 1, 1, a]);
+                out.push(vec![a, 1, 1, 1, 1, 1, b]);
+                out.push(vec![a, 1, 1, 1, 1, 1, 1, b]);
+            }
+            for rank in 3..=8 {
+                out.push(vec![a; rank]);
+            }
+        }
+        out
+    }
+
+    /// A short key read back: dtype, layout and dims, from either encoding (the kind says
+    /// which), checking that the unused bits are 0 and each number's class is the narrowest.
+    fn decode(k: ShortKey) -> (u64, u64, Vec<i64>) {
+        let v = k.value;
+        let (dtype, layout, rank) = (v & 0x1f, v >> 5 & 0xf, (v >> 9 & 7) as usize);
+        let mut dims = Vec::new();
+        let end = if k.kind < 8 {
+            for i in 0..rank {
+                dims.push((v >> (12 + 13 * i) & 0x1fff) as i64 - 1);
+            }
+            12 + 13 * rank
+        } else {
+            let mut at = 12;
+            for _ in 0..rank {
+                let class = (v >> at & 3) as usize;
+                let width = [4, 12, 20, 32][class];
+                let x = v >> (at + 2) & ((1u64 << width) - 1);
+                assert!(
+                    class == 0 || x >> [0, 4, 12, 20][class] != 0,
+                    "{k:?}: not narrowest"
+                );
+                dims.push(x as i64 - 1);
+                at += 2 + width;
+            }
+            at
+        };
+        assert!(
+            end <= 64 && (end == 64 || v >> end == 0),
+            "{k:?}: stray bits"
+        );
+        (dtype, layout, dims)
+    }
+
+    /// Whether `dims` should have a short key, computed apart from the encoders: the first
+    /// encoding (rank up to 4, every dim -1 to 8,190), or the second (rank up to 7, every
+    /// dim -1 to 2^32 - 2, the fields' lengths within 52 bits).
+    fn fits(dims: &[i64]) -> (bool, bool) {
+        let first = dims.len() <= 4 && dims.iter().all(|&d| (-1..=8190).contains(&d));
+        let fields: Option<u32> = dims
+            .iter()
+            .map(|&d| {
+                let x = d.checked_add(1).filter(|x| (0..1 << 32).contains(x))?;
+                [4, 12, 20, 32]
+                    .into_iter()
+                    .find(|w| x < 1 << w)
+                    .map(|w| 2 + w)
+            })
+            .sum();
+        let second = dims.len() <= 7 && fields.is_some_and(|n| n <= 52);
+        (first, second)
+    }
+
+    #[test]
+    fn short_keys_read_back_as_their_keys() {
+        let mut seen = std::collections::HashMap::new();
+        let (mut firsts, mut seconds) = (0, 0);
+        for dims in edge_shapes().iter().chain(&shapes()) {
+            for (dtype, layout) in [
+                (DataType::Float32, DataLayout::Nchw),
+                (DataType::Int8, DataLayout::Nhwc),
+            ] {
+                let k = tensor_short(SHORT_DENSE, dtype, layout, dims);
+                let (first, second) = fits(dims);
+                assert_eq!(k.is_some(), first || second, "{dims:?}");
+                let Some(k) = k else { continue };
+                // The first encoding whenever it fits: one encoding per key.
+                assert_eq!(k.kind == SHORT_DENSE, first, "{dims:?}");
+                if first {
+                    firsts += 1;
+                } else {
+                    seconds += 1;
+                }
+                assert_eq!(decode(k), (dtype as u64, layout as u64, dims.clone()));
+                // Equal keys, equal encodings; unequal keys (the map's), unequal ones.
+                let key = (dtype, layout, dims.clone());
+                assert_eq!(
+                    *seen.entry((k.kind, k.value)).or_insert_with(|| key.clone()),
+                    key
+                );
+                if layout == DataLayout::Nchw {
+                    let parts = (
+                        dense_short_first(dtype, dims),
+                        dense_short_second(dtype, dims),
+                    );
+                    assert_eq!(parts.0.or(parts.1), Some(k), "{dims:?}");
+                }
+            }
+        }
+        assert!(firsts > 100 && seconds > 500, "{firsts} {seconds}");
+    }
+
+    #[test]
+    fn edge_shapes_intern_to_their_own_types() {
+        let ctx = IrContext::new();
+        let all = edge_shapes();
+        let types: Vec<Type> = all
+            .iter()
+            .map(|d| ctx.dense_tensor_type(DataType::Float16, d))
+            .collect();
+        let mut by_type = std::collections::HashMap::new();
+        for (d, t) in all.iter().zip(&types) {
+            assert_eq!(&t.as_dense_tensor(&ctx).unwrap().dims[..], &d[..]);
+            assert_eq!(ctx.dense_tensor_type(DataType::Float16, d), *t);
+            assert_eq!(by_type.entry(*t).or_insert(d), &d, "two shapes, one type");
+        }
+    }
+
     #[test]
     fn short_tensor_keys_are_equal_exactly_when_the_keys_are() {
         let all = shapes();
