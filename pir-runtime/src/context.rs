@@ -289,7 +289,8 @@ impl IrContext {
         dtype: DataType,
         dims: &[i64],
     ) -> u32 {
-        self.types.insert_short(short, miss, || {
+        // The insert inline: one call from `dense_tensor_type`'s miss to the stored type.
+        self.types.insert_short_inline(short, miss, || {
             TypeData::DenseTensor(TensorMeta::new(dtype, dims))
         })
     }
