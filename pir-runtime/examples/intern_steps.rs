@@ -11,6 +11,7 @@
 //! parts, 8 MiB of other memory written between parts, untimed: the side-by-side benchmark
 //! runs pliron's part between two of ours, which leaves our tables out of the cache; its "CPU"
 //! figure is the wall-clock time of the timed parts, thread CPU time being too coarse here),
+//! `newtype-small` (N new types whose dims fit the first short encoding, as most real shapes do),
 //! `lookup` (N lookups among 4,096 interned tensor types, scrambled), `attr-lookup` (the same
 //! among 4,096 short string attributes: the generic `intern_attr` path). Instructions per op are the difference between runs with
 //! two values of N, divided by the difference of N. Thread CPU time per op is printed too.
@@ -67,6 +68,17 @@ fn main() {
                     black_box(ctx.dense_tensor_type(DataType::Float32, &dims));
                 }
             }
+            "newtype-small" => {
+                // New types whose dims all fit the first short encoding (up to 8,190), as most
+                // of a real program's shapes do: [-1, 3, 1 + w / 4096, 1 + w % 4096].
+                start = Instant::now();
+                cpu = cpu_ns();
+                for w in 0..n {
+                    let (hi, lo) = (black_box(w / 4096) as i64, (w % 4096) as i64);
+                    let dims = [-1, 3, 1 + hi, 1 + lo];
+                    black_box(ctx.dense_tensor_type(DataType::Float32, &dims));
+                }
+            }
             "lookup" => {
                 const HOT: usize = 4096;
                 let pick = |i: usize| (i.wrapping_mul(2_654_435_761) >> 7) % HOT;
@@ -100,7 +112,10 @@ fn main() {
                 }
             }
             other => {
-                eprintln!("unknown step {other:?}: newtype, newtype-cold, lookup, attr-lookup");
+                eprintln!(
+                    "unknown step {other:?}: newtype, newtype-cold, newtype-small, lookup, \
+                     attr-lookup"
+                );
                 std::process::exit(2);
             }
         }

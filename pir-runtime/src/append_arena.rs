@@ -172,7 +172,15 @@ impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
     }
 
     /// Appends `value`; returns its index. Readers see it once this returns.
+    #[inline]
     pub(crate) fn push(&mut self, value: T) -> usize {
+        self.push_with(|| value)
+    }
+
+    /// Appends `make()`; returns its index. Readers see it once this returns. The value is
+    /// made where it is stored: a big value is not built elsewhere and copied.
+    #[inline]
+    pub(crate) fn push_with(&mut self, make: impl FnOnce() -> T) -> usize {
         let arena = self.arena;
         // Only the lock holder changes `len`, so a relaxed load reads our own last store.
         let i = arena.len.load(Ordering::Relaxed);
@@ -185,9 +193,13 @@ impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
                     .collect()
             })
         });
+        // The slot first, then the value: with nothing between them that can panic, the value
+        // is built in place (else on the stack, then copied).
+        let slot = chunk[off].get();
+        let value = make();
         // SAFETY: slot `i` is at the published length, so no reader reads it (they stop below
         // `len`), and we hold the lock, so no other push writes it.
-        unsafe { (*chunk[off].get()).write(value) };
+        unsafe { (*slot).write(value) };
         arena.len.store(i + 1, Ordering::Release);
         // The slots a few pushes ahead are usually not cached (a new arena, or memory another
         // context left): ask for them now, so that those pushes' stores do not hold up the
@@ -203,14 +215,16 @@ impl<T: Send + 'static, W> ArenaWriter<'_, T, W> {
 
 impl<T: Send + 'static, W> Drop for AppendArena<T, W> {
     fn drop(&mut self) {
-        let len = *self.len.get_mut();
-        for i in 0..len {
-            let (k, off) = locate(i);
-            if let Some(chunk) = self.chunks[k].get_mut() {
+        // Chunk by chunk: the elements below `len` fill the first chunks in order.
+        let mut left = *self.len.get_mut();
+        for chunk in self.chunks.iter_mut().map_while(OnceLock::get_mut) {
+            let n = left.min(chunk.len());
+            for slot in &mut chunk[..n] {
                 // SAFETY: elements below `len` are initialised, and each is dropped once here;
                 // `&mut self` means no reference to them is left.
-                unsafe { chunk[off].get_mut().assume_init_drop() };
+                unsafe { slot.get_mut().assume_init_drop() };
             }
+            left -= n;
         }
         // Every slot is uninitialised again: the chunks can serve another arena.
         for chunk in self.chunks.iter_mut().filter_map(OnceLock::take) {

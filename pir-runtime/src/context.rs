@@ -282,8 +282,15 @@ impl IrContext {
 
     /// [`IrContext::dense_tensor_type`] of a short key its lookup missed.
     #[inline(never)]
-    fn new_dense_short(&self, short: ShortKey, miss: Miss, dtype: DataType, dims: &[i64]) -> u32 {
-        self.types.insert_short(short, miss, || {
+    fn new_dense_short(
+        &self,
+        short: ShortKey,
+        miss: Miss<'_>,
+        dtype: DataType,
+        dims: &[i64],
+    ) -> u32 {
+        // The insert inline: one call from `dense_tensor_type`'s miss to the stored type.
+        self.types.insert_short_inline(short, miss, || {
             TypeData::DenseTensor(TensorMeta::new(dtype, dims))
         })
     }
@@ -293,16 +300,21 @@ impl IrContext {
     #[inline(never)]
     fn dense_other(&self, dtype: DataType, dims: &[i64]) -> u32 {
         match crate::types::dense_short_second(dtype, dims) {
+            // One function from here to the stored type: the encoding, the lookup and the
+            // insert inline (a new type's path, through out-of-line calls, paid a prologue and
+            // the arguments' spills at each).
             Some(short) => match self.types.find_short(short) {
                 Ok(idx) => idx,
-                Err(miss) => self.new_dense_short(short, miss, dtype, dims),
+                Err(miss) => self.types.insert_short_inline(short, miss, || {
+                    TypeData::DenseTensor(TensorMeta::new(dtype, dims))
+                }),
             },
             None => self.dense_long(dtype, dims),
         }
     }
 
     /// [`IrContext::dense_tensor_type`] of dims without a short key.
-    #[inline]
+    #[inline(never)]
     fn dense_long(&self, dtype: DataType, dims: &[i64]) -> u32 {
         self.types.intern_long(
             |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),

@@ -225,13 +225,18 @@ struct Table {
     keys: Box<[KeyEntry]>,
     /// `64 - log2(slots)`: a hash's home slot is `hash >> shift`.
     shift: u32,
+    /// [`flood_probe`] of this table's size.
+    flood: usize,
     seeds: Seeds,
 }
 
 impl Table {
     fn new(bits: u32, seeds: Seeds) -> Table {
         let len = 1usize << bits;
-        // Slots are read only where a control byte says so: no need to clear them.
+        // Slots and keys are read only where a control byte says so: a kept buffer needs no
+        // clearing. A new one is zeroed by `memset` (safe Rust has no atomics over `calloc`'s
+        // memory without a pass that reads it, which faults every page in twice: BENCHMARKS.md,
+        // "New type, fourth pass").
         let slots = crate::recycle::take::<Box<[AtomicU32]>>(len)
             .unwrap_or_else(|| (0..len).map(|_| AtomicU32::new(0)).collect());
         let words = len / GROUP;
@@ -249,6 +254,7 @@ impl Table {
             slots,
             keys,
             shift: 64 - bits,
+            flood: flood_probe(bits),
             seeds,
         }
     }
@@ -329,11 +335,12 @@ impl Table {
     }
 }
 
-/// A lookup that missed: `inserted` when it began, the key's hash in the table it probed, and
-/// where the probe ended.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Miss {
+/// A lookup that missed: `inserted` when it began, the table it probed, the key's hash there,
+/// and where the probe ended.
+#[derive(Clone, Copy)]
+pub(crate) struct Miss<'t> {
     seen: usize,
+    table: &'t Table,
     hash: u64,
     /// The free slot that ended the probe.
     free: usize,
@@ -531,7 +538,7 @@ impl<T: Internable> Interner<T> {
     /// to store it. Split from the insert so that a caller's hit path stays short: no
     /// closure to build.
     #[inline(always)]
-    pub(crate) fn find_short(&self, short: ShortKey) -> Result<u32, Miss> {
+    pub(crate) fn find_short(&self, short: ShortKey) -> Result<u32, Miss<'_>> {
         let seen = self.inserted.load(Ordering::Acquire);
         let t = self.current_table();
         let h = t.seeds.short(short);
@@ -544,6 +551,7 @@ impl<T: Internable> Interner<T> {
         };
         found.map_err(|free| Miss {
             seen,
+            table: t,
             hash: h,
             free,
         })
@@ -567,7 +575,19 @@ impl<T: Internable> Interner<T> {
     pub(crate) fn insert_short(
         &self,
         short: ShortKey,
-        miss: Miss,
+        miss: Miss<'_>,
+        make: impl FnOnce() -> T,
+    ) -> u32 {
+        self.insert_short_inline(short, miss, make)
+    }
+
+    /// [`Interner::insert_short`] inline, for a caller that is itself the out-of-line path of
+    /// a miss (`IrContext::dense_tensor_type`'s second encoding).
+    #[inline(always)]
+    pub(crate) fn insert_short_inline(
+        &self,
+        short: ShortKey,
+        miss: Miss<'_>,
         make: impl FnOnce() -> T,
     ) -> u32 {
         self.insert_slow(miss, Some(short), &|s| s.short(short), &|_| false, make)
@@ -591,6 +611,7 @@ impl<T: Internable> Interner<T> {
             Err(free) => self.insert_slow(
                 Miss {
                     seen,
+                    table: t,
                     hash: h,
                     free,
                 },
@@ -604,10 +625,10 @@ impl<T: Internable> Interner<T> {
 
     /// Stores `make()` for a key that the lookup `miss` missed, unless another thread stored
     /// it since (then its index).
-    #[inline]
+    #[inline(always)]
     fn insert_slow(
         &self,
-        miss: Miss,
+        miss: Miss<'_>,
         short: Option<ShortKey>,
         hash: &dyn Fn(&Seeds) -> u64,
         eq: &dyn Fn(&T) -> bool,
@@ -618,9 +639,9 @@ impl<T: Internable> Interner<T> {
         // change only with an insert, before `inserted` moves); only the lock holder inserts,
         // so both are stable from here on. When nothing was inserted, the table is the one
         // probed, the hash stands and so does the free slot that ended the probe.
-        let mut t = self.current_table();
-        let (mut h, mut free) = (miss.hash, Some(miss.free));
+        let (mut t, mut h, mut free) = (miss.table, miss.hash, Some(miss.free));
         if self.inserted.load(Ordering::Relaxed) != miss.seen {
+            t = self.current_table();
             h = hash(&t.seeds);
             match self.find_key(t, short, h, eq) {
                 Ok(idx) => return idx,
@@ -628,7 +649,7 @@ impl<T: Internable> Interner<T> {
             }
         }
         let (kind, word) = short.map_or((0, 0), |k| (k.kind, k.value));
-        let idx = w.push(make());
+        let idx = w.push_with(make);
         let idx = u32::try_from(idx).expect("more than 2^32 interned values");
         if (w.state().used + 1) * 2 > t.slots.len() {
             t = self.grow(idx, &mut w); // same seeds: `h` stands, but not the free slot
@@ -643,7 +664,7 @@ impl<T: Internable> Interner<T> {
         let free = free.unwrap_or_else(|| t.free_from(t.home(h)));
         let probes = t.put(free, h, idx);
         w.state().used += 1;
-        if probes >= flood_probe(t.bits()) {
+        if probes >= t.flood {
             self.reseed(&mut w);
         }
         self.inserted.store(idx as usize + 1, Ordering::Release);
@@ -667,9 +688,10 @@ impl<T: Internable> Interner<T> {
         assert!(old.bits() < 32, "interner table beyond 2^32 slots");
         let bits = (old.bits() + GROW_BITS).min(32);
         let bigger = Table::new(bits, old.seeds.clone());
-        for idx in 0..n {
-            let [word, meta] = old.key(idx).each_ref().map(|w| w.load(Ordering::Relaxed));
-            bigger.set_key(idx, word, meta);
+        for (to, from) in bigger.keys.iter().zip(&old.keys[..n as usize]) {
+            for (to, from) in to.iter().zip(from) {
+                to.store(from.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
         }
         // In the old table's order: home slots only grow, so the new table is written in
         // order too (by index, its writes would land at random, each a cache miss).

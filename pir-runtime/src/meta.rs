@@ -66,6 +66,23 @@ pub use signature::{
 /// ```
 pub type Dims = SmallVec<[i64; 6]>;
 
+/// `dims` as [`Dims`]. Up to rank 6 (inline) by fixed-size copies: `SmallVec::from_slice`
+/// calls `memcpy` for a few words (new tensor types are made on the interner's insert path).
+#[inline]
+pub(crate) fn dims_of(dims: &[i64]) -> Dims {
+    let buf = match *dims {
+        [] => [0; 6],
+        [a] => [a, 0, 0, 0, 0, 0],
+        [a, b] => [a, b, 0, 0, 0, 0],
+        [a, b, c] => [a, b, c, 0, 0, 0],
+        [a, b, c, d] => [a, b, c, d, 0, 0],
+        [a, b, c, d, e] => [a, b, c, d, e, 0],
+        [a, b, c, d, e, f] => [a, b, c, d, e, f],
+        _ => return Dims::from_slice(dims),
+    };
+    Dims::from_buf_and_len(buf, dims.len())
+}
+
 /// Level-of-detail offsets of a legacy LoDTensor (empty for almost every tensor).
 ///
 /// ```
@@ -112,7 +129,7 @@ impl TensorMeta {
     pub fn new(dtype: DataType, dims: &[i64]) -> TensorMeta {
         TensorMeta {
             dtype,
-            dims: Dims::from_slice(dims),
+            dims: dims_of(dims),
             layout: DataLayout::Nchw,
             lod: Lod::new(),
             offset: 0,
@@ -129,7 +146,7 @@ impl TensorMeta {
     /// ```
     pub fn with_dims(&self, dims: &[i64]) -> TensorMeta {
         TensorMeta {
-            dims: Dims::from_slice(dims),
+            dims: dims_of(dims),
             ..self.clone()
         }
     }

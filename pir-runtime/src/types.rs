@@ -597,7 +597,7 @@ pub(crate) fn tensor_short(
         return Some(k);
     }
     let head = (dtype as u64) | (layout as u64) << 5 | (dims.len() as u64) << 9;
-    tensor_short_classes(kind + 8, head, dims)
+    tensor_short_second(kind + 8, head, dims)
 }
 
 /// The first encoding of [`tensor_short`] alone (`None` when the key has the second or none).
@@ -621,34 +621,56 @@ fn tensor_short_first(
     (all < 1 << 13).then_some(ShortKey { kind, value })
 }
 
-/// The second encoding of [`tensor_short`] (out of line: the first is the common one).
+/// A number's field in the second encoding of [`tensor_short`], by the number's top bit `b`
+/// (0 to 63: `b + 1` significant bits): its width class (0 up to 4 bits, 1 up to 12, 2 up to
+/// 20, 3 up to 32), and the field's length: the class's 2 bits and the number's 4, 12, 20 or
+/// 32. A number of more than 32 bits does not fit: its length, 65, overflows any key.
+const FIELD_OF_TOP_BIT: [(u8, u8); 64] = {
+    let mut t = [(3, 65); 64];
+    let mut b = 0;
+    while b < 32 {
+        let (class, width) = match b + 1 {
+            0..=4 => (0, 4),
+            5..=12 => (1, 12),
+            13..=20 => (2, 20),
+            _ => (3, 32),
+        };
+        t[b] = (class, 2 + width);
+        b += 1;
+    }
+    t
+};
+
+/// [`tensor_short_classes`] out of line (the first encoding is the common one).
 #[inline(never)]
+fn tensor_short_second(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
+    tensor_short_classes(kind, head, dims)
+}
+
+/// The second encoding of [`tensor_short`].
+///
+/// One pass without branches per dim: a dim's field is looked up by its top bit, and whether
+/// every dim fits (each below 2^32, 64 bits in all) is checked once at the end, on the fields'
+/// total length. A key that does not fit may have shifted bits out on the way: its value is
+/// dropped.
+#[inline(always)]
 fn tensor_short_classes(kind: u8, head: u64, dims: &[i64]) -> Option<ShortKey> {
     if dims.len() > 7 {
         return None;
     }
     let mut value = head;
-    let mut at = 12;
+    let mut at = 12u32;
     for &d in dims {
         let x = d.wrapping_add(1) as u64;
-        let (class, width) = match x {
-            0..0x10 => (0, 4),
-            0x10..0x1000 => (1, 12),
-            0x1000..0x10_0000 => (2, 20),
-            0x10_0000..0x1_0000_0000 => (3, 32),
-            _ => return None,
-        };
-        if at + 2 + width > 64 {
-            return None;
-        }
-        value |= (class | x << 2) << at;
-        at += 2 + width;
+        let (class, len) = FIELD_OF_TOP_BIT[(x | 1).ilog2() as usize & 63];
+        value |= (u64::from(class) | x << 2) << (at & 63);
+        at += u32::from(len);
     }
-    Some(ShortKey { kind, value })
+    (at <= 64).then_some(ShortKey { kind, value })
 }
 
-/// The second encoding of [`dense_short`] alone (for keys without the first).
-#[inline]
+/// The second encoding of [`dense_short`] alone (for keys without the first), inline.
+#[inline(always)]
 pub(crate) fn dense_short_second(dtype: DataType, dims: &[i64]) -> Option<ShortKey> {
     let head = (dtype as u64) | (DataLayout::Nchw as u64) << 5 | (dims.len() as u64) << 9;
     tensor_short_classes(SHORT_DENSE + 8, head, dims)
@@ -966,6 +988,158 @@ mod tests {
             out.push(vec![0x1000; rank]);
         }
         out
+    }
+
+    /// Dims around every class boundary of the second encoding (a dim `d` is stored as
+    /// `d + 1`: 0xF/0x10, 0xFFF/0x1000, 0xF_FFFF/0x10_0000, 2^32 - 1/2^32), the first's
+    /// (8,190/8,191), and negative and extreme dims.
+    const EDGES: [i64; 18] = [
+        -1,
+        0,
+        14,
+        15,
+        4094,
+        4095,
+        8190,
+        8191,
+        0xf_fffe,
+        0xf_ffff,
+        0xffff_fffe,
+        0xffff_ffff,
+        -2,
+        -3,
+        i64::MIN,
+        i64::MAX,
+        1 << 40,
+        7,
+    ];
+
+    /// Shapes of every rank from 0 to 8 made of [`EDGES`].
+    fn edge_shapes() -> Vec<Vec<i64>> {
+        let mut out = vec![vec![]];
+        for &a in &EDGES {
+            out.push(vec![a]);
+            for &b in &EDGES {
+                out.push(vec![a, b]);
+                out.push(vec![-1, b, 224, a]);
+                out.push(vec![a, 3, b]);
+                out.push(vec![b, 1, 1, 1, a]);
+                out.push(vec![1, b, 1, 1, 1, a]);
+                out.push(vec![a, 1, 1, 1, 1, 1, b]);
+                out.push(vec![a, 1, 1, 1, 1, 1, 1, b]);
+            }
+            for rank in 3..=8 {
+                out.push(vec![a; rank]);
+            }
+        }
+        out
+    }
+
+    /// A short key read back: dtype, layout and dims, from either encoding (the kind says
+    /// which), checking that the unused bits are 0 and each number's class is the narrowest.
+    fn decode(k: ShortKey) -> (u64, u64, Vec<i64>) {
+        let v = k.value;
+        let (dtype, layout, rank) = (v & 0x1f, v >> 5 & 0xf, (v >> 9 & 7) as usize);
+        let mut dims = Vec::new();
+        let end = if k.kind < 8 {
+            for i in 0..rank {
+                dims.push((v >> (12 + 13 * i) & 0x1fff) as i64 - 1);
+            }
+            12 + 13 * rank
+        } else {
+            let mut at = 12;
+            for _ in 0..rank {
+                let class = (v >> at & 3) as usize;
+                let width = [4, 12, 20, 32][class];
+                let x = v >> (at + 2) & ((1u64 << width) - 1);
+                assert!(
+                    class == 0 || x >> [0, 4, 12, 20][class] != 0,
+                    "{k:?}: not narrowest"
+                );
+                dims.push(x as i64 - 1);
+                at += 2 + width;
+            }
+            at
+        };
+        assert!(
+            end <= 64 && (end == 64 || v >> end == 0),
+            "{k:?}: stray bits"
+        );
+        (dtype, layout, dims)
+    }
+
+    /// Whether `dims` should have a short key, computed apart from the encoders: the first
+    /// encoding (rank up to 4, every dim -1 to 8,190), or the second (rank up to 7, every
+    /// dim -1 to 2^32 - 2, the fields' lengths within 52 bits).
+    fn fits(dims: &[i64]) -> (bool, bool) {
+        let first = dims.len() <= 4 && dims.iter().all(|&d| (-1..=8190).contains(&d));
+        let fields: Option<u32> = dims
+            .iter()
+            .map(|&d| {
+                let x = d.checked_add(1).filter(|x| (0..1 << 32).contains(x))?;
+                [4, 12, 20, 32]
+                    .into_iter()
+                    .find(|w| x < 1 << w)
+                    .map(|w| 2 + w)
+            })
+            .sum();
+        let second = dims.len() <= 7 && fields.is_some_and(|n| n <= 52);
+        (first, second)
+    }
+
+    #[test]
+    fn short_keys_read_back_as_their_keys() {
+        let mut seen = std::collections::HashMap::new();
+        let (mut firsts, mut seconds) = (0, 0);
+        for dims in edge_shapes().iter().chain(&shapes()) {
+            for (dtype, layout) in [
+                (DataType::Float32, DataLayout::Nchw),
+                (DataType::Int8, DataLayout::Nhwc),
+            ] {
+                let k = tensor_short(SHORT_DENSE, dtype, layout, dims);
+                let (first, second) = fits(dims);
+                assert_eq!(k.is_some(), first || second, "{dims:?}");
+                let Some(k) = k else { continue };
+                // The first encoding whenever it fits: one encoding per key.
+                assert_eq!(k.kind == SHORT_DENSE, first, "{dims:?}");
+                if first {
+                    firsts += 1;
+                } else {
+                    seconds += 1;
+                }
+                assert_eq!(decode(k), (dtype as u64, layout as u64, dims.clone()));
+                // Equal keys, equal encodings; unequal keys (the map's), unequal ones.
+                let key = (dtype, layout, dims.clone());
+                assert_eq!(
+                    *seen.entry((k.kind, k.value)).or_insert_with(|| key.clone()),
+                    key
+                );
+                if layout == DataLayout::Nchw {
+                    let parts = (
+                        dense_short_first(dtype, dims),
+                        dense_short_second(dtype, dims),
+                    );
+                    assert_eq!(parts.0.or(parts.1), Some(k), "{dims:?}");
+                }
+            }
+        }
+        assert!(firsts > 100 && seconds > 500, "{firsts} {seconds}");
+    }
+
+    #[test]
+    fn edge_shapes_intern_to_their_own_types() {
+        let ctx = IrContext::new();
+        let all = edge_shapes();
+        let types: Vec<Type> = all
+            .iter()
+            .map(|d| ctx.dense_tensor_type(DataType::Float16, d))
+            .collect();
+        let mut by_type = std::collections::HashMap::new();
+        for (d, t) in all.iter().zip(&types) {
+            assert_eq!(&t.as_dense_tensor(&ctx).unwrap().dims[..], &d[..]);
+            assert_eq!(ctx.dense_tensor_type(DataType::Float16, d), *t);
+            assert_eq!(by_type.entry(*t).or_insert(d), &d, "two shapes, one type");
+        }
     }
 
     #[test]
