@@ -382,6 +382,8 @@ pub(crate) struct OpParts<'a> {
     pub(crate) def: &'static OpDef,
     pub(crate) attrs: Attribute,
     operands: &'a [OperandData],
+    /// The program's values (operand and result types are read here).
+    values: &'a [ValueData],
     results_start: u32,
     pub(crate) num_results: u32,
     pub(crate) num_regions: u32,
@@ -392,6 +394,23 @@ pub(crate) struct OpParts<'a> {
 impl OpParts<'_> {
     pub(crate) fn num_operands(&self) -> usize {
         self.operands.len()
+    }
+
+    /// The index word of operand `i`'s type; 0 for a null value or a null type.
+    #[inline]
+    pub(crate) fn operand_type_word(&self, i: usize) -> u32 {
+        self.operands[i]
+            .value
+            .and_then(|v| self.values[v.get() as usize].ty)
+            .map_or(0, NonZeroU32::get)
+    }
+
+    /// The index word of result `i`'s type; 0 for a null type.
+    #[inline]
+    pub(crate) fn result_type_word(&self, i: u32) -> u32 {
+        self.values[(self.results_start + i) as usize]
+            .ty
+            .map_or(0, NonZeroU32::get)
     }
 
     #[inline]
@@ -782,6 +801,7 @@ impl Program {
             def: self.def_of(d),
             attrs: Attribute::from_bits(d.attrs, self.ctx_id),
             operands: &self.operands[s..s + sh.num_operands as usize],
+            values: &self.values,
             results_start: sh.results_start,
             num_results: sh.num_results,
             num_regions: sh.num_regions,
@@ -1095,13 +1115,14 @@ impl Program {
                 // A value of another program is never linked, whatever its index.
                 if v.prog == id {
                     // Link at the head of v's use list.
-                    let head = self.values[v.index()].first_use;
+                    let value = &mut self.values[v.index()];
+                    let head = value.first_use;
+                    value.first_use = slot;
                     o.value = Some(v.ix());
                     o.next_use = head;
                     if head != NO_LINK {
                         self.operands[head as usize].prev_use = slot;
                     }
-                    self.values[v.index()].first_use = slot;
                 } else {
                     foreign = true;
                 }
