@@ -520,14 +520,19 @@ impl<'a> Printer<'a> {
             if i > 0 {
                 self.buf.push_str(", ");
             }
-            self.print_value(p.operand(i))?;
+            let v = p.operand(i);
+            // Most operands are values numbered on an earlier line.
+            match v.and_then(|v| self.names.get(v.index())) {
+                Some(&name) if name < BLOCK_ARG => self.write_number_name(name),
+                _ => self.print_value(v)?,
+            }
         }
         self.buf.push_str(&self.lines[line].tail);
         Ok(())
     }
 
     /// The cached fixed parts of the line of signature `key` (op `op`'s), made if new.
-    #[inline]
+    #[inline(always)]
     fn line_parts_for(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
         // Word by word: comparing the arrays whole reads them wider than they were written,
         // which stalls store forwarding.
@@ -535,6 +540,12 @@ impl<'a> Printer<'a> {
         if last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3] {
             return Ok(self.last_line.1);
         }
+        self.line_parts_looked_up(key, op)
+    }
+
+    /// [`Printer::line_parts_for`] past the last line's signature: the map, or new parts.
+    #[inline(never)]
+    fn line_parts_looked_up(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
         let p = match self.line_cache.get(&key) {
             Some(&p) => p,
             None => {

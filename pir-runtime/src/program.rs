@@ -1013,30 +1013,47 @@ impl Program {
     ///
     /// [`IrError::Foreign`] if an operand or the insertion point's block or op is of another
     /// program; the errors of [`insert_op`](Self::insert_op).
+    #[inline(always)] // appending folds with the caller's argument slices (one operand, ...)
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
-        if let InsertPoint::BlockEnd(b) = at {
-            // The common case (builders appending): the block's identity is checked once,
-            // then the op is pushed and linked as its last op by stored indices.
-            self.check_own(b)?;
-            let bi = b.index();
-            let prev = self.blocks[bi].last;
-            let (ix, foreign) = self.push_raw(&args, Some(b.ix()), prev, None);
-            if foreign {
-                return Err(self.undo_foreign(ix, &args));
-            }
-            match prev {
-                Some(p) => self.ops[p.get() as usize].next = Some(ix),
-                None => self.blocks[bi].first = Some(ix),
-            }
-            let data = &mut self.blocks[bi];
-            data.last = Some(ix);
-            data.len += 1;
-            return Ok(OpId::from_ix(ix, self.id));
+        match at {
+            InsertPoint::BlockEnd(b) => self.append_op(&args, b),
+            _ => self.create_op_elsewhere(args, at),
         }
+    }
+
+    /// [`create_op_at`](Self::create_op_at) at the end of block `b`: the common case (builders
+    /// appending). The block's identity is checked once, then the op is pushed and linked as
+    /// its last op by stored indices.
+    #[inline(always)]
+    fn append_op(&mut self, args: &OperationArgs<'_>, b: BlockId) -> Result<OpId, IrError> {
+        self.check_own(b)?;
+        let bi = b.index();
+        let prev = self.blocks[bi].last;
+        let (ix, foreign) = self.push_raw(args, Some(b.ix()), prev, None);
+        if foreign {
+            return Err(self.undo_foreign(ix, args));
+        }
+        match prev {
+            Some(p) => self.ops[p.get() as usize].next = Some(ix),
+            None => self.blocks[bi].first = Some(ix),
+        }
+        let data = &mut self.blocks[bi];
+        data.last = Some(ix);
+        data.len += 1;
+        Ok(OpId::from_ix(ix, self.id))
+    }
+
+    /// [`create_op_at`](Self::create_op_at) before or after an op, or at a block's start.
+    #[inline(never)]
+    fn create_op_elsewhere(
+        &mut self,
+        args: OperationArgs<'_>,
+        at: InsertPoint,
+    ) -> Result<OpId, IrError> {
         let op = self.push_op(&args)?;
         if let Err(e) = self.insert_op(op, at) {
             // A refused insertion point creates nothing (the op would stay alive, detached).
@@ -1068,28 +1085,37 @@ impl Program {
         prev: Option<Ix>,
         next: Option<Ix>,
     ) -> (Ix, bool) {
+        // Read once, before any call: the slices' lengths then fold with the caller's (one
+        // operand, one result, ...) where this is inlined.
+        let OperationArgs {
+            def: op_def,
+            operands,
+            attributes,
+            result_types,
+            num_regions,
+        } = *args;
         let ix = Ix::new(u32::try_from(self.ops.len()).expect("arena overflow"))
             .expect("index 0 is reserved");
-        let mut foreign = args.attributes.ctx_id() != self.ctx_id;
+        let mut foreign = attributes.ctx_id() != self.ctx_id;
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
         let def = match self.defs.last() {
             // Programs are mostly built op after op of one kind at a time.
-            Some(&last) if std::ptr::eq(last, args.def) => (self.defs.len() - 1) as u16,
-            _ => self.def_id(args.def),
+            Some(&last) if std::ptr::eq(last, op_def) => (self.defs.len() - 1) as u16,
+            _ => self.def_id(op_def),
         };
         // Ops with regions or counts past `u16` keep their counts in `extra` (out of line).
         let (flags, num_operands, num_results) = match (
-            u16::try_from(args.operands.len()),
-            u16::try_from(args.result_types.len()),
+            u16::try_from(operands.len()),
+            u16::try_from(result_types.len()),
         ) {
-            (Ok(o), Ok(r)) if args.num_regions == 0 => (ALIVE, o, r),
+            (Ok(o), Ok(r)) if num_regions == 0 => (ALIVE, o, r),
             _ => (ALIVE | EXTRA, 0, 0),
         };
         self.ops.push(OpData {
             def,
             flags,
-            attrs: args.attributes.bits(),
+            attrs: attributes.bits(),
             parent,
             prev,
             next,
@@ -1103,7 +1129,7 @@ impl Program {
         }
         let owner = ix.get();
         let id = self.id;
-        for (i, &v) in args.operands.iter().enumerate() {
+        for (i, &v) in operands.iter().enumerate() {
             let slot = operands_start + i as u32;
             let mut o = OperandData {
                 value: None,
@@ -1131,7 +1157,7 @@ impl Program {
         }
         let mut bits = 0;
         let mut other_ctx = 0;
-        for &ty in args.result_types {
+        for &ty in result_types {
             if let Some(t) = ty {
                 bits |= t.raw();
                 other_ctx |= t.ctx_id() ^ self.ctx_id;

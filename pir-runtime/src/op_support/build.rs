@@ -141,7 +141,9 @@ fn dict_of_args(
 /// Build overload 1: tensor inputs as values, every attribute (mutable ones included, in input
 /// order) as a Rust value. Mutable attributes are materialised as `full_int_array` / `full` ops,
 /// as Paddle's Build does; result types come from infer-meta.
-#[inline] // generated builds pass literal slices: the shortcut's test folds away for the others
+// Generated builds pass literal slices: the shortcut's test folds away for all but the ops of
+// one tensor input and no attribute, which make the op with no call in between.
+#[inline(always)]
 pub fn build_typed(
     b: &mut Builder<'_>,
     def: &'static OpDef,
@@ -150,7 +152,6 @@ pub fn build_typed(
     attrs: &[AttrArg<'_>],
 ) -> Result<OpId, BuildError> {
     // relu, tanh, sigmoid, ...: a dense tensor in, the same type out, nothing else to check.
-    // Inlined into the op's `build`, so that the op is made with no call in between.
     if let ([Some(x)], [], []) = (inputs, mutable, attrs) {
         if def.attr_cache.plain_unchanged() {
             if let Some(t) = b.program().value_type(*x).filter(|t| t.is_dense_tensor()) {
