@@ -1020,7 +1020,7 @@ impl Program {
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
         match at {
-            InsertPoint::BlockEnd(b) => self.append_op(&args, b),
+            InsertPoint::BlockEnd(b) => self.append_op(args, b),
             _ => self.create_op_elsewhere(args, at),
         }
     }
@@ -1029,7 +1029,7 @@ impl Program {
     /// appending). The block's identity is checked once, then the op is pushed and linked as
     /// its last op by stored indices.
     #[inline(always)]
-    fn append_op(&mut self, args: &OperationArgs<'_>, b: BlockId) -> Result<OpId, IrError> {
+    fn append_op(&mut self, args: OperationArgs<'_>, b: BlockId) -> Result<OpId, IrError> {
         self.check_own(b)?;
         let bi = b.index();
         let prev = self.blocks[bi].last;
@@ -1065,9 +1065,9 @@ impl Program {
 
     /// Creates a detached op: [`push_raw`](Self::push_raw), undone if something is foreign.
     fn push_op(&mut self, args: &OperationArgs<'_>) -> Result<OpId, IrError> {
-        let (ix, foreign) = self.push_raw(args, None, None, None);
+        let (ix, foreign) = self.push_raw(*args, None, None, None);
         if foreign {
-            return Err(self.undo_foreign(ix, args));
+            return Err(self.undo_foreign(ix, *args));
         }
         Ok(OpId::from_ix(ix, self.id))
     }
@@ -1080,20 +1080,20 @@ impl Program {
     #[inline(always)]
     fn push_raw(
         &mut self,
-        args: &OperationArgs<'_>,
+        args: OperationArgs<'_>,
         parent: Option<Ix>,
         prev: Option<Ix>,
         next: Option<Ix>,
     ) -> (Ix, bool) {
-        // Read once, before any call: the slices' lengths then fold with the caller's (one
-        // operand, one result, ...) where this is inlined.
+        // By value, and its fields read as locals: where this is inlined, the slices' lengths
+        // fold with the caller's (one operand, one result, ...) and the loops with them.
         let OperationArgs {
             def: op_def,
             operands,
             attributes,
             result_types,
             num_regions,
-        } = *args;
+        } = args;
         let ix = Ix::new(u32::try_from(self.ops.len()).expect("arena overflow"))
             .expect("index 0 is reserved");
         let mut foreign = attributes.ctx_id() != self.ctx_id;
@@ -1175,7 +1175,9 @@ impl Program {
     /// Records the counts of op `ix`, just pushed flagged `EXTRA` (regions or counts past
     /// `u16`), and pushes its empty regions.
     #[inline(never)]
-    fn push_extra(&mut self, ix: Ix, args: &OperationArgs<'_>) {
+    // `args` by value, as everywhere on the append path: a reference would keep the caller's
+    // arguments in memory, and their slice lengths would not fold.
+    fn push_extra(&mut self, ix: Ix, args: OperationArgs<'_>) {
         let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
         self.extra.insert(
             ix.get(),
