@@ -810,7 +810,6 @@ impl<'a> Printer<'a> {
     fn write_number_name(&mut self, n: u32) {
         let mut digits = itoa::Buffer::new();
         let digits = digits.format(n);
-        self.buf.reserve(digits.len() + 1);
         self.buf.push('%');
         self.buf.push_str(digits);
     }
