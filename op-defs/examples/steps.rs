@@ -93,6 +93,37 @@ fn main() {
             }
             black_box(v);
         }
+        "phases" => {
+            // The side-by-side's pir-rs sequence, per repetition: generic chain, typed chain
+            // (dropped), print; on-CPU time (user and system, so page faults count, as in
+            // the side-by-side's thread CPU clock) and minor page faults of each phase.
+            for rep in 0..5 {
+                let mut prog = Program::new(&ctx);
+                let f0 = minor_faults();
+                let t = cpu_ns();
+                chain(&mut prog, n, false);
+                let (g, gf) = (cpu_ns() - t, minor_faults() - f0);
+                let mut prog2 = Program::new(&ctx);
+                let f0 = minor_faults();
+                let t = cpu_ns();
+                chain(&mut prog2, n, true);
+                let (ty, tf) = (cpu_ns() - t, minor_faults() - f0);
+                drop(prog2);
+                let f0 = minor_faults();
+                let t = cpu_ns();
+                let s = black_box(prog.to_string());
+                let (p, pf) = (cpu_ns() - t, minor_faults() - f0);
+                drop(s);
+                let per = |d: u64| d as f64 / n as f64;
+                println!(
+                    "rep {rep}: generic {:.1} ns/op ({gf} faults), typed {:.1} ({tf}), print {:.1} ({pf})",
+                    per(g),
+                    per(ty),
+                    per(p)
+                );
+            }
+            return;
+        }
         "lookup" => {
             const HOT: usize = 4096;
             let pick = |i: usize| (i.wrapping_mul(2_654_435_761) >> 7) % HOT;
@@ -127,4 +158,25 @@ fn main() {
         "{step}: {:.1} ns/op",
         start.elapsed().as_nanos() as f64 / n as f64
     );
+}
+
+/// The process's minor page faults so far (Linux; 0 elsewhere).
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Field 10 (minflt), counted after the command name's closing parenthesis.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after
+        .split_whitespace()
+        .nth(7)
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The thread's time on a CPU so far, in ns (Linux's scheduler statistics; 0 elsewhere).
+fn cpu_ns() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace()
+        .next()
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(0)
 }

@@ -204,7 +204,7 @@ impl<'p> Builder<'p> {
     /// assert!(prog.to_string().contains("\"builtin.constant\" () {value:1.5} : () -> f32"));
     /// # let _ = op;
     /// ```
-    #[inline]
+    #[inline(always)] // with `Program::create_op_at`: appending folds with the caller's slices
     pub fn create(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
         let op = self.prog.create_op_at(args, self.ip)?;
         // Keep creation order: later ops go after this one.
@@ -229,7 +229,7 @@ impl<'p> Builder<'p> {
     /// assert_eq!(prog.op(op).operand(0), Some(x));
     /// pir_runtime::verify(&prog).unwrap();
     /// ```
-    #[inline] // a thin wrapper: callers pass their arguments to `create_op_at` directly
+    #[inline(always)] // a thin wrapper: callers pass their arguments to `create_op_at` directly
     pub fn create_with(
         &mut self,
         def: &'static OpDef,

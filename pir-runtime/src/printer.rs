@@ -135,6 +135,8 @@ pub struct Printer<'a> {
     dict_cache: Vec<Cached>,
     /// The fixed parts of op lines, by op signature (see [`Printer::print_operation_with_no_region`]).
     line_cache: rustc_hash::FxHashMap<LineKey, LineParts>,
+    /// What [`LineParts`] index.
+    lines: Vec<LineText>,
     /// The last op line's key and parts, tried before the map.
     last_line: (LineKey, LineParts),
     op_ids: Option<&'a OpIds>,
@@ -169,13 +171,21 @@ enum Work {
 /// and result types (0 for a null type), packed two to a word.
 type LineKey = [u64; 4];
 
-/// `cache[start..mid]` is `) = "name" (`, `cache[mid..end]` is `) {attrs} : (types) -> types`.
-#[derive(Clone, Copy)]
-struct LineParts {
-    start: u32,
-    mid: u32,
-    end: u32,
+/// The fixed parts of an op line, around the result and operand names.
+struct LineText {
+    /// The indentation and `(`.
+    pre: Box<str>,
+    /// `) = "name" (`.
+    head: Box<str>,
+    /// `) {attrs} : (types) -> types` and a newline.
+    tail: Box<str>,
 }
+
+/// An index into [`Printer`]'s line texts.
+type LineParts = u32;
+
+/// Where [`LineKey`]'s second word keeps the indentation (in levels) of the cached line.
+const KEY_INDENT_SHIFT: u32 = 56;
 
 /// Ops with more operands and results than this print without the line cache.
 const LINE_CACHE_MAX: usize = 4;
@@ -260,14 +270,9 @@ impl<'a> Printer<'a> {
             type_cache: Vec::new(),
             dict_cache: Vec::new(),
             line_cache: Default::default(),
-            last_line: (
-                [0; 4],
-                LineParts {
-                    start: 0,
-                    mid: 0,
-                    end: 0,
-                },
-            ),
+            lines: Vec::new(),
+            // Matches no op: an op's first key word is its definition's address.
+            last_line: ([0; 4], 0),
             op_ids: None,
             work: Vec::new(),
             deferred: Vec::new(),
@@ -445,10 +450,9 @@ impl<'a> Printer<'a> {
                 && self.op_ids.is_none()
                 && p.num_operands() + p.num_results as usize <= LINE_CACHE_MAX
             {
-                // The common line, read in one look (what print_operation does, in short).
-                self.write_indent()?;
+                // The common line, read in one look (what print_operation does, in short),
+                // indentation and newline included.
                 self.print_cached_line(op, &p)?;
-                self.buf.push('\n');
                 self.maybe_flush()?;
                 continue;
             }
@@ -471,51 +475,64 @@ impl<'a> Printer<'a> {
     /// The line of an op without regions or a printer of its own, with at most
     /// `LINE_CACHE_MAX` operands and results (see [`Printer::print_operation_with_no_region`]).
     fn print_cached_line(&mut self, op: OpId, p: &OpParts<'_>) -> fmt::Result {
-        let prog = self.prog;
-        let raw = |t: Option<Type>| t.map_or(0, |t| u64::from(t.raw()));
         let (n_operands, n_results) = (p.num_operands(), p.num_results as usize);
         let (mut w2, mut w3) = (0u64, 0u64);
-        let types = (0..n_operands)
-            .map(|i| p.operand(i).and_then(|v| prog.value_type_own(v)))
-            .chain((0..p.num_results).map(|i| prog.value_type_own(p.result(i))));
-        for (i, t) in types.enumerate() {
-            let bits = raw(t) << (32 * (i % 2));
+        let mut put = |i: usize, word: u32| {
+            let bits = u64::from(word) << (32 * (i % 2));
             if i < 2 {
                 w2 |= bits;
             } else {
                 w3 |= bits;
             }
+        };
+        for i in 0..n_operands {
+            put(i, p.operand_type_word(i));
         }
+        for i in 0..p.num_results {
+            put(n_operands + i as usize, p.result_type_word(i));
+        }
+        let levels = self.indent.min(MAX_INDENT_LEVELS) as u64;
         let key: LineKey = [
             p.def as *const _ as usize as u64,
-            u64::from(p.attrs.raw()) | (n_operands as u64) << 32 | (n_results as u64) << 48,
+            u64::from(p.attrs.raw())
+                | (n_operands as u64) << 32
+                | (n_results as u64) << 48
+                | levels << KEY_INDENT_SHIFT,
             w2,
             w3,
         ];
-        let parts = self.line_parts_for(key, op)?;
-        self.buf.push('(');
+        let line = self.line_parts_for(key, op)? as usize;
+        self.buf.push_str(&self.lines[line].pre);
         for i in 0..p.num_results {
             if i > 0 {
                 self.buf.push_str(", ");
             }
-            self.print_value(Some(p.result(i)))?;
+            let v = p.result(i);
+            // Results are named here, on their op's line, unless a custom printer named them
+            // already (an alias); they are never block arguments.
+            match self.names.get(v.index()) {
+                Some(&UNNAMED) => self.name_result(v.index()),
+                _ => self.print_value(Some(v))?,
+            }
         }
-        self.buf.push(')');
-        self.buf
-            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        self.buf.push_str(&self.lines[line].head);
         for i in 0..n_operands {
             if i > 0 {
                 self.buf.push_str(", ");
             }
-            self.print_value(p.operand(i))?;
+            let v = p.operand(i);
+            // Most operands are values numbered on an earlier line.
+            match v.and_then(|v| self.names.get(v.index())) {
+                Some(&name) if name < BLOCK_ARG => self.write_number_name(name),
+                _ => self.print_value(v)?,
+            }
         }
-        self.buf
-            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        self.buf.push_str(&self.lines[line].tail);
         Ok(())
     }
 
     /// The cached fixed parts of the line of signature `key` (op `op`'s), made if new.
-    #[inline]
+    #[inline(always)]
     fn line_parts_for(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
         // Word by word: comparing the arrays whole reads them wider than they were written,
         // which stalls store forwarding.
@@ -523,10 +540,17 @@ impl<'a> Printer<'a> {
         if last[0] == key[0] && last[1] == key[1] && last[2] == key[2] && last[3] == key[3] {
             return Ok(self.last_line.1);
         }
+        self.line_parts_looked_up(key, op)
+    }
+
+    /// [`Printer::line_parts_for`] past the last line's signature: the map, or new parts.
+    #[inline(never)]
+    fn line_parts_looked_up(&mut self, key: LineKey, op: OpId) -> Result<LineParts, fmt::Error> {
         let p = match self.line_cache.get(&key) {
             Some(&p) => p,
             None => {
-                let p = self.line_parts(self.prog.op(op))?;
+                let levels = (key[1] >> KEY_INDENT_SHIFT) as usize;
+                let p = self.line_parts(self.prog.op(op), levels)?;
                 self.line_cache.insert(key, p);
                 p
             }
@@ -601,26 +625,38 @@ impl<'a> Printer<'a> {
             w2,
             w3,
         ];
-        let parts = self.line_parts_for(key, op)?;
-        self.print_op_results(r)?;
-        self.buf
-            .push_str(&self.cache[parts.start as usize..parts.mid as usize]);
+        let line = self.line_parts_for(key, op)? as usize;
+        // The cached head starts with the results' closing parenthesis.
+        self.buf.push('(');
+        for (i, v) in r.results().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.print_value(Some(v))?;
+        }
+        self.buf.push_str(&self.lines[line].head);
         for (i, v) in r.operands().enumerate() {
             if i > 0 {
                 self.buf.push_str(", ");
             }
             self.print_value(v)?;
         }
-        self.buf
-            .push_str(&self.cache[parts.mid as usize..parts.end as usize]);
+        // Without the newline.
+        let tail = &self.lines[line].tail;
+        self.buf.push_str(&tail[..tail.len() - 1]);
         Ok(())
     }
 
-    /// Prints the fixed parts of `r`'s line into the cache.
-    fn line_parts(&mut self, r: OpRef<'_>) -> Result<LineParts, fmt::Error> {
+    /// Prints the fixed parts of `r`'s line, at `levels` of indentation, into the cache.
+    fn line_parts(&mut self, r: OpRef<'_>, levels: usize) -> Result<LineParts, fmt::Error> {
         // Print them with the general code, into the main buffer, then move them.
         let at = self.buf.len();
-        self.buf.push_str(" = \"");
+        for _ in 0..levels {
+            self.buf.push_str("    ");
+        }
+        self.buf.push('(');
+        let pre = self.buf.len() - at;
+        self.buf.push_str(") = \"");
         self.buf.push_str(r.name());
         self.buf.push_str("\" (");
         let mid = self.buf.len() - at;
@@ -630,14 +666,16 @@ impl<'a> Printer<'a> {
         self.print_operand_types(r)?;
         self.buf.push_str(" -> ");
         self.print_result_types(r)?;
-        let start = self.cache.len();
-        self.cache.push_str(&self.buf[at..]);
+        self.buf.push('\n');
+        let (pre, rest) = self.buf[at..].split_at(pre);
+        let (head, tail) = rest.split_at(mid - pre.len());
+        self.lines.push(LineText {
+            pre: pre.into(),
+            head: head.into(),
+            tail: tail.into(),
+        });
         self.buf.truncate(at);
-        Ok(LineParts {
-            start: start as u32,
-            mid: (start + mid) as u32,
-            end: self.cache.len() as u32,
-        })
+        Ok((self.lines.len() - 1) as LineParts)
     }
 
     fn print_operation_uncached(&mut self, r: OpRef<'_>) -> fmt::Result {
@@ -736,27 +774,44 @@ impl<'a> Printer<'a> {
         let name = self.names[idx];
         // A named value prints from its name alone (the flag bits say alias or block
         // argument), without reading the program's value table.
+        if name < BLOCK_ARG {
+            // `%N` (neither flag set, and not UNNAMED).
+            self.write_number_name(name);
+            return Ok(());
+        }
         if name != UNNAMED {
             if name & ALIAS != 0 {
                 self.buf.push_str(&self.aliases[(name & !ALIAS) as usize]);
-            } else if name & BLOCK_ARG != 0 {
+            } else {
                 self.buf.push_str("%arg_");
                 self.write_u32(name & !BLOCK_ARG);
-            } else {
-                self.buf.push('%');
-                self.write_u32(name);
             }
             return Ok(());
         }
         if self.prog.is_block_arg(v) {
             return self.print_block_arg(v, name);
         }
+        self.name_result(idx);
+        Ok(())
+    }
+
+    /// Names the value of index `idx` (an op result, unnamed) `%N` with the next number, and
+    /// prints the name.
+    #[inline]
+    fn name_result(&mut self, idx: usize) {
         let n = self.next_result;
         self.next_result += 1;
         self.names[idx] = n;
+        self.write_number_name(n);
+    }
+
+    /// `%N`.
+    #[inline]
+    fn write_number_name(&mut self, n: u32) {
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(n);
         self.buf.push('%');
-        self.write_u32(n);
-        Ok(())
+        self.buf.push_str(digits);
     }
 
     /// Names `v` `alias` (written as is, `%stack_0`) from now on, unless it has a name

@@ -382,6 +382,8 @@ pub(crate) struct OpParts<'a> {
     pub(crate) def: &'static OpDef,
     pub(crate) attrs: Attribute,
     operands: &'a [OperandData],
+    /// The program's values (operand and result types are read here).
+    values: &'a [ValueData],
     results_start: u32,
     pub(crate) num_results: u32,
     pub(crate) num_regions: u32,
@@ -392,6 +394,23 @@ pub(crate) struct OpParts<'a> {
 impl OpParts<'_> {
     pub(crate) fn num_operands(&self) -> usize {
         self.operands.len()
+    }
+
+    /// The index word of operand `i`'s type; 0 for a null value or a null type.
+    #[inline]
+    pub(crate) fn operand_type_word(&self, i: usize) -> u32 {
+        self.operands[i]
+            .value
+            .and_then(|v| self.values[v.get() as usize].ty)
+            .map_or(0, NonZeroU32::get)
+    }
+
+    /// The index word of result `i`'s type; 0 for a null type.
+    #[inline]
+    pub(crate) fn result_type_word(&self, i: u32) -> u32 {
+        self.values[(self.results_start + i) as usize]
+            .ty
+            .map_or(0, NonZeroU32::get)
     }
 
     #[inline]
@@ -782,6 +801,7 @@ impl Program {
             def: self.def_of(d),
             attrs: Attribute::from_bits(d.attrs, self.ctx_id),
             operands: &self.operands[s..s + sh.num_operands as usize],
+            values: &self.values,
             results_start: sh.results_start,
             num_results: sh.num_results,
             num_regions: sh.num_regions,
@@ -993,30 +1013,47 @@ impl Program {
     ///
     /// [`IrError::Foreign`] if an operand or the insertion point's block or op is of another
     /// program; the errors of [`insert_op`](Self::insert_op).
+    #[inline(always)] // appending folds with the caller's argument slices (one operand, ...)
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
         at: InsertPoint,
     ) -> Result<OpId, IrError> {
-        if let InsertPoint::BlockEnd(b) = at {
-            // The common case (builders appending): the block's identity is checked once,
-            // then the op is pushed and linked as its last op by stored indices.
-            self.check_own(b)?;
-            let bi = b.index();
-            let prev = self.blocks[bi].last;
-            let (ix, foreign) = self.push_raw(&args, Some(b.ix()), prev, None);
-            if foreign {
-                return Err(self.undo_foreign(ix, &args));
-            }
-            match prev {
-                Some(p) => self.ops[p.get() as usize].next = Some(ix),
-                None => self.blocks[bi].first = Some(ix),
-            }
-            let data = &mut self.blocks[bi];
-            data.last = Some(ix);
-            data.len += 1;
-            return Ok(OpId::from_ix(ix, self.id));
+        match at {
+            InsertPoint::BlockEnd(b) => self.append_op(args, b),
+            _ => self.create_op_elsewhere(args, at),
         }
+    }
+
+    /// [`create_op_at`](Self::create_op_at) at the end of block `b`: the common case (builders
+    /// appending). The block's identity is checked once, then the op is pushed and linked as
+    /// its last op by stored indices.
+    #[inline(always)]
+    fn append_op(&mut self, args: OperationArgs<'_>, b: BlockId) -> Result<OpId, IrError> {
+        self.check_own(b)?;
+        let bi = b.index();
+        let prev = self.blocks[bi].last;
+        let (ix, foreign) = self.push_raw(args, Some(b.ix()), prev, None);
+        if foreign {
+            return Err(self.undo_foreign(ix, args));
+        }
+        match prev {
+            Some(p) => self.ops[p.get() as usize].next = Some(ix),
+            None => self.blocks[bi].first = Some(ix),
+        }
+        let data = &mut self.blocks[bi];
+        data.last = Some(ix);
+        data.len += 1;
+        Ok(OpId::from_ix(ix, self.id))
+    }
+
+    /// [`create_op_at`](Self::create_op_at) before or after an op, or at a block's start.
+    #[inline(never)]
+    fn create_op_elsewhere(
+        &mut self,
+        args: OperationArgs<'_>,
+        at: InsertPoint,
+    ) -> Result<OpId, IrError> {
         let op = self.push_op(&args)?;
         if let Err(e) = self.insert_op(op, at) {
             // A refused insertion point creates nothing (the op would stay alive, detached).
@@ -1028,9 +1065,9 @@ impl Program {
 
     /// Creates a detached op: [`push_raw`](Self::push_raw), undone if something is foreign.
     fn push_op(&mut self, args: &OperationArgs<'_>) -> Result<OpId, IrError> {
-        let (ix, foreign) = self.push_raw(args, None, None, None);
+        let (ix, foreign) = self.push_raw(*args, None, None, None);
         if foreign {
-            return Err(self.undo_foreign(ix, args));
+            return Err(self.undo_foreign(ix, *args));
         }
         Ok(OpId::from_ix(ix, self.id))
     }
@@ -1043,33 +1080,42 @@ impl Program {
     #[inline(always)]
     fn push_raw(
         &mut self,
-        args: &OperationArgs<'_>,
+        args: OperationArgs<'_>,
         parent: Option<Ix>,
         prev: Option<Ix>,
         next: Option<Ix>,
     ) -> (Ix, bool) {
+        // By value, and its fields read as locals: where this is inlined, the slices' lengths
+        // fold with the caller's (one operand, one result, ...) and the loops with them.
+        let OperationArgs {
+            def: op_def,
+            operands,
+            attributes,
+            result_types,
+            num_regions,
+        } = args;
         let ix = Ix::new(u32::try_from(self.ops.len()).expect("arena overflow"))
             .expect("index 0 is reserved");
-        let mut foreign = args.attributes.ctx_id() != self.ctx_id;
+        let mut foreign = attributes.ctx_id() != self.ctx_id;
         let operands_start = self.operands.len() as u32;
         let results_start = self.values.len() as u32;
         let def = match self.defs.last() {
             // Programs are mostly built op after op of one kind at a time.
-            Some(&last) if std::ptr::eq(last, args.def) => (self.defs.len() - 1) as u16,
-            _ => self.def_id(args.def),
+            Some(&last) if std::ptr::eq(last, op_def) => (self.defs.len() - 1) as u16,
+            _ => self.def_id(op_def),
         };
         // Ops with regions or counts past `u16` keep their counts in `extra` (out of line).
         let (flags, num_operands, num_results) = match (
-            u16::try_from(args.operands.len()),
-            u16::try_from(args.result_types.len()),
+            u16::try_from(operands.len()),
+            u16::try_from(result_types.len()),
         ) {
-            (Ok(o), Ok(r)) if args.num_regions == 0 => (ALIVE, o, r),
+            (Ok(o), Ok(r)) if num_regions == 0 => (ALIVE, o, r),
             _ => (ALIVE | EXTRA, 0, 0),
         };
         self.ops.push(OpData {
             def,
             flags,
-            attrs: args.attributes.bits(),
+            attrs: attributes.bits(),
             parent,
             prev,
             next,
@@ -1083,7 +1129,7 @@ impl Program {
         }
         let owner = ix.get();
         let id = self.id;
-        for (i, &v) in args.operands.iter().enumerate() {
+        for (i, &v) in operands.iter().enumerate() {
             let slot = operands_start + i as u32;
             let mut o = OperandData {
                 value: None,
@@ -1095,13 +1141,14 @@ impl Program {
                 // A value of another program is never linked, whatever its index.
                 if v.prog == id {
                     // Link at the head of v's use list.
-                    let head = self.values[v.index()].first_use;
+                    let value = &mut self.values[v.index()];
+                    let head = value.first_use;
+                    value.first_use = slot;
                     o.value = Some(v.ix());
                     o.next_use = head;
                     if head != NO_LINK {
                         self.operands[head as usize].prev_use = slot;
                     }
-                    self.values[v.index()].first_use = slot;
                 } else {
                     foreign = true;
                 }
@@ -1110,7 +1157,7 @@ impl Program {
         }
         let mut bits = 0;
         let mut other_ctx = 0;
-        for &ty in args.result_types {
+        for &ty in result_types {
             if let Some(t) = ty {
                 bits |= t.raw();
                 other_ctx |= t.ctx_id() ^ self.ctx_id;
@@ -1128,7 +1175,9 @@ impl Program {
     /// Records the counts of op `ix`, just pushed flagged `EXTRA` (regions or counts past
     /// `u16`), and pushes its empty regions.
     #[inline(never)]
-    fn push_extra(&mut self, ix: Ix, args: &OperationArgs<'_>) {
+    // `args` by value, as everywhere on the append path: a reference would keep the caller's
+    // arguments in memory, and their slice lengths would not fold.
+    fn push_extra(&mut self, ix: Ix, args: OperationArgs<'_>) {
         let num_regions = u32::try_from(args.num_regions).expect("region count overflow");
         self.extra.insert(
             ix.get(),

@@ -267,6 +267,56 @@ fn verifier_reports_use_before_definition() {
     );
 }
 
+/// Value numbers past digit carries (9, 99, 999), names of the newest value and of older ones,
+/// and one op signature printed at two indentations.
+#[test]
+fn value_numbers_carry_and_cached_lines_keep_their_indentation() {
+    let (ctx, mut prog, t) = setup();
+    let ty = "tensor<2x3xf32>";
+    let mut b = Builder::at_end(&mut prog);
+    let mut values = vec![source(&mut b, t)];
+    let mut expected = format!("{{\n    (%0) = \"test.source\" () {{}} : () -> {ty}\n");
+    let unary_line = |indent: &str, n: usize, operand: &str| {
+        format!("{indent}(%{n}) = \"test.unary\" ({operand}) {{}} : ({ty}) -> {ty}\n")
+    };
+    for n in 1..=1205 {
+        let op = unary(&mut b, values[n - 1], t);
+        values.push(b.program().op(op).result(0));
+        expected += &unary_line("    ", n, &format!("%{}", n - 1));
+        if n % 7 == 0 {
+            // The newest value and an older one (its name is formatted, not copied).
+            sink(&mut b, &[values[n], values[n / 2]]);
+            expected += &format!(
+                "    () = \"test.sink\" (%{n}, %{}) {{}} : ({ty}, {ty}) -> \n",
+                n / 2
+            );
+        }
+    }
+    let v = values[1205];
+    let region_op = b
+        .create_with(&REGION_OP, &[Some(v)], ctx.empty_dict(), &[Some(t)], 1)
+        .unwrap();
+    expected += &format!("    (%1206) = \"test.region\" (%1205) {{}} : ({ty}) -> {ty}\n    {{\n");
+    let inner = prog.add_block(prog.op(region_op).region(0));
+    let mut ib = Builder::at_block_end(&mut prog, inner);
+    let y = unary(&mut ib, v, t);
+    let y = prog.op(y).result(0);
+    let mut ib = Builder::at_block_end(&mut prog, inner);
+    unary(&mut ib, y, t);
+    expected += &unary_line("        ", 1207, "%1205");
+    expected += &unary_line("        ", 1208, "%1207");
+    expected += "    }\n\n";
+    let mut b = Builder::at_end(&mut prog);
+    unary(&mut b, v, t);
+    expected += &unary_line("    ", 1209, "%1205");
+    expected += "}\n";
+    assert_eq!(prog.to_string(), expected);
+    // Through a writer (flushed in parts) as through `to_string`.
+    let mut s = String::new();
+    pir_runtime::printer::print_program(&mut s, &prog).unwrap();
+    assert_eq!(s, expected);
+}
+
 #[test]
 fn nested_regions_scope_values_and_print_indented() {
     let (ctx, mut prog, t) = setup();

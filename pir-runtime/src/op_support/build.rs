@@ -141,6 +141,9 @@ fn dict_of_args(
 /// Build overload 1: tensor inputs as values, every attribute (mutable ones included, in input
 /// order) as a Rust value. Mutable attributes are materialised as `full_int_array` / `full` ops,
 /// as Paddle's Build does; result types come from infer-meta.
+// Generated builds pass literal slices: the shortcut's test folds away for all but the ops of
+// one tensor input and no attribute, which make the op with no call in between.
+#[inline(always)]
 pub fn build_typed(
     b: &mut Builder<'_>,
     def: &'static OpDef,
@@ -153,10 +156,24 @@ pub fn build_typed(
         if def.attr_cache.plain_unchanged() {
             if let Some(t) = b.program().value_type(*x).filter(|t| t.is_dense_tensor()) {
                 let dict = b.ctx().empty_dict();
-                return Ok(b.create_with(def, inputs, dict, &[Some(t)], 0)?);
+                return b
+                    .create_with(def, inputs, dict, &[Some(t)], 0)
+                    .map_err(BuildError::from);
             }
         }
     }
+    build_typed_general(b, def, inputs, mutable, attrs)
+}
+
+/// [`build_typed`] for every op but the shortcut's.
+#[inline(never)]
+fn build_typed_general(
+    b: &mut Builder<'_>,
+    def: &'static OpDef,
+    inputs: &[Option<Value>],
+    mutable: &[AttrArg<'_>],
+    attrs: &[AttrArg<'_>],
+) -> Result<OpId, BuildError> {
     let s = schema_of(def)?;
     let n_tensor = inputs.len();
     if n_tensor + mutable.len() != s.inputs.len() {

@@ -45,12 +45,12 @@ impl Program {
     /// `args`, and says what.
     #[cold]
     #[inline(never)]
-    pub(super) fn undo_foreign(&mut self, ix: Ix, args: &OperationArgs<'_>) -> IrError {
+    pub(super) fn undo_foreign(&mut self, ix: Ix, args: OperationArgs<'_>) -> IrError {
         let id = OpId::from_ix(ix, self.id);
         let d = &mut self.ops[id.index()];
         (d.parent, d.prev, d.next) = (None, None, None);
         self.erase_one(id);
-        self.foreign_arg(args)
+        self.foreign_arg(&args)
     }
 
     #[cold]
