@@ -37,12 +37,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pir_runtime::{
-    Attribute, BlockId, InsertPoint, IrContext, OperationArgs, Program, Type, Value,
+    Attribute, BlockId, InsertPoint, IrContext, OpDef, OpId, OperationArgs, Program, Type, Value,
 };
 
 use crate::attributes::read_attr;
 use crate::error::JsonError;
-use crate::node::Node;
+use crate::node::{Elements, Node};
 use crate::schema::{
     decompress_dialect, split_tag, ATTR, ATTRS, BLOCKS, BLOCK_ARGS, BLOCK_OPS, DIST_ATTRS, ID,
     KEYWORD_BLOCK_ARGS, MAGIC, NAME, OPERANDS, PARAMETER_OP, PIR_VERSION, QUANT_ATTRS, REGIONS,
@@ -160,6 +160,9 @@ struct Reader<'c> {
     values: HashMap<i64, Value>,
 }
 
+/// An op's result types and the value ids they define, in result order.
+type ResultSlots = (Vec<Option<Type>>, Vec<Option<i64>>);
+
 const ATTR_LIST: &str = "an array of {\"N\": name, \"AT\": attribute} objects";
 
 impl Reader<'_> {
@@ -252,71 +255,11 @@ impl Reader<'_> {
         if tag == PARAMETER_OP {
             return self.read_parameter_op(prog, n, block);
         }
-        let Some((dialect_id, op_name)) = split_tag(tag) else {
-            return Err(
-                tag_node.unexpected("an op name \"<dialect id>.<op>\" such as \"1.conv2d\"")
-            );
-        };
-        let dialect = match decompress_dialect(dialect_id) {
-            Some(d) => d,
-            // Paddle writes ops of dialects without an id under the dialect's name.
-            None if self.ctx.has_dialect(dialect_id) => dialect_id,
-            None => {
-                return Err(JsonError::UnknownDialect {
-                    location: tag_node.location(),
-                    dialect: dialect_id.to_string(),
-                    tag: tag.to_string(),
-                })
-            }
-        };
-        let full_name = format!("{dialect}.{op_name}");
-        let Some(def) = self.ctx.op_def(&full_name) else {
-            return Err(JsonError::UnknownOp {
-                location: tag_node.location(),
-                name: full_name,
-            });
-        };
-
-        let mut operands: Vec<Option<Value>> = Vec::new();
-        for o in n
-            .key(OPERANDS, "the op's operands")?
-            .elements("an array of operands {\"%\": value id}")?
-        {
-            let id_node = o.key(VALUE_ID, "the operand's value id")?;
-            let id = id_node.i64("a value id (an integer)")?;
-            if id == 0 {
-                operands.push(None);
-                continue;
-            }
-            match self.values.get(&id) {
-                Some(&v) => operands.push(Some(v)),
-                None => {
-                    return Err(JsonError::UndefinedValue {
-                        location: id_node.location(),
-                        id,
-                    })
-                }
-            }
-        }
-
+        let def = self.op_def_of(&tag_node, tag)?;
+        let operands = self.read_operands(n)?;
         let results = n.key(RESULTS, "the op's results")?;
-        let mut types: Vec<Option<Type>> = Vec::new();
-        let mut ids: Vec<Option<i64>> = Vec::new();
-        for r in results.elements("an array of results {\"%\": value id, \"TT\": type}")? {
-            let id = match r.opt_key(VALUE_ID, "the result's value id")? {
-                Some(id_node) => Some(id_node.i64("a value id (an integer)")?),
-                None => None,
-            };
-            ids.push(id);
-            types.push(read_type(self.ctx, &r.key(TYPE, "the result's type")?)?);
-        }
-
-        let mut entries: Vec<(String, Attribute)> = Vec::new();
-        self.read_attr_list(&n.key(ATTRS, "the op's attributes")?, &mut entries)?;
-        if let Some(oa) = n.opt_key(RESULT_ATTRS, "the op's result attributes")? {
-            self.read_attr_list(&oa, &mut entries)?;
-        }
-        let attributes = dict(self.ctx, &entries);
+        let (types, ids) = self.read_result_types(&results)?;
+        let attributes = self.read_op_attrs(n)?;
 
         let regions = n.opt_key(REGIONS, "the op's regions")?;
         let region_nodes = match &regions {
@@ -342,23 +285,125 @@ impl Reader<'_> {
                 location: n.location(),
                 source,
             })?;
-
         if let Some(region_nodes) = region_nodes {
-            let region_ids: Vec<_> = prog.op(op).regions().collect();
-            for (region_node, region) in region_nodes.zip(region_ids) {
-                region_node
-                    .key(ID, "the region's name")?
-                    .str("a region name string such as \"region_1\"")?;
-                for b in region_node
-                    .key(BLOCKS, "the region's blocks")?
-                    .elements("an array of blocks")?
-                {
-                    let nb = prog.add_block(region);
-                    self.read_block(prog, &b, nb)?;
+            self.read_regions(prog, op, region_nodes)?;
+        }
+        self.define_results(prog, op, &results, ids)
+    }
+
+    /// The definition of the op tagged `tag` (`"<dialect id>.<op>"`); an unknown dialect or op
+    /// is an error at the tag.
+    fn op_def_of(&self, tag_node: &Node<'_, '_>, tag: &str) -> Result<&'static OpDef, JsonError> {
+        let Some((dialect_id, op_name)) = split_tag(tag) else {
+            return Err(
+                tag_node.unexpected("an op name \"<dialect id>.<op>\" such as \"1.conv2d\"")
+            );
+        };
+        let dialect = match decompress_dialect(dialect_id) {
+            Some(d) => d,
+            // Paddle writes ops of dialects without an id under the dialect's name.
+            None if self.ctx.has_dialect(dialect_id) => dialect_id,
+            None => {
+                return Err(JsonError::UnknownDialect {
+                    location: tag_node.location(),
+                    dialect: dialect_id.to_string(),
+                    tag: tag.to_string(),
+                })
+            }
+        };
+        let full_name = format!("{dialect}.{op_name}");
+        let Some(def) = self.ctx.op_def(&full_name) else {
+            return Err(JsonError::UnknownOp {
+                location: tag_node.location(),
+                name: full_name,
+            });
+        };
+        Ok(def)
+    }
+
+    /// The op's operands, each a value defined earlier or (id 0) an absent optional one.
+    fn read_operands(&self, n: &Node<'_, '_>) -> Result<Vec<Option<Value>>, JsonError> {
+        let mut operands: Vec<Option<Value>> = Vec::new();
+        for o in n
+            .key(OPERANDS, "the op's operands")?
+            .elements("an array of operands {\"%\": value id}")?
+        {
+            let id_node = o.key(VALUE_ID, "the operand's value id")?;
+            let id = id_node.i64("a value id (an integer)")?;
+            if id == 0 {
+                operands.push(None);
+                continue;
+            }
+            match self.values.get(&id) {
+                Some(&v) => operands.push(Some(v)),
+                None => {
+                    return Err(JsonError::UndefinedValue {
+                        location: id_node.location(),
+                        id,
+                    })
                 }
             }
         }
+        Ok(operands)
+    }
 
+    /// The types of the op's results and the value ids they define (a result without one is
+    /// not referred to).
+    fn read_result_types(&self, results: &Node<'_, '_>) -> Result<ResultSlots, JsonError> {
+        let mut types: Vec<Option<Type>> = Vec::new();
+        let mut ids: Vec<Option<i64>> = Vec::new();
+        for r in results.elements("an array of results {\"%\": value id, \"TT\": type}")? {
+            let id = match r.opt_key(VALUE_ID, "the result's value id")? {
+                Some(id_node) => Some(id_node.i64("a value id (an integer)")?),
+                None => None,
+            };
+            ids.push(id);
+            types.push(read_type(self.ctx, &r.key(TYPE, "the result's type")?)?);
+        }
+        Ok((types, ids))
+    }
+
+    /// The op's attribute dictionary: its `A` list, then its result attributes `OA`.
+    fn read_op_attrs(&self, n: &Node<'_, '_>) -> Result<Attribute, JsonError> {
+        let mut entries: Vec<(String, Attribute)> = Vec::new();
+        self.read_attr_list(&n.key(ATTRS, "the op's attributes")?, &mut entries)?;
+        if let Some(oa) = n.opt_key(RESULT_ATTRS, "the op's result attributes")? {
+            self.read_attr_list(&oa, &mut entries)?;
+        }
+        Ok(dict(self.ctx, &entries))
+    }
+
+    /// Reads the blocks of each of `op`'s regions from its region nodes.
+    fn read_regions(
+        &mut self,
+        prog: &mut Program,
+        op: OpId,
+        region_nodes: Elements<'_, '_>,
+    ) -> Result<(), JsonError> {
+        let region_ids: Vec<_> = prog.op(op).regions().collect();
+        for (region_node, region) in region_nodes.zip(region_ids) {
+            region_node
+                .key(ID, "the region's name")?
+                .str("a region name string such as \"region_1\"")?;
+            for b in region_node
+                .key(BLOCKS, "the region's blocks")?
+                .elements("an array of blocks")?
+            {
+                let nb = prog.add_block(region);
+                self.read_block(prog, &b, nb)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds the value ids `ids` of the results to `op`'s result values.
+    fn define_results(
+        &mut self,
+        prog: &Program,
+        op: OpId,
+        results: &Node<'_, '_>,
+        ids: Vec<Option<i64>>,
+    ) -> Result<(), JsonError> {
         let values: Vec<Value> = prog.op(op).results().collect();
         for ((r, id), v) in results
             .elements("an array of results")?

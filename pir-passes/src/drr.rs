@@ -464,6 +464,129 @@ fn span_positions(
     (pos, first)
 }
 
+/// Where the new ops of one match go: positions of the match's span (new ops get positions
+/// between their neighbours'), from the first source op on.
+struct Placement {
+    pos: FxHashMap<OpId, f64>,
+    first_src: OpId,
+    first_pos: f64,
+    /// The position of the last op put before the first source op.
+    before_cursor: f64,
+}
+
+impl Placement {
+    /// The placement of the match of `src_ops` at `anchor` in `block`.
+    fn new(prog: &Program, block: pir_runtime::BlockId, anchor: OpId, src_ops: &[OpId]) -> Self {
+        let (pos, first_src) = span_positions(prog, block, anchor, src_ops);
+        let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
+        Placement {
+            pos,
+            first_src,
+            first_pos,
+            before_cursor: first_pos - 1.0,
+        }
+    }
+
+    /// Paddle's place for a new op reading `operands`: max(after the last input defined in
+    /// this block, before the first source op); with the position the op gets there.
+    fn place(&mut self, prog: &Program, operands: &[Option<Value>]) -> (InsertPoint, f64) {
+        let last_input = operands
+            .iter()
+            .flatten()
+            .filter_map(|&v| prog.defining_op(v))
+            .filter_map(|d| self.pos.get(&d).map(|&p| (p, d)))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        match last_input {
+            Some((p, d)) if p >= self.first_pos => {
+                let next = prog
+                    .op(d)
+                    .next_op()
+                    .and_then(|n| self.pos.get(&n).copied())
+                    .unwrap_or(p + 1.0);
+                (InsertPoint::After(d), (p + next) / 2.0)
+            }
+            _ => {
+                self.before_cursor = (self.before_cursor + self.first_pos) / 2.0;
+                (InsertPoint::Before(self.first_src), self.before_cursor)
+            }
+        }
+    }
+
+    /// Builds an op at `at` and records its position `new_pos`, and just below it those of
+    /// the ops the build made for mutable attributes.
+    fn build(
+        &mut self,
+        rw: &mut Rewriter<'_>,
+        at: InsertPoint,
+        new_pos: f64,
+        def: &'static OpDef,
+        operands: &[Option<Value>],
+        dict: Attribute,
+    ) -> Result<OpId, PassError> {
+        // The op the new ones follow: the build's extra ops sit between it and `op`.
+        let mark = match at {
+            InsertPoint::After(d) => Some(d),
+            InsertPoint::Before(o) => rw.program().op(o).prev_op(),
+            _ => None,
+        };
+        let op = rw
+            .build(at, def, operands, dict)
+            .map_err(|source| PassError::Build {
+                pass: "drr",
+                source,
+            })?;
+        // Ops the build made for mutable attributes sit just before `op`.
+        let mut prev = rw.program().op(op).prev_op();
+        self.pos.insert(op, new_pos);
+        while let Some(p) = prev.filter(|&p| Some(p) != mark) {
+            self.pos.insert(p, new_pos - 1e-9);
+            prev = rw.program().op(p).prev_op();
+        }
+        Ok(op)
+    }
+}
+
+/// `stop_gradient` of the values seen so far in one match (the new ops' are known when made),
+/// and the flag arrays made: a match reads a few values many times and makes one or two kinds
+/// of array.
+#[derive(Default)]
+struct StopFlags {
+    stops: SmallVec<[(Value, bool); 24]>,
+    arrays: SmallVec<[(bool, usize, Attribute); 4]>,
+}
+
+impl StopFlags {
+    /// Whether every operand stops the gradient (a new op's flag).
+    fn all_stopped(&mut self, prog: &Program, operands: &[Option<Value>]) -> bool {
+        operands.iter().flatten().all(|&v| {
+            if let Some(&(_, s)) = self.stops.iter().find(|e| e.0 == v) {
+                return s;
+            }
+            let s = stops_gradient(prog, v);
+            self.stops.push((v, s));
+            s
+        })
+    }
+
+    /// The array of `n_results` copies of `stop`, made once per match.
+    fn flag_array(&mut self, ctx: &IrContext, stop: bool, n_results: usize) -> Attribute {
+        match self.arrays.iter().find(|e| e.0 == stop && e.1 == n_results) {
+            Some(e) => e.2,
+            None => {
+                let a = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
+                self.arrays.push((stop, n_results, a));
+                a
+            }
+        }
+    }
+
+    /// Every result of the new op carries the same flag.
+    fn record(&mut self, prog: &Program, op: OpId, n_results: usize, stop: bool) {
+        self.stops
+            .extend(prog.op(op).results().take(n_results).map(|v| (v, stop)));
+    }
+}
+
 impl DrrRewrite {
     /// The definition of result op `ri`, from the cache when it was filled in this context.
     fn result_def(&self, ctx: &IrContext, ri: usize) -> Option<&'static OpDef> {
@@ -487,6 +610,8 @@ impl DrrRewrite {
         }
     }
 
+    /// Builds the result ops of one match (its source ops `src_ops`, its bound `tensors` and
+    /// captured `attr_values`), each at Paddle's place; returns the tensors with theirs bound.
     fn rewrite(
         &self,
         anchor: OpId,
@@ -501,15 +626,8 @@ impl DrrRewrite {
             .op(anchor)
             .parent_block()
             .ok_or_else(|| self.err(rw.program(), anchor, "the anchor is not in a block"))?;
-        // Positions of the match's span; new ops get positions between their neighbours'.
-        let (mut pos, first_src) = span_positions(rw.program(), block, anchor, src_ops);
-        let first_pos = pos.get(&first_src).copied().unwrap_or(0.0);
-        let mut before_cursor = first_pos - 1.0;
-        // `stop_gradient` of the values seen so far (the new ops' are known when made), and
-        // the flag arrays made: a match reads a few values many times and makes one or two
-        // kinds of array.
-        let mut stops: SmallVec<[(Value, bool); 24]> = SmallVec::new();
-        let mut flag_arrays: SmallVec<[(bool, usize, Attribute); 4]> = SmallVec::new();
+        let mut place = Placement::new(rw.program(), block, anchor, src_ops);
+        let mut stops = StopFlags::default();
         let mut values_at = 0;
         for (ri, res) in self.pattern.result.iter().enumerate() {
             let values = &attr_values[values_at..values_at + res.attrs.len()];
@@ -525,96 +643,44 @@ impl DrrRewrite {
                 .iter()
                 .map(|&t| tensors[usize::from(t)].flatten())
                 .collect();
-            // Paddle's place: max(after the last input defined in this block, before the
-            // first source op).
-            let last_input = {
-                let prog = rw.program();
-                operands
-                    .iter()
-                    .flatten()
-                    .filter_map(|&v| prog.defining_op(v))
-                    .filter_map(|d| pos.get(&d).map(|&p| (p, d)))
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-            };
-            let (at, new_pos) = match last_input {
-                Some((p, d)) if p >= first_pos => {
-                    let next = rw
-                        .program()
-                        .op(d)
-                        .next_op()
-                        .and_then(|n| pos.get(&n).copied())
-                        .unwrap_or(p + 1.0);
-                    (InsertPoint::After(d), (p + next) / 2.0)
-                }
-                _ => {
-                    before_cursor = (before_cursor + first_pos) / 2.0;
-                    (InsertPoint::Before(first_src), before_cursor)
-                }
-            };
-            let stop = operands.iter().flatten().all(|&v| {
-                if let Some(&(_, s)) = stops.iter().find(|e| e.0 == v) {
-                    return s;
-                }
-                let s = stops_gradient(rw.program(), v);
-                stops.push((v, s));
-                s
-            });
+            let (at, new_pos) = place.place(rw.program(), &operands);
+            let stop = stops.all_stopped(rw.program(), &operands);
             let n_results = def.schema.map_or(res.outputs.len(), |s| s.outputs.len());
-            let flags = match flag_arrays.iter().find(|e| e.0 == stop && e.1 == n_results) {
-                Some(e) => e.2,
-                None => {
-                    let a = ctx.array_attr(&vec![ctx.bool_attr(stop); n_results]);
-                    flag_arrays.push((stop, n_results, a));
-                    a
-                }
-            };
-            // One dictionary per op: the copied entries, then the set ones (later names win).
-            let dict = {
-                let copied = match res.copy_attrs_of {
-                    Some(i) => rw.program().op(src_ops[i]).attribute_entries(),
-                    None => &[],
-                };
-                let added: SmallVec<[(&str, Attribute); 8]> = self.attr_order[ri]
-                    .iter()
-                    .map(|&i| match res.attrs.get(i) {
-                        Some(a) => (a.0, values[i]),
-                        None => ("stop_gradient", flags),
-                    })
-                    .collect();
-                crate::passes::util::dict_merged(&ctx, copied, &added)
-            };
-            // The op the new ones follow: the build's extra ops sit between it and `op`.
-            let mark = match at {
-                InsertPoint::After(d) => Some(d),
-                InsertPoint::Before(o) => rw.program().op(o).prev_op(),
-                _ => None,
-            };
-            let op = rw
-                .build(at, def, &operands, dict)
-                .map_err(|source| PassError::Build {
-                    pass: "drr",
-                    source,
-                })?;
-            // Ops the build made for mutable attributes sit just before `op`.
-            let mut prev = rw.program().op(op).prev_op();
-            pos.insert(op, new_pos);
-            while let Some(p) = prev.filter(|&p| Some(p) != mark) {
-                pos.insert(p, new_pos - 1e-9);
-                prev = rw.program().op(p).prev_op();
-            }
+            let flags = stops.flag_array(&ctx, stop, n_results);
+            let dict = self.result_dict(&ctx, rw.program(), ri, values, flags, src_ops);
+            let op = place.build(rw, at, new_pos, def, &operands, dict)?;
             for (k, &t) in self.slots.res_out[ri].iter().enumerate() {
                 tensors[usize::from(t)] = Some(rw.program().op(op).get_result(k));
             }
-            // Every result of the new op carries the same flag.
-            stops.extend(
-                rw.program()
-                    .op(op)
-                    .results()
-                    .take(n_results)
-                    .map(|v| (v, stop)),
-            );
+            stops.record(rw.program(), op, n_results, stop);
         }
         Ok(tensors)
+    }
+
+    /// The attribute dictionary of result op `ri`: the entries copied from a source op, then
+    /// the set ones (later names win) with `stop_gradient` = `flags`, merged in one go.
+    fn result_dict(
+        &self,
+        ctx: &IrContext,
+        prog: &Program,
+        ri: usize,
+        values: &[Attribute],
+        flags: Attribute,
+        src_ops: &[OpId],
+    ) -> Attribute {
+        let res = &self.pattern.result[ri];
+        let copied = match res.copy_attrs_of {
+            Some(i) => prog.op(src_ops[i]).attribute_entries(),
+            None => &[],
+        };
+        let added: SmallVec<[(&str, Attribute); 8]> = self.attr_order[ri]
+            .iter()
+            .map(|&i| match res.attrs.get(i) {
+                Some(a) => (a.0, values[i]),
+                None => ("stop_gradient", flags),
+            })
+            .collect();
+        crate::passes::util::dict_merged(ctx, copied, &added)
     }
 
     /// Paddle's `DeleteSourcePatternOp`: source ops left unused go, then (transitively) the

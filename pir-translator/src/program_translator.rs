@@ -43,6 +43,12 @@ use crate::variable_map::{VariableDefiningInfo, VariableMap};
 /// The placeholder of an absent variable in a legacy argument list (`kEmptyVarName`).
 const EMPTY_VAR: &str = "@EMPTY@";
 
+/// A `conditional_block`'s output variables and their types.
+type CondOutputs<'a> = (Vec<&'a String>, Vec<Option<Type>>);
+
+/// The operands of an op and the types of all but the first (see `head_and_values`).
+type ValuesAndTypes = (Vec<Option<Value>>, Vec<Option<Type>>);
+
 /// How deep `conditional_block` sub-blocks may nest (a recursion bound on hostile inputs).
 const MAX_SUB_BLOCK_DEPTH: usize = 256;
 
@@ -644,26 +650,12 @@ impl<'a> ProgramTranslator<'a> {
         depth: usize,
         for_bwd: bool,
     ) -> Result<(), TranslateError> {
-        let invalid = |message: String| TranslateError::Invalid {
-            at: Box::new(at(bi, i, op)),
-            message,
-        };
         let def = self.control_flow_def(bi, i, op, "pd_op.if")?;
         let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
         let cond = self.input_value(bi, i, op, "Cond", 0)?;
         let sub = self.sub_block(bi, i, op, depth)?;
         let stacked = self.stacked_vars(bi, i, for_bwd);
-        let out_slot = if for_bwd { "Input@GRAD" } else { "Out" };
-        let outs: Vec<&'a String> = op
-            .output(out_slot)
-            .unwrap_or(&[])
-            .iter()
-            .filter(|n| n.as_str() != EMPTY_VAR)
-            .collect();
-        let types = outs
-            .iter()
-            .map(|n| self.var_type(bi, i, op, n).map(Some))
-            .collect::<Result<Vec<_>, _>>()?;
+        let (outs, types) = self.cond_outputs(bi, i, op, for_bwd)?;
         let ctx = self.ctx();
         // A forward op whose grad reads its variables: its stack, before the `if`.
         let inlet = match (&stacked, for_bwd) {
@@ -689,55 +681,92 @@ impl<'a> ProgramTranslator<'a> {
         let else_block = self.program.add_block(regions[1]);
         // The then block: the sub-block, in a scope of its own; a grad first pops what its
         // forward op pushed, a forward op pushes last.
-        let mark = self.vars.mark();
-        let translated = match (&stacked, for_bwd) {
-            (Some((fwd, names)), true) => self.pop_stacked(bi, i, op, *fwd, names, then_block),
-            _ => Ok(()),
-        }
-        .and_then(|()| self.translate_ops(sub, then_block, depth + 1))
-        .and_then(|()| match (&stacked, inlet) {
-            (Some((fwd, names)), Some(inlet)) => {
-                self.push_stacked(bi, i, op, *fwd, names, inlet, then_block)
+        let yields = self.scoped(|t| {
+            if let (Some((fwd, names)), true) = (&stacked, for_bwd) {
+                t.pop_stacked(bi, i, op, *fwd, names, then_block)?;
             }
-            _ => Ok(()),
-        });
-        let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
-            outs.iter()
-                .map(|n| {
-                    // A grad's output renamed in its sub-block is yielded by its first name.
-                    let n = match n.find("@RENAME@block") {
-                        Some(k) if for_bwd => &n[..k],
-                        _ => n.as_str(),
-                    };
-                    self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
-                        invalid(format!("output `{n}` is not written by block {sub}"))
-                    })
-                })
-                .collect()
-        });
-        self.vars.rollback(mark);
-        let yields = yields?;
-        let empty = ctx.empty_dict();
-        let at_end = |b| InsertPoint::BlockEnd(b);
-        let yield_args = |operands| pir_runtime::OperationArgs {
-            def: yield_def,
-            operands,
-            attributes: empty,
-            result_types: &[],
-            num_regions: 0,
-        };
-        self.program
-            .create_op_at(yield_args(&yields), at_end(then_block))
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
+            t.translate_ops(sub, then_block, depth + 1)?;
+            if let (Some((fwd, names)), Some(inlet)) = (&stacked, inlet) {
+                t.push_stacked(bi, i, op, *fwd, names, inlet, then_block)?;
+            }
+            t.cond_yields(bi, i, op, sub, &outs, for_bwd)
+        })?;
+        self.append_plain(yield_def, &yields, &[], then_block, at(bi, i, op))?;
         let zeros = self.fake_false_branch(bi, i, op, &outs, &yields, else_block)?;
-        self.program
-            .create_op_at(yield_args(&zeros), at_end(else_block))
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        for (k, name) in outs.iter().enumerate() {
-            let v = self.program.op(if_op).result(k);
+        self.append_plain(yield_def, &zeros, &[], else_block, at(bi, i, op))?;
+        self.bind_results(if_op, outs.iter().map(|n| n.as_str()));
+        Ok(())
+    }
+
+    /// The variables a `conditional_block` defines (`Out`, or a grad's `Input@GRAD`; empty
+    /// slots skipped) with their types.
+    fn cond_outputs(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        for_bwd: bool,
+    ) -> Result<CondOutputs<'a>, TranslateError> {
+        let out_slot = if for_bwd { "Input@GRAD" } else { "Out" };
+        let outs: Vec<&'a String> = op
+            .output(out_slot)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|n| n.as_str() != EMPTY_VAR)
+            .collect();
+        let types = outs
+            .iter()
+            .map(|n| self.var_type(bi, i, op, n).map(Some))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((outs, types))
+    }
+
+    /// The values the then block of sub-block `sub` yields: the outputs' values at its end.
+    fn cond_yields(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        sub: usize,
+        outs: &[&'a String],
+        for_bwd: bool,
+    ) -> Result<Vec<Option<Value>>, TranslateError> {
+        outs.iter()
+            .map(|n| {
+                // A grad's output renamed in its sub-block is yielded by its first name.
+                let n = match n.find("@RENAME@block") {
+                    Some(k) if for_bwd => &n[..k],
+                    _ => n.as_str(),
+                };
+                self.vars
+                    .get(n)
+                    .map(|v| Some(v.value))
+                    .ok_or_else(|| TranslateError::Invalid {
+                        at: Box::new(at(bi, i, op)),
+                        message: format!("output `{n}` is not written by block {sub}"),
+                    })
+            })
+            .collect()
+    }
+
+    /// Runs `f` in a scope of its own (a sub-block's variables), closed when it returns.
+    fn scoped<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, TranslateError>,
+    ) -> Result<T, TranslateError> {
+        let mark = self.vars.mark();
+        let r = f(self);
+        self.vars.rollback(mark);
+        r
+    }
+
+    /// Defines `names`, in order, as the results of `op` (a control-flow op's results stand
+    /// for the variables after it).
+    fn bind_results(&mut self, op: OpId, names: impl IntoIterator<Item = &'a str>) {
+        for (k, name) in names.into_iter().enumerate() {
+            let v = self.program.op(op).result(k);
             self.vars.push(name, VariableDefiningInfo::new(v));
         }
-        Ok(())
     }
 
     /// `cf.stack_create` at the end of `block` for the forward op `fwd` whose grad reads its
@@ -829,20 +858,9 @@ impl<'a> ProgramTranslator<'a> {
         block: BlockId,
     ) -> Result<(), TranslateError> {
         let def = self.control_flow_def(bi, i, op, "cf.tuple_push")?;
-        let mut operands = vec![Some(inlet)];
-        let mut types = Vec::with_capacity(names.len());
-        for name in names {
-            let v =
-                self.vars
-                    .get(name)
-                    .map(|v| v.value)
-                    .ok_or_else(|| TranslateError::Invalid {
-                        at: Box::new(at(bi, i, op)),
-                        message: format!("`{name}`, which the grad reads, has no value to push"),
-                    })?;
-            operands.push(Some(v));
-            types.push(self.program.value_type(v));
-        }
+        let (operands, types) = self.head_and_values(bi, i, op, inlet, names, |n| {
+            format!("`{n}`, which the grad reads, has no value to push")
+        })?;
         let empty = self.ctx().empty_dict();
         builders::create(
             &mut self.program,
@@ -903,10 +921,7 @@ impl<'a> ProgramTranslator<'a> {
             &types,
         )
         .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        for (k, name) in names.iter().enumerate() {
-            let v = self.program.op(pop).result(k);
-            self.vars.push(name, VariableDefiningInfo::new(v));
-        }
+        self.bind_results(pop, names.iter().copied());
         Ok(())
     }
 
@@ -960,10 +975,6 @@ impl<'a> ProgramTranslator<'a> {
         block: BlockId,
         depth: usize,
     ) -> Result<(), TranslateError> {
-        let invalid = |message: String| TranslateError::Invalid {
-            at: Box::new(at(bi, i, op)),
-            message,
-        };
         let def = self.control_flow_def(bi, i, op, "pd_op.while")?;
         let yield_def = self.control_flow_def(bi, i, op, "cf.yield")?;
         let cond = self.input_value(bi, i, op, "Condition", 0)?;
@@ -980,18 +991,9 @@ impl<'a> ProgramTranslator<'a> {
             .map(String::as_str)
             .filter(|&n| n != cond_name)
             .collect();
-        let mut inputs = Vec::with_capacity(loop_vars.len() + 1);
-        inputs.push(Some(cond));
-        let mut types = Vec::with_capacity(loop_vars.len());
-        for name in &loop_vars {
-            let v = self.vars.get(name).map(|v| v.value).ok_or_else(|| {
-                invalid(format!(
-                    "loop variable `{name}` has no value before the loop"
-                ))
-            })?;
-            inputs.push(Some(v));
-            types.push(self.program.value_type(v));
-        }
+        let (inputs, types) = self.head_and_values(bi, i, op, cond, &loop_vars, |n| {
+            format!("loop variable `{n}` has no value before the loop")
+        })?;
         let empty = self.ctx().empty_dict();
         let while_op = self
             .program
@@ -1008,43 +1010,72 @@ impl<'a> ProgramTranslator<'a> {
             .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
         let region = self.program.op(while_op).region(0);
         let body = self.program.add_block(region);
-        let mark = self.vars.mark();
-        for (name, ty) in loop_vars.iter().zip(&types) {
-            let arg = self.program.add_block_arg(body, *ty);
-            self.vars.push(name, VariableDefiningInfo::new(arg));
-        }
-        self.in_loop += 1;
-        let translated = self.translate_ops(sub, body, depth + 1);
-        self.in_loop -= 1;
-        let yields: Result<Vec<Option<Value>>, TranslateError> = translated.and_then(|()| {
-            std::iter::once(cond_name)
-                .chain(loop_vars.iter().copied())
-                .map(|n| {
-                    self.vars.get(n).map(|v| Some(v.value)).ok_or_else(|| {
-                        invalid(format!("`{n}` has no value at the end of the body"))
-                    })
-                })
-                .collect()
-        });
-        self.vars.rollback(mark);
-        let yields = yields?;
-        self.program
-            .create_op_at(
-                pir_runtime::OperationArgs {
-                    def: yield_def,
-                    operands: &yields,
-                    attributes: empty,
-                    result_types: &[],
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(body),
-            )
-            .map_err(|e| Self::ir_error(at(bi, i, op), e))?;
-        for (k, name) in loop_vars.iter().enumerate() {
-            let v = self.program.op(while_op).result(k);
-            self.vars.push(name, VariableDefiningInfo::new(v));
-        }
+        let yields = self.scoped(|t| {
+            for (name, ty) in loop_vars.iter().zip(&types) {
+                let arg = t.program.add_block_arg(body, *ty);
+                t.vars.push(name, VariableDefiningInfo::new(arg));
+            }
+            t.in_loop += 1;
+            let translated = t.translate_ops(sub, body, depth + 1);
+            t.in_loop -= 1;
+            translated?;
+            t.loop_yields(bi, i, op, cond_name, &loop_vars)
+        })?;
+        self.append_plain(yield_def, &yields, &[], body, at(bi, i, op))?;
+        self.bind_results(while_op, loop_vars.iter().copied());
         Ok(())
+    }
+
+    /// The operands of an op taking `head` then the current values of the variables `names`,
+    /// and those values' types; a variable without a value is an error, worded by `missing`.
+    fn head_and_values(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        head: Value,
+        names: &[&'a str],
+        missing: impl Fn(&str) -> String,
+    ) -> Result<ValuesAndTypes, TranslateError> {
+        let mut operands = Vec::with_capacity(names.len() + 1);
+        operands.push(Some(head));
+        let mut types = Vec::with_capacity(names.len());
+        for name in names {
+            let v =
+                self.vars
+                    .get(name)
+                    .map(|v| v.value)
+                    .ok_or_else(|| TranslateError::Invalid {
+                        at: Box::new(at(bi, i, op)),
+                        message: missing(name),
+                    })?;
+            operands.push(Some(v));
+            types.push(self.program.value_type(v));
+        }
+        Ok((operands, types))
+    }
+
+    /// The values the loop body yields at its end: the condition, then the loop variables.
+    fn loop_yields(
+        &self,
+        bi: usize,
+        i: usize,
+        op: &'a LegacyOp,
+        cond_name: &'a str,
+        loop_vars: &[&'a str],
+    ) -> Result<Vec<Option<Value>>, TranslateError> {
+        std::iter::once(cond_name)
+            .chain(loop_vars.iter().copied())
+            .map(|n| {
+                self.vars
+                    .get(n)
+                    .map(|v| Some(v.value))
+                    .ok_or_else(|| TranslateError::Invalid {
+                        at: Box::new(at(bi, i, op)),
+                        message: format!("`{n}` has no value at the end of the body"),
+                    })
+            })
+            .collect()
     }
 
     /// `select_input(Mask, X) -> Out`: `pd_op.select_input(mask, x0, x1)`, typed as `Out`.

@@ -73,40 +73,14 @@ pub fn fused_multi_transformer_infer_meta(
     } else {
         y.dims[3]
     };
-    ensure_meta!(
-        x.dims[2] == embed,
-        "x {} and qkv_weights[0] {} must share dim_embed",
-        fmt_dims(&x.dims),
-        fmt_dims(&y.dims)
-    );
+    need_same_embed(x, "qkv_weights[0]", &y.dims, embed)?;
     if let Some(c) = cache_kvs.and_then(|c| c.first()) {
-        need_rank(c, 5, "cache_kvs[0]")?;
-        ensure_meta!(
-            c.dims[0] == 2,
-            "the first dim of cache_kvs[0] {} must be 2",
-            fmt_dims(&c.dims)
-        );
-        ensure_meta!(
-            c.dims[1] == x.dims[0],
-            "the second dim of cache_kvs[0] {} must be the batch size {}",
-            fmt_dims(&c.dims),
-            x.dims[0]
-        );
         let (heads, head_dim) = match (gqa, trans_qkvw) {
             (true, t) => (gqa_group_size, if t { y.dims[1] } else { y.dims[2] }),
             (false, true) => (y.dims[1], y.dims[2]),
             (false, false) => (y.dims[2], y.dims[3]),
         };
-        ensure_meta!(
-            c.dims[2] == heads,
-            "the third dim of cache_kvs[0] {} must be the number of heads {heads}",
-            fmt_dims(&c.dims)
-        );
-        ensure_meta!(
-            c.dims[4] == head_dim,
-            "the fifth dim of cache_kvs[0] {} must be the head size {head_dim}",
-            fmt_dims(&c.dims)
-        );
+        check_cache(c, "cache_kvs[0]", x.dims[0], heads, head_dim, false)?;
     }
     out.set(dims_only(&x.dims))
 }
@@ -407,6 +381,14 @@ fn dims_if(out: Output<'_>, d: &[i64]) {
     out.set_if_present(dims_only(d));
 }
 
+/// Sets `out` to `t`'s dims alone (a gradient shaped like the optional tensor it
+/// differentiates) when both are there.
+fn dims_of(out: Output<'_>, t: Option<&TensorMeta>) {
+    if let Some(t) = t {
+        dims_if(out, &t.dims);
+    }
+}
+
 /// `FusedAttentionInferMeta(x, ln_scale, ln_bias, qkv_weight, qkv_bias, cache_kv, src_mask,
 /// out_linear_weight, out_linear_bias, ln_scale_2, ln_bias_2, num_heads, transpose_qkv_wb,
 /// pre_layer_norm, epsilon, attn_dropout_rate, is_test, attn_dropout_fix_seed,
@@ -467,73 +449,16 @@ pub fn fused_attention_infer_meta(
     cache_kv_out: Output<'_>,
     out: Output<'_>,
 ) -> R {
-    let y = &qkv_weight.dims;
-    let (heads, head_dim, hidden) = if transpose_qkv_wb {
-        need_rank(qkv_weight, 2, "qkv_weight ([dim_embed, 3 * dim_embed])")?;
-        ensure_meta!(
-            num_heads > 0,
-            "num_heads must be given and positive with transpose_qkv_wb, got {num_heads}"
-        );
-        ensure_meta!(
-            y[0] % num_heads == 0,
-            "qkv_weight's first dim {} must be divisible by num_heads {num_heads}",
-            y[0]
-        );
-        let nranks = if ring_id == -1 {
-            ensure_meta!(
-                y[0].wrapping_mul(3) == y[1],
-                "qkv_weight {} must be [dim_embed, 3 * dim_embed]",
-                fmt_dims(y)
-            );
-            1
-        } else {
-            ensure_meta!(y[1] != 0, "qkv_weight {} has a 0 extent", fmt_dims(y));
-            y[0].wrapping_mul(3) / y[1]
-        };
-        let per = num_heads.wrapping_mul(nranks);
-        ensure_meta!(
-            per != 0,
-            "num_heads × nranks is 0 for qkv_weight {}",
-            fmt_dims(y)
-        );
-        (num_heads, y[0] / per, y[0])
-    } else {
-        need_rank(
-            qkv_weight,
-            4,
-            "qkv_weight ([3, num_head, dim_head, dim_embed])",
-        )?;
-        ensure_meta!(
-            y[0] == 3,
-            "the first dim of qkv_weight {} must be 3",
-            fmt_dims(y)
-        );
-        if ring_id == -1 {
-            ensure_meta!(
-                y[1].wrapping_mul(y[2]) == y[3],
-                "qkv_weight {} must satisfy num_head * dim_head == dim_embed",
-                fmt_dims(y)
-            );
-        }
-        (y[1], y[2], y[3])
-    };
+    let (heads, head_dim, hidden) =
+        attention_qkv_shape(qkv_weight, num_heads, transpose_qkv_wb, ring_id)?;
     need_rank(x, 3, "x ([batch_size, seq_len, dim_embed])")?;
     let (b, s) = (x.dims[0], x.dims[1]);
-    ensure_meta!(
-        x.dims[2] == hidden,
-        "x {} and qkv_weight {} must share dim_embed",
-        fmt_dims(&x.dims),
-        fmt_dims(y)
-    );
+    need_same_embed(x, "qkv_weight", &qkv_weight.dims, hidden)?;
     let bs = b.wrapping_mul(s);
     if pre_layer_norm {
-        dims_if(ln_mean, &[bs]);
-        dims_if(ln_var, &[bs]);
-        dims_if(ln_out, &x.dims);
+        set_layer_norm(ln_mean, ln_var, ln_out, bs, &x.dims);
     } else {
-        dims_if(ln_mean_2, &[bs]);
-        dims_if(ln_var_2, &[bs]);
-        dims_if(bias_dropout_residual_out, &x.dims);
+        set_layer_norm(ln_mean_2, ln_var_2, bias_dropout_residual_out, bs, &x.dims);
     }
     let qkv: Vec<i64> = if transpose_qkv_wb {
         vec![b, s, 3i64.wrapping_mul(heads).wrapping_mul(head_dim)]
@@ -547,28 +472,8 @@ pub fn fused_attention_infer_meta(
     dims_if(transpose_out_2, &[3, b, heads, s, head_dim]);
     let mut out_seq = s;
     if let Some(c) = cache_kv {
-        need_rank(c, 5, "cache_kv")?;
+        check_cache(c, "cache_kv", b, heads, head_dim, false)?;
         let cd = &c.dims;
-        ensure_meta!(
-            cd[0] == 2,
-            "the first dim of cache_kv {} must be 2",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[1] == b,
-            "the second dim of cache_kv {} must be the batch size {b}",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[2] == heads,
-            "the third dim of cache_kv {} must be the number of heads {heads}",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[4] == head_dim,
-            "the fifth dim of cache_kv {} must be the head size {head_dim}",
-            fmt_dims(cd)
-        );
         out_seq = out_seq.wrapping_add(cd[3]);
         dims_if(cache_kv_out, &[cd[0], cd[1], cd[2], out_seq, cd[4]]);
     }
@@ -589,6 +494,158 @@ pub fn fused_attention_infer_meta(
         dims_if(dropout_mask_out, &x.dims);
     }
     out.set(TensorMeta::new(x.dtype, &x.dims))
+}
+
+/// `(heads, head_dim, dim_embed)` of fused attention's `qkv_weight`, checked in the layout
+/// `transpose_qkv_wb` selects.
+fn attention_qkv_shape(
+    qkv_weight: &TensorMeta,
+    num_heads: i64,
+    transpose_qkv_wb: bool,
+    ring_id: i64,
+) -> Result<(i64, i64, i64), InferMetaError> {
+    if transpose_qkv_wb {
+        transposed_qkv_shape(qkv_weight, num_heads, ring_id)
+    } else {
+        stacked_qkv_shape(qkv_weight, ring_id)
+    }
+}
+
+/// The `[dim_embed, 3 dim_embed]` layout: heads come from `num_heads`, and with tensor
+/// parallelism (`ring_id != -1`) the second dim holds one rank's share of the three projections.
+fn transposed_qkv_shape(
+    qkv_weight: &TensorMeta,
+    num_heads: i64,
+    ring_id: i64,
+) -> Result<(i64, i64, i64), InferMetaError> {
+    let y = &qkv_weight.dims;
+    need_rank(qkv_weight, 2, "qkv_weight ([dim_embed, 3 * dim_embed])")?;
+    ensure_meta!(
+        num_heads > 0,
+        "num_heads must be given and positive with transpose_qkv_wb, got {num_heads}"
+    );
+    ensure_meta!(
+        y[0] % num_heads == 0,
+        "qkv_weight's first dim {} must be divisible by num_heads {num_heads}",
+        y[0]
+    );
+    let nranks = if ring_id == -1 {
+        ensure_meta!(
+            y[0].wrapping_mul(3) == y[1],
+            "qkv_weight {} must be [dim_embed, 3 * dim_embed]",
+            fmt_dims(y)
+        );
+        1
+    } else {
+        ensure_meta!(y[1] != 0, "qkv_weight {} has a 0 extent", fmt_dims(y));
+        y[0].wrapping_mul(3) / y[1]
+    };
+    let per = num_heads.wrapping_mul(nranks);
+    ensure_meta!(
+        per != 0,
+        "num_heads × nranks is 0 for qkv_weight {}",
+        fmt_dims(y)
+    );
+    Ok((num_heads, y[0] / per, y[0]))
+}
+
+/// The `[3, heads, head_dim, dim_embed]` layout.
+fn stacked_qkv_shape(
+    qkv_weight: &TensorMeta,
+    ring_id: i64,
+) -> Result<(i64, i64, i64), InferMetaError> {
+    let y = &qkv_weight.dims;
+    need_rank(
+        qkv_weight,
+        4,
+        "qkv_weight ([3, num_head, dim_head, dim_embed])",
+    )?;
+    ensure_meta!(
+        y[0] == 3,
+        "the first dim of qkv_weight {} must be 3",
+        fmt_dims(y)
+    );
+    need_heads_fill_embed(ring_id, "qkv_weight", y, y[1], y[2], y[3])?;
+    Ok((y[1], y[2], y[3]))
+}
+
+/// Without tensor parallelism (`ring_id == -1`) the heads of the qkv weight `w` must tile
+/// the embedding exactly; a sharded weight holds only part of them.
+fn need_heads_fill_embed(
+    ring_id: i64,
+    name: &str,
+    w: &[i64],
+    heads: i64,
+    head_dim: i64,
+    embed: i64,
+) -> R {
+    if ring_id == -1 {
+        ensure_meta!(
+            heads.wrapping_mul(head_dim) == embed,
+            "{name} {} must satisfy num_head * dim_head == dim_embed",
+            fmt_dims(w)
+        );
+    }
+    Ok(())
+}
+
+/// Checks that `x` `[batch, seq, dim_embed]` and the qkv weight `w` agree on `dim_embed`.
+fn need_same_embed(x: &TensorMeta, name: &str, w: &[i64], embed: i64) -> R {
+    ensure_meta!(
+        x.dims[2] == embed,
+        "x {} and {name} {} must share dim_embed",
+        fmt_dims(&x.dims),
+        fmt_dims(w)
+    );
+    Ok(())
+}
+
+/// Checks a key/value cache `[2, batch, heads, cache_seq, head_dim]` against the attention it
+/// feeds, as the fused attention family does; `seq_positive` adds the int8 op's
+/// `cache_seq > 0`.
+fn check_cache(
+    c: &TensorMeta,
+    name: &str,
+    batch: i64,
+    heads: i64,
+    head_dim: i64,
+    seq_positive: bool,
+) -> R {
+    need_rank(c, 5, name)?;
+    let cd = &c.dims;
+    ensure_meta!(
+        cd[0] == 2,
+        "the first dim of {name} {} must be 2",
+        fmt_dims(cd)
+    );
+    ensure_meta!(
+        cd[1] == batch,
+        "the second dim of {name} {} must be the batch size {batch}",
+        fmt_dims(cd)
+    );
+    ensure_meta!(
+        cd[2] == heads,
+        "the third dim of {name} {} must be the number of heads {heads}",
+        fmt_dims(cd)
+    );
+    ensure_meta!(
+        !seq_positive || cd[3] > 0,
+        "the fourth dim of {name} {} must be greater than 0",
+        fmt_dims(cd)
+    );
+    ensure_meta!(
+        cd[4] == head_dim,
+        "the fifth dim of {name} {} must be the head size {head_dim}",
+        fmt_dims(cd)
+    );
+    Ok(())
+}
+
+/// Sets a layer norm's `[rows]` mean and variance and its output of `dims` (dims only).
+fn set_layer_norm(mean: Output<'_>, var: Output<'_>, out: Output<'_>, rows: i64, dims: &[i64]) {
+    dims_if(mean, &[rows]);
+    dims_if(var, &[rows]);
+    dims_if(out, dims);
 }
 
 /// `FusedAttentionGradInferMeta(...)`: out of test mode only; each gradient gets the dims
@@ -668,36 +725,31 @@ pub fn fused_attention_grad_infer_meta(
         !is_test,
         "the grad op is only callable when is_test is false"
     );
-    let opt = |out: Output<'_>, t: Option<&TensorMeta>| {
-        if let Some(t) = t {
-            dims_if(out, &t.dims);
-        }
-    };
     if pre_layer_norm {
         if ln_scale.is_some() {
-            opt(ln_scale_grad, ln_scale);
-            opt(ln_bias_grad, ln_bias);
+            dims_of(ln_scale_grad, ln_scale);
+            dims_of(ln_bias_grad, ln_bias);
         }
-        opt(ln_out_grad, ln_out);
+        dims_of(ln_out_grad, ln_out);
     } else {
-        opt(ln_scale_2_grad, ln_scale_2);
-        opt(ln_bias_2_grad, ln_bias_2);
-        opt(bias_dropout_residual_out_grad, bias_dropout_residual_out);
+        dims_of(ln_scale_2_grad, ln_scale_2);
+        dims_of(ln_bias_2_grad, ln_bias_2);
+        dims_of(bias_dropout_residual_out_grad, bias_dropout_residual_out);
     }
     dims_if(x_grad, &x.dims);
-    opt(out_linear_bias_grad, out_linear_bias);
+    dims_of(out_linear_bias_grad, out_linear_bias);
     dims_if(out_linear_weight_grad, &out_linear_weight.dims);
     dims_if(qkv_weight_grad, &qkv_weight.dims);
-    opt(qkv_bias_grad, qkv_bias);
+    dims_of(qkv_bias_grad, qkv_bias);
     dims_if(fmha_out_grad, &fmha_out.dims);
     dims_if(qktv_out_grad, &qktv_out.dims);
     dims_if(transpose_out_2_grad, &transpose_out_2.dims);
     dims_if(qk_out_grad, &qk_out.dims);
     dims_if(softmax_out_grad, &softmax_out.dims);
     dims_if(attn_dropout_out_grad, &attn_dropout_out.dims);
-    opt(src_mask_out_grad, src_mask_out);
+    dims_of(src_mask_out_grad, src_mask_out);
     dims_if(qkv_out_grad, &qkv_out.dims);
-    opt(qkv_bias_out_grad, qkv_bias_out);
+    dims_of(qkv_bias_out_grad, qkv_bias_out);
     dims_if(out_linear_out_grad, &out_linear_out.dims);
     Ok(())
 }
@@ -905,20 +957,15 @@ pub fn fused_feed_forward_grad_infer_meta(
     ln2_scale_grad: Output<'_>,
     ln2_bias_grad: Output<'_>,
 ) -> R {
-    let opt = |out: Output<'_>, t: Option<&TensorMeta>| {
-        if let Some(t) = t {
-            dims_if(out, &t.dims);
-        }
-    };
     x_grad.set(dims_only(&out_grad.dims))?;
-    opt(ln1_scale_grad, ln1_scale);
-    opt(ln1_bias_grad, ln1_bias);
-    opt(ln2_scale_grad, ln2_scale);
-    opt(ln2_bias_grad, ln2_bias);
+    dims_of(ln1_scale_grad, ln1_scale);
+    dims_of(ln1_bias_grad, ln1_bias);
+    dims_of(ln2_scale_grad, ln2_scale);
+    dims_of(ln2_bias_grad, ln2_bias);
     linear1_weight_grad.set(dims_only(&linear1_weight.dims))?;
-    opt(linear1_bias_grad, linear1_bias);
+    dims_of(linear1_bias_grad, linear1_bias);
     linear2_weight_grad.set(dims_only(&linear2_weight.dims))?;
-    opt(linear2_bias_grad, linear2_bias);
+    dims_of(linear2_bias_grad, linear2_bias);
     Ok(())
 }
 
@@ -1101,59 +1148,16 @@ pub fn fused_multi_transformer_int8_infer_meta(
         .ok_or_else(|| InferMetaError::new("qkv_w is empty: one weight per layer"))?;
     need_rank(y, 4, "qkv_w[0]")?;
     let yd = &y.dims;
-    let embed = if trans_qkvw { yd[3] } else { yd[0] };
-    ensure_meta!(
-        x.dims[2] == embed,
-        "x {} and qkv_w[0] {} must share dim_embed",
-        fmt_dims(&x.dims),
-        fmt_dims(yd)
-    );
-    if ring_id == -1 {
-        let (a, b, e) = if trans_qkvw {
-            (yd[1], yd[2], yd[3])
-        } else {
-            (yd[2], yd[3], yd[0])
-        };
-        ensure_meta!(
-            a.wrapping_mul(b) == e,
-            "qkv_w[0] {} must satisfy num_head * dim_head == dim_embed",
-            fmt_dims(yd)
-        );
-    }
+    // `[3, heads, head_dim, embed]`, or `[embed, 3, heads, head_dim]` without `trans_qkvw`.
+    let (heads, head_dim, embed) = if trans_qkvw {
+        (yd[1], yd[2], yd[3])
+    } else {
+        (yd[2], yd[3], yd[0])
+    };
+    need_same_embed(x, "qkv_w[0]", yd, embed)?;
+    need_heads_fill_embed(ring_id, "qkv_w[0]", yd, heads, head_dim, embed)?;
     if let Some(c) = cache_kv.and_then(|c| c.first()) {
-        need_rank(c, 5, "cache_kv[0]")?;
-        let cd = &c.dims;
-        let (heads, head_dim) = if trans_qkvw {
-            (yd[1], yd[2])
-        } else {
-            (yd[2], yd[3])
-        };
-        ensure_meta!(
-            cd[0] == 2,
-            "the first dim of cache_kv[0] {} must be 2",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[1] == x.dims[0],
-            "the second dim of cache_kv[0] {} must be the batch size {}",
-            fmt_dims(cd),
-            x.dims[0]
-        );
-        ensure_meta!(
-            cd[2] == heads,
-            "the third dim of cache_kv[0] {} must be the number of heads {heads}",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[3] > 0,
-            "the fourth dim of cache_kv[0] {} must be greater than 0",
-            fmt_dims(cd)
-        );
-        ensure_meta!(
-            cd[4] == head_dim,
-            "the fifth dim of cache_kv[0] {} must be the head size {head_dim}",
-            fmt_dims(cd)
-        );
+        check_cache(c, "cache_kv[0]", x.dims[0], heads, head_dim, true)?;
     }
     out.set(TensorMeta::new(x.dtype, &x.dims))
 }

@@ -1591,8 +1591,37 @@ pub fn interpolate_infer_meta(
     _align_mode: i64,
     output: Output<'_>,
 ) -> R {
-    let method = interp_method;
     let xd = &x.dims;
+    let n = xd.len();
+    let sp = interp_spatial_rank(xd, interp_method)?;
+    let nchw = layout_is_nchw(data_format)?;
+    for (i, &d) in xd.iter().enumerate().skip(2) {
+        ensure_meta!(d != 0, "dimension {i} of x {} must not be 0", fmt_dims(xd));
+    }
+    let attrs = [out_d, out_h, out_w];
+    let attr_sizes = &attrs[3 - sp..];
+    let sizes: Vec<i64> = if let Some(st) = size_tensor.filter(|s| !s.is_empty()) {
+        ensure_meta!(
+            st.len() == sp,
+            "size_tensor must hold {sp} tensors for a {n}-D input, got {}",
+            st.len()
+        );
+        attr_sizes.to_vec()
+    } else if let Some(s) = scale_tensor {
+        need_interp_scale_tensor(s, sp)?;
+        vec![-1; sp]
+    } else if !scale.is_empty() {
+        let spatial = if nchw { &xd[2..] } else { &xd[1..n - 1] };
+        scaled_sizes(spatial, scale, n)?
+    } else {
+        attr_sizes.to_vec()
+    };
+    output.set_new(x.dtype, &interp_out_dims(xd, &sizes, nchw))
+}
+
+/// The number of spatial axes of an interpolation input `xd` (3-D to 5-D), after checking
+/// that `method` is one Paddle allows for it.
+fn interp_spatial_rank(xd: &[i64], method: &str) -> Res<usize> {
     let n = xd.len();
     ensure_meta!(
         (3..=5).contains(&n),
@@ -1609,69 +1638,62 @@ pub fn interpolate_infer_meta(
         allowed.contains(&method),
         "interp_method {method:?} is not allowed for a {n}-D input; use one of {allowed:?}"
     );
-    let nchw = layout_is_nchw(data_format)?;
-    for (i, &d) in xd.iter().enumerate().skip(2) {
-        ensure_meta!(d != 0, "dimension {i} of x {} must not be 0", fmt_dims(xd));
-    }
-    let attrs = [out_d, out_h, out_w];
-    let attr_sizes = &attrs[3 - sp..];
-    let spatial: Vec<i64> = if nchw {
-        xd[2..].to_vec()
-    } else {
-        xd[1..n - 1].to_vec()
-    };
-    let sizes: Vec<i64> = if let Some(st) = size_tensor.filter(|s| !s.is_empty()) {
+    Ok(sp)
+}
+
+/// Checks a `scale_tensor`: 0-D or 1-D, holding one scale or (past 1-D interpolation) one per
+/// spatial axis.
+fn need_interp_scale_tensor(s: &TensorMeta, sp: usize) -> R {
+    ensure_meta!(
+        s.rank() <= 1,
+        "scale_tensor must be 0-D or 1-D, got {}",
+        fmt_dims(&s.dims)
+    );
+    if s.rank() == 1 {
+        let ok = if sp == 1 {
+            s.dims[0] == 1
+        } else {
+            s.dims[0] == sp as i64 || s.dims[0] == 1
+        };
         ensure_meta!(
-            st.len() == sp,
-            "size_tensor must hold {sp} tensors for a {n}-D input, got {}",
-            st.len()
-        );
-        attr_sizes.to_vec()
-    } else if let Some(s) = scale_tensor {
-        ensure_meta!(
-            s.rank() <= 1,
-            "scale_tensor must be 0-D or 1-D, got {}",
+            ok,
+            "scale_tensor {} must hold 1 or {sp} values",
             fmt_dims(&s.dims)
         );
-        if s.rank() == 1 {
-            let ok = if sp == 1 {
-                s.dims[0] == 1
-            } else {
-                s.dims[0] == sp as i64 || s.dims[0] == 1
-            };
-            ensure_meta!(
-                ok,
-                "scale_tensor {} must hold 1 or {sp} values",
-                fmt_dims(&s.dims)
-            );
-        }
-        vec![-1; sp]
-    } else if !scale.is_empty() {
-        ensure_meta!(
-            scale.len() >= sp,
-            "scale {:?} must hold {sp} values for a {n}-D input",
-            scale
-        );
-        let mut v = Vec::with_capacity(sp);
-        for (i, &s) in scale.iter().take(sp).enumerate() {
-            let s = s as f32;
-            ensure_meta!(s > 0.0, "scale[{i}] must be positive, got {s}");
-            let o = (spatial[i] as f32 * s) as i64;
-            v.push(if o > 0 { o } else { -1 });
-        }
-        v
-    } else {
-        attr_sizes.to_vec()
-    };
+    }
+    Ok(())
+}
+
+/// The output sizes of the `spatial` extents scaled by `scale` (in float32, rounded down as
+/// Paddle does; -1 where that is not positive) for an `n`-D input.
+fn scaled_sizes(spatial: &[i64], scale: &[f64], n: usize) -> Res<Vec<i64>> {
+    let sp = spatial.len();
+    ensure_meta!(
+        scale.len() >= sp,
+        "scale {:?} must hold {sp} values for a {n}-D input",
+        scale
+    );
+    let mut v = Vec::with_capacity(sp);
+    for (i, &s) in scale.iter().take(sp).enumerate() {
+        let s = s as f32;
+        ensure_meta!(s > 0.0, "scale[{i}] must be positive, got {s}");
+        let o = (spatial[i] as f32 * s) as i64;
+        v.push(if o > 0 { o } else { -1 });
+    }
+    Ok(v)
+}
+
+/// `x`'s batch and channel extents around the new spatial `sizes`, in `x`'s layout.
+fn interp_out_dims(xd: &[i64], sizes: &[i64], nchw: bool) -> Vec<i64> {
     let mut d = vec![xd[0]];
     if nchw {
         d.push(xd[1]);
-        d.extend_from_slice(&sizes);
+        d.extend_from_slice(sizes);
     } else {
-        d.extend_from_slice(&sizes);
-        d.push(xd[n - 1]);
+        d.extend_from_slice(sizes);
+        d.push(xd[xd.len() - 1]);
     }
-    output.set_new(x.dtype, &d)
+    d
 }
 
 /// `PsroiPoolInferMeta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
@@ -3528,6 +3550,34 @@ pub fn masked_multihead_attention_infer_meta(
     cache_kv_out: Output<'_>,
     beam_cache_offset_out: Output<'_>,
 ) -> R {
+    let (heads, head_dim) = mmha_heads(x, cache_kv)?;
+    if let Some(r) = rotary_tensor {
+        ensure_meta!(
+            r.dtype == DataType::Float32,
+            "rotary_tensor must be float32, got {:?}",
+            r.dtype
+        );
+    }
+    let dtype = if x.dtype == DataType::Int32 {
+        mmha_int32_out_dtype(bias, compute_dtype, out_scale)?
+    } else {
+        mmha_float_out_dtype(x, bias, compute_dtype, out_scale)?
+    };
+    out.set(TensorMeta::new(
+        dtype,
+        &[x.dims[0], heads.wrapping_mul(head_dim)],
+    ))?;
+    cache_kv_out.set(dims_dtype_of(cache_kv))?;
+    if let Some(b) = beam_cache_offset {
+        beam_cache_offset_out.set_if_present(dims_dtype_of(b));
+    }
+    Ok(())
+}
+
+/// The query `(heads, head_dim)` of masked multi-head attention: `cache_kv`
+/// `[2, batch, kv_heads, max_seq, head_dim]` gives the head size and `x`'s last dim,
+/// `(heads + 2 kv_heads) head_dim`, the query heads, a multiple of `kv_heads`.
+fn mmha_heads(x: &TensorMeta, cache_kv: &TensorMeta) -> Res<(i64, i64)> {
     need_rank(cache_kv, 5, "cache_kv")?;
     need_rank_ge(x, 1, "x")?;
     let c = &cache_kv.dims;
@@ -3544,62 +3594,60 @@ pub fn masked_multihead_attention_infer_meta(
         "the first dim of cache_kv {} must be 2",
         fmt_dims(c)
     );
-    if let Some(r) = rotary_tensor {
-        ensure_meta!(
-            r.dtype == DataType::Float32,
-            "rotary_tensor must be float32, got {:?}",
-            r.dtype
-        );
+    Ok((heads, head_dim))
+}
+
+/// `out`'s dtype for a quantized (int32) `x`: int8 with `out_scale > 0`, else the type
+/// `compute_dtype` names, which must be given (and `bias` must have it).
+fn mmha_int32_out_dtype(
+    bias: Option<&TensorMeta>,
+    compute_dtype: &str,
+    out_scale: f64,
+) -> Res<DataType> {
+    ensure_meta!(
+        compute_dtype != "default",
+        "with an int32 x, compute_dtype must be set"
+    );
+    if let Some(b) = bias {
+        need_compute_dtype(b, "bias", compute_dtype)?;
     }
-    let dtype = if x.dtype == DataType::Int32 {
-        ensure_meta!(
-            compute_dtype != "default",
-            "with an int32 x, compute_dtype must be set"
-        );
-        if let Some(b) = bias {
-            need_compute_dtype(b, "bias", compute_dtype)?;
+    if out_scale > 0.0 {
+        return Ok(DataType::Int8);
+    }
+    match compute_dtype {
+        "bf16" => Ok(DataType::BFloat16),
+        "fp16" => Ok(DataType::Float16),
+        "fp32" => Ok(DataType::Float32),
+        other => Err(err(format!(
+            "with an int32 x, compute_dtype must be bf16, fp16 or fp32, got {other:?}"
+        ))),
+    }
+}
+
+/// `out`'s dtype for a floating `x`: int8 with `out_scale > 0`, else `x`'s; `bias` must match
+/// `x` (or both `compute_dtype`, when one is given).
+fn mmha_float_out_dtype(
+    x: &TensorMeta,
+    bias: Option<&TensorMeta>,
+    compute_dtype: &str,
+    out_scale: f64,
+) -> Res<DataType> {
+    match (bias, compute_dtype) {
+        (Some(b), "default") => ensure_meta!(
+            x.dtype == b.dtype,
+            "x ({:?}) and bias ({:?}) must have the same dtype",
+            x.dtype,
+            b.dtype
+        ),
+        (Some(b), cd) => {
+            need_compute_dtype(b, "bias", cd)?;
+            need_compute_dtype(x, "x", cd)?;
         }
-        if out_scale > 0.0 {
-            DataType::Int8
-        } else {
-            match compute_dtype {
-                "bf16" => DataType::BFloat16,
-                "fp16" => DataType::Float16,
-                "fp32" => DataType::Float32,
-                other => {
-                    return Err(err(format!(
-                        "with an int32 x, compute_dtype must be bf16, fp16 or fp32, got {other:?}"
-                    )))
-                }
-            }
-        }
+        (None, cd) => need_compute_dtype(x, "x", cd)?,
+    }
+    Ok(if out_scale > 0.0 {
+        DataType::Int8
     } else {
-        match (bias, compute_dtype) {
-            (Some(b), "default") => ensure_meta!(
-                x.dtype == b.dtype,
-                "x ({:?}) and bias ({:?}) must have the same dtype",
-                x.dtype,
-                b.dtype
-            ),
-            (Some(b), cd) => {
-                need_compute_dtype(b, "bias", cd)?;
-                need_compute_dtype(x, "x", cd)?;
-            }
-            (None, cd) => need_compute_dtype(x, "x", cd)?,
-        }
-        if out_scale > 0.0 {
-            DataType::Int8
-        } else {
-            x.dtype
-        }
-    };
-    out.set(TensorMeta::new(
-        dtype,
-        &[x.dims[0], heads.wrapping_mul(head_dim)],
-    ))?;
-    cache_kv_out.set(dims_dtype_of(cache_kv))?;
-    if let Some(b) = beam_cache_offset {
-        beam_cache_offset_out.set_if_present(dims_dtype_of(b));
-    }
-    Ok(())
+        x.dtype
+    })
 }

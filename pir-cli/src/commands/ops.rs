@@ -165,6 +165,16 @@ fn show(op: &OpEntry) -> String {
 }
 
 fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
+    show_header(out, s);
+    show_inputs(out, s);
+    show_attributes(out, s);
+    show_outputs(out, s);
+    show_runtime(out, &s.runtime);
+    show_relations(out, s, op);
+}
+
+/// The op's name, class, kind and definition site, then its doc line.
+fn show_header(out: &mut String, s: &OpSchema) {
     let kind = match s.kind {
         pir_spec::OpKind::Forward => "forward",
         pir_spec::OpKind::Backward => "backward",
@@ -177,6 +187,10 @@ fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
     if !s.doc.is_empty() {
         let _ = writeln!(out, "  {}", s.doc);
     }
+}
+
+/// One line per input: index, name, type and flags (a mutable attribute's type and default).
+fn show_inputs(out: &mut String, s: &OpSchema) {
     let _ = writeln!(out, "inputs:");
     if s.inputs.is_empty() {
         let _ = writeln!(out, "  (none)");
@@ -206,6 +220,10 @@ fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
             flags.join(", ")
         );
     }
+}
+
+/// One line per attribute: name, type, C++ data type and default.
+fn show_attributes(out: &mut String, s: &OpSchema) {
     let _ = writeln!(out, "attributes:");
     if s.attributes.is_empty() {
         let _ = writeln!(out, "  (none)");
@@ -223,6 +241,10 @@ fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
         };
         let _ = writeln!(out, "  {:<23} {}{dt}{d}", a.name, a.kind.type_name());
     }
+}
+
+/// One line per output: index, name, type and flags.
+fn show_outputs(out: &mut String, s: &OpSchema) {
     let _ = writeln!(out, "outputs:");
     for (i, o) in s.outputs.iter().enumerate() {
         let mut flags = Vec::new();
@@ -240,7 +262,10 @@ fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
             flags.join(", ")
         );
     }
-    let r = &s.runtime;
+}
+
+/// The runtime info: infer-meta and kernel calls, kernel keys, inplace and view pairs.
+fn show_runtime(out: &mut String, r: &pir_spec::RuntimeInfo) {
     let _ = writeln!(out, "runtime:");
     let _ = writeln!(
         out,
@@ -272,6 +297,10 @@ fn show_schema(out: &mut String, s: &OpSchema, op: &OpEntry) {
     if !r.view.is_empty() {
         let _ = writeln!(out, "  view        {}", pairs(&r.view));
     }
+}
+
+/// The op's traits and interfaces, and its backward / forward / invoked ops.
+fn show_relations(out: &mut String, s: &OpSchema, op: &OpEntry) {
     let _ = writeln!(
         out,
         "traits:       {}",

@@ -849,96 +849,18 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
         YamlType::Int64List | YamlType::IntArray => {
             int_list(text, i64::MIN as i128, i64::MAX as i128)
         }
-        YamlType::FloatList | YamlType::DoubleList => {
-            let single = ty == YamlType::FloatList;
-            let items = list_items(text)?;
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                match float_in(it, single)? {
-                    DefaultValue::Float(f) => out.push(f),
-                    _ => return Err("expected a number".into()),
-                }
-            }
-            Ok(DefaultValue::FloatList(out.into()))
-        }
-        YamlType::BoolList => {
-            let items = list_items(text)?;
-            let v: Result<Vec<bool>, String> = items.into_iter().map(parse_bool_item).collect();
-            Ok(DefaultValue::BoolList(v?.into()))
-        }
-        YamlType::StrList => {
-            let items = list_items(text)?;
-            let v: Result<Vec<Str>, String> = items
-                .into_iter()
-                .map(|s| parse_string(s).map(Cow::Owned))
-                .collect();
-            Ok(DefaultValue::StrList(v?.into()))
-        }
-        YamlType::Scalar => {
-            if matches!(text, "true" | "false") {
-                return parse_bool(text).map(DefaultValue::Bool);
-            }
-            if text.starts_with('"') {
-                // phi::Scalar(std::string): "inf", "-inf", "nan" or a number, as a double.
-                return scalar_from_string(&parse_string(text)?);
-            }
-            match eval(text)? {
-                Num::Int(i) => i64::try_from(i)
-                    .map(DefaultValue::Int)
-                    .map_err(|_| format!("{i} does not fit in 64 bits")),
-                Num::Float(f) => Ok(DefaultValue::Float(f)),
-            }
-        }
+        YamlType::FloatList | YamlType::DoubleList => float_list(text, ty == YamlType::FloatList),
+        YamlType::BoolList => bool_list(text),
+        YamlType::StrList => str_list(text),
+        YamlType::Scalar => scalar_default(text),
         YamlType::ScalarBool => parse_bool(text).map(DefaultValue::Bool),
         YamlType::ScalarInt => int_conv(text, i32::MIN as i128, i32::MAX as i128),
         YamlType::ScalarInt64 => int_conv(text, i64::MIN as i128, i64::MAX as i128),
         YamlType::ScalarFloat => float_in(text, true),
         YamlType::ScalarDouble => float_in(text, false),
-        YamlType::ScalarList => {
-            let items = list_items(text)?;
-            let mut nums = Vec::with_capacity(items.len());
-            for it in items {
-                nums.push(eval(it)?);
-            }
-            if nums.iter().all(|n| matches!(n, Num::Int(_))) {
-                let ints: Result<Vec<i64>, String> =
-                    nums.iter()
-                        .map(|n| match n {
-                            Num::Int(i) => i64::try_from(*i)
-                                .map_err(|_| format!("{i} does not fit in 64 bits")),
-                            Num::Float(_) => Err("expected an integer".to_string()),
-                        })
-                        .collect();
-                Ok(DefaultValue::IntList(ints?.into()))
-            } else {
-                Ok(DefaultValue::FloatList(
-                    nums.into_iter().map(Num::as_f64).collect::<Vec<_>>().into(),
-                ))
-            }
-        }
-        YamlType::DataType => {
-            // Paddle's parse_op_entry asserts the text contains `DataType` and strips any
-            // namespace before it.
-            let Some(pos) = text.find("DataType") else {
-                return Err("expected `DataType::NAME` such as `DataType::FLOAT32`".into());
-            };
-            DataType::from_yaml(&text[pos..])
-                .map(DefaultValue::DataType)
-                .ok_or_else(|| {
-                    format!(
-                        "unknown data type; expected `DataType::NAME` with NAME one of {}",
-                        DataType::ALL.map(DataType::cpp_name).join(", ")
-                    )
-                })
-        }
-        YamlType::DataLayout => {
-            let Some(pos) = text.find("DataLayout") else {
-                return Err("expected `DataLayout::NAME` such as `DataLayout::NCHW`".into());
-            };
-            DataLayout::from_name(&text[pos..])
-                .map(DefaultValue::DataLayout)
-                .ok_or_else(|| "unknown layout; expected `DataLayout::NCHW`, `DataLayout::NHWC`, `DataLayout::ANY`, ...".into())
-        }
+        YamlType::ScalarList => scalar_list(text),
+        YamlType::DataType => data_type_default(text),
+        YamlType::DataLayout => data_layout_default(text),
         YamlType::Place => Place::from_yaml(text)
             .map(DefaultValue::Place)
             .ok_or_else(|| {
@@ -946,6 +868,104 @@ pub fn parse_default(ty: YamlType, text: &str) -> Result<DefaultValue, String> {
                     .to_string()
             }),
     }
+}
+
+/// A `float[]` (`single`) or `double[]` default: a brace list of numbers.
+fn float_list(text: &str, single: bool) -> Result<DefaultValue, String> {
+    let items = list_items(text)?;
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        match float_in(it, single)? {
+            DefaultValue::Float(f) => out.push(f),
+            _ => return Err("expected a number".into()),
+        }
+    }
+    Ok(DefaultValue::FloatList(out.into()))
+}
+
+/// A `bool[]` default: a brace list of `true`, `false`, `0` or `1`.
+fn bool_list(text: &str) -> Result<DefaultValue, String> {
+    let items = list_items(text)?;
+    let v: Result<Vec<bool>, String> = items.into_iter().map(parse_bool_item).collect();
+    Ok(DefaultValue::BoolList(v?.into()))
+}
+
+/// A `std::string[]` default: a brace list of string literals.
+fn str_list(text: &str) -> Result<DefaultValue, String> {
+    let items = list_items(text)?;
+    let v: Result<Vec<Str>, String> = items
+        .into_iter()
+        .map(|s| parse_string(s).map(Cow::Owned))
+        .collect();
+    Ok(DefaultValue::StrList(v?.into()))
+}
+
+/// A `Scalar` default: a bool, a string (`phi::Scalar(std::string)`) or a number.
+fn scalar_default(text: &str) -> Result<DefaultValue, String> {
+    if matches!(text, "true" | "false") {
+        return parse_bool(text).map(DefaultValue::Bool);
+    }
+    if text.starts_with('"') {
+        // phi::Scalar(std::string): "inf", "-inf", "nan" or a number, as a double.
+        return scalar_from_string(&parse_string(text)?);
+    }
+    match eval(text)? {
+        Num::Int(i) => i64::try_from(i)
+            .map(DefaultValue::Int)
+            .map_err(|_| format!("{i} does not fit in 64 bits")),
+        Num::Float(f) => Ok(DefaultValue::Float(f)),
+    }
+}
+
+/// A `Scalar[]` default: all integers give an int list, else every item is a double.
+fn scalar_list(text: &str) -> Result<DefaultValue, String> {
+    let items = list_items(text)?;
+    let mut nums = Vec::with_capacity(items.len());
+    for it in items {
+        nums.push(eval(it)?);
+    }
+    if nums.iter().all(|n| matches!(n, Num::Int(_))) {
+        let ints: Result<Vec<i64>, String> = nums
+            .iter()
+            .map(|n| match n {
+                Num::Int(i) => {
+                    i64::try_from(*i).map_err(|_| format!("{i} does not fit in 64 bits"))
+                }
+                Num::Float(_) => Err("expected an integer".to_string()),
+            })
+            .collect();
+        Ok(DefaultValue::IntList(ints?.into()))
+    } else {
+        Ok(DefaultValue::FloatList(
+            nums.into_iter().map(Num::as_f64).collect::<Vec<_>>().into(),
+        ))
+    }
+}
+
+/// A `DataType` default. Paddle's parse_op_entry asserts the text contains `DataType` and
+/// strips any namespace before it.
+fn data_type_default(text: &str) -> Result<DefaultValue, String> {
+    let Some(pos) = text.find("DataType") else {
+        return Err("expected `DataType::NAME` such as `DataType::FLOAT32`".into());
+    };
+    DataType::from_yaml(&text[pos..])
+        .map(DefaultValue::DataType)
+        .ok_or_else(|| {
+            format!(
+                "unknown data type; expected `DataType::NAME` with NAME one of {}",
+                DataType::ALL.map(DataType::cpp_name).join(", ")
+            )
+        })
+}
+
+/// A `DataLayout` default, any namespace before `DataLayout` stripped.
+fn data_layout_default(text: &str) -> Result<DefaultValue, String> {
+    let Some(pos) = text.find("DataLayout") else {
+        return Err("expected `DataLayout::NAME` such as `DataLayout::NCHW`".into());
+    };
+    DataLayout::from_name(&text[pos..])
+        .map(DefaultValue::DataLayout)
+        .ok_or_else(|| "unknown layout; expected `DataLayout::NCHW`, `DataLayout::NHWC`, `DataLayout::ANY`, ...".into())
 }
 
 /// A `bool` default: `true`, `false`, or any number (C++ converts it, non-zero is `true`).

@@ -603,7 +603,10 @@ fn fused_transformer_rope_grad_unchanged_vector() {
     is(&o[1], &[2, 5, 64], Float32);
     args[5] = layer(&[2, 3, 4, 10, 16]);
     let e = err("FusedMultiTransformerInferMeta", &args, 2);
-    assert!(e.contains("must be the batch size 2"), "{e}");
+    assert_eq!(
+        e,
+        "the second dim of cache_kvs[0] [2, 3, 4, 10, 16] must be the batch size 2"
+    );
 
     let rope = |k: A| {
         vec![
@@ -1062,6 +1065,16 @@ fn fused_attention_and_feed_forward_follow_fusion_cc() {
         20,
     );
     assert!(e.contains("num_head * dim_head == dim_embed"), "{e}");
+    // The cache checks the fused attention family shares, worded with the op's operand name.
+    let e = err(
+        "FusedAttentionInferMeta",
+        &attn(f16(&[3, 4, 16, 64]), false, f16(&[2, 2, 4, 10, 8]), false),
+        20,
+    );
+    assert_eq!(
+        e,
+        "the fifth dim of cache_kv [2, 2, 4, 10, 8] must be the head size 16"
+    );
 
     let mut g = vec![
         f16(&[2, 6, 64]),
@@ -1651,7 +1664,16 @@ fn fused_multi_transformer_int8_follows_fusion_cc() {
     is(&o[1], &[2, 5, 64], Float16);
     let cache = A::Ts(vec![TensorMeta::new(Float16, &[2, 2, 4, 0, 16])]);
     let e = err("FusedMultiTransformerInt8InferMeta", &args(cache, -1), 2);
-    assert!(e.contains("must be greater than 0"), "{e}");
+    assert_eq!(
+        e,
+        "the fourth dim of cache_kv[0] [2, 2, 4, 0, 16] must be greater than 0"
+    );
+    let cache = A::Ts(vec![TensorMeta::new(Float16, &[2, 2, 3, 10, 16])]);
+    let e = err("FusedMultiTransformerInt8InferMeta", &args(cache, -1), 2);
+    assert_eq!(
+        e,
+        "the third dim of cache_kv[0] [2, 2, 3, 10, 16] must be the number of heads 4"
+    );
 }
 
 /// `MoeGateDispatchGradInferMeta`: the shapes of Paddle's kernel (`combine_weights` `[s, k]`,
