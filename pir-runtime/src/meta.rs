@@ -1258,6 +1258,19 @@ pub type InferMetaFn = fn(&mut InferMetaCtx<'_>) -> Result<(), InferMetaError>;
 mod tests {
     use super::*;
 
+    /// `dims_of` keeps every rank's dims, inline up to 6 and spilled past it, as
+    /// `SmallVec::from_slice` does.
+    #[test]
+    fn dims_of_copies_every_rank() {
+        for rank in 0..=9 {
+            let dims: Vec<i64> = (0..rank).map(|i| i * 1000 - 1).collect();
+            let d = dims_of(&dims);
+            assert_eq!(&d[..], &dims[..], "rank {rank}");
+            assert_eq!(d.spilled(), rank > 6, "rank {rank}");
+            assert_eq!(d, Dims::from_slice(&dims));
+        }
+    }
+
     fn add_dims(ctx: &mut InferMetaCtx<'_>) -> Result<(), InferMetaError> {
         let x = ctx.tensor(0)?;
         let k = ctx.int(1)?;
