@@ -432,7 +432,36 @@ impl Reader<'_> {
         let id_node = result.key(VALUE_ID, "the result's value id")?;
         let id = id_node.i64("a value id (an integer)")?;
         let ty = read_type(ctx, &result.key(TYPE, "the result's type")?)?;
+        let entries = self.parameter_attrs(n)?;
+        let def = ctx
+            .op_def("builtin.parameter")
+            .ok_or_else(|| JsonError::UnknownOp {
+                location: n.location(),
+                name: "builtin.parameter".into(),
+            })?;
+        let op = prog
+            .create_op_at(
+                OperationArgs {
+                    def,
+                    operands: &[],
+                    attributes: dict(ctx, &entries),
+                    result_types: &[ty],
+                    num_regions: 0,
+                },
+                InsertPoint::BlockEnd(block),
+            )
+            .map_err(|source| JsonError::Ir {
+                location: n.location(),
+                source,
+            })?;
+        let v = prog.op(op).result(0);
+        self.define(&id_node, id, v)
+    }
 
+    /// The parameter op's attribute entries: the `A` flags and name, the `DA` / `QA` lists,
+    /// then the `OA` flags.
+    fn parameter_attrs(&self, n: &Node<'_, '_>) -> Result<Vec<(String, Attribute)>, JsonError> {
+        let ctx = self.ctx;
         // Paddle stores each flag as a one-element bool array.
         let flag = |node: Option<Node<'_, '_>>| -> Result<Attribute, JsonError> {
             match node {
@@ -440,7 +469,6 @@ impl Reader<'_> {
                 None => Err(n.unexpected("a parameter op with its flags")),
             }
         };
-
         let mut entries: Vec<(String, Attribute)> = Vec::new();
         let attrs = n.key(
             ATTRS,
@@ -480,29 +508,7 @@ impl Reader<'_> {
                 entries.push((name.to_string(), flag(o.at(i))?));
             }
         }
-        let def = ctx
-            .op_def("builtin.parameter")
-            .ok_or_else(|| JsonError::UnknownOp {
-                location: n.location(),
-                name: "builtin.parameter".into(),
-            })?;
-        let op = prog
-            .create_op_at(
-                OperationArgs {
-                    def,
-                    operands: &[],
-                    attributes: dict(ctx, &entries),
-                    result_types: &[ty],
-                    num_regions: 0,
-                },
-                InsertPoint::BlockEnd(block),
-            )
-            .map_err(|source| JsonError::Ir {
-                location: n.location(),
-                source,
-            })?;
-        let v = prog.op(op).result(0);
-        self.define(&id_node, id, v)
+        Ok(entries)
     }
 }
 
