@@ -1205,41 +1205,64 @@ fn number(text: &str, start: usize) -> Result<(Num, usize), String> {
         (b'0', Some(b'b' | b'B')) => Some(2),
         _ => None,
     };
-    let mut i;
-    let mut is_float = false;
-    let body_start;
+    let (body_start, end, is_float) = number_body(text, start, radix_prefix)?;
+    let digits: String = text[body_start..end]
+        .chars()
+        .filter(|&c| c != '\'')
+        .collect();
+    let written = &text[start..end];
+    let after = number_suffix(text, start, end, is_float)?;
+    Ok((
+        number_value(&digits, written, radix_prefix, is_float)?,
+        after,
+    ))
+}
+
+/// The digits of the number literal at `start`, after its radix prefix if it has one: where
+/// they start and end, and whether they make a floating literal (a `.` or an exponent).
+fn number_body(
+    text: &str,
+    start: usize,
+    radix_prefix: Option<u32>,
+) -> Result<(usize, usize, bool), String> {
+    let b = text.as_bytes();
     if let Some(radix) = radix_prefix {
-        body_start = start + 2;
-        i = digits_end(b, body_start, radix);
+        let body_start = start + 2;
+        let i = digits_end(b, body_start, radix);
         if i == body_start {
             return Err(format!("malformed number `{}`", &text[start..i]));
         }
-    } else {
-        body_start = start;
-        i = digits_end(b, start, 10);
-        if i < b.len() && b[i] == b'.' {
-            is_float = true;
-            i = digits_end(b, i + 1, 10);
+        return Ok((body_start, i, false));
+    }
+    let mut is_float = false;
+    let mut i = digits_end(b, start, 10);
+    if i < b.len() && b[i] == b'.' {
+        is_float = true;
+        i = digits_end(b, i + 1, 10);
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
         }
-        if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-            let mut j = i + 1;
-            if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-                j += 1;
-            }
-            if j < b.len() && b[j].is_ascii_digit() {
-                is_float = true;
-                i = digits_end(b, j, 10);
-            }
+        if j < b.len() && b[j].is_ascii_digit() {
+            is_float = true;
+            i = digits_end(b, j, 10);
         }
     }
-    let digits: String = text[body_start..i].chars().filter(|&c| c != '\'').collect();
-    let written = &text[start..i];
-    // Suffixes: f/F on floats; u/U/l/L on integers.
-    let suffix_start = i;
+    Ok((start, i, is_float))
+}
+
+/// Checks the suffix after the digits ending at `end` of the literal at `start` (`f`/`F` on
+/// floats; `u`/`U`/`l`/`L` on integers) and returns the position after it.
+fn number_suffix(text: &str, start: usize, end: usize, is_float: bool) -> Result<usize, String> {
+    let b = text.as_bytes();
+    let written = &text[start..end];
+    let mut i = end;
     while i < b.len() && matches!(b[i], b'f' | b'F' | b'u' | b'U' | b'l' | b'L') {
         i += 1;
     }
-    let suffix = &text[suffix_start..i];
+    let suffix = &text[end..i];
     if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
         return Err(format!("malformed number `{}`", &text[start..=i]));
     }
@@ -1255,33 +1278,40 @@ fn number(text: &str, start: usize) -> Result<(Num, usize), String> {
     {
         return Err(format!("malformed number `{written}{suffix}`"));
     }
+    Ok(i)
+}
+
+/// The value of a literal's `digits` (separators removed; `written` as in the text) in the
+/// radix of its prefix, else octal for an integer with a leading 0 (`010` is 8 in C++), else
+/// decimal.
+fn number_value(
+    digits: &str,
+    written: &str,
+    radix_prefix: Option<u32>,
+    is_float: bool,
+) -> Result<Num, String> {
     let radix = match radix_prefix {
         Some(r) => r,
-        // A leading 0 makes an integer octal in C++ (`010` is 8).
         None if !is_float && digits.len() > 1 && digits.starts_with('0') => 8,
         None => 10,
     };
-    let num = if is_float {
-        Num::Float(
+    if is_float {
+        return Ok(Num::Float(
             digits
                 .parse::<f64>()
                 .map_err(|_| format!("malformed number `{written}`"))?,
-        )
-    } else {
-        let body = if radix == 8 {
-            &digits[1..]
-        } else {
-            &digits[..]
-        };
-        Num::Int(i128::from_str_radix(body, radix).map_err(|e| {
+        ));
+    }
+    let body = if radix == 8 { &digits[1..] } else { digits };
+    Ok(Num::Int(i128::from_str_radix(body, radix).map_err(
+        |e| {
             if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) {
                 format!("number `{written}` is too large")
             } else {
                 format!("malformed number `{written}`")
             }
-        })?)
-    };
-    Ok((num, i))
+        },
+    )?))
 }
 
 /// A C++ character literal at `start` (`'a'`, `'\\n'`, `'\\0'`): its code as an integer.
