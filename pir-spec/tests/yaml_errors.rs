@@ -379,13 +379,16 @@ fn defaulted_attribute_before_non_defaulted() {
 #[test]
 fn bad_compat_entries() {
     let ops = "- op : scale\n  args : (Tensor x, Scalar scale = 1.0)\n  output : Tensor(out)\n";
-    let cases: [(&str, &str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str, &str); 9] = [
         ("- op : scale\n  colour : red\n", "op_compat.yaml:2", "scale", "unknown key `colour` in a compat entry"),
         ("- op : scale\n  inputs : [X]\n", "op_compat.yaml:2", "scale", "expected a map `name : LegacyName`"),
         ("- op : scale\n  scalar :\n    scale :\n      data_typ : float\n", "op_compat.yaml:4", "scale", "unknown key `data_typ` in `scalar.scale`"),
         ("- op : scale\n  scalar :\n    factor :\n      data_type : float\n      support_tensor : true\n", "op_compat.yaml:1", "scale", "names attribute `factor`, which op `scale` (ops.yaml:1) does not have"),
         ("- op : scale\n  int_array :\n    scale :\n      tensor_name : S\n", "op_compat.yaml:1", "scale", "`int_array.scale` has no `data_type`"),
         ("- op : scale\n  scalar :\n    scale :\n      support_tensor : yes please\n", "op_compat.yaml:4", "scale", "expected `true` or `false`"),
+        ("- op : scale\n  scalar :\n    scale : float\n", "op_compat.yaml:3", "scale", "`scalar.scale` is a scalar; expected a map with keys data_type, tensor_name, tensors_name, support_tensor"),
+        ("- op : scale\n  scalar :\n    scale :\n      data_type : [float]\n", "op_compat.yaml:4", "scale", "`scalar.scale.data_type` is a list; expected a name"),
+        ("- op : scale\n  scalar :\n    2x :\n      data_type : float\n", "op_compat.yaml:3", "scale", "`scalar` item `2x` is not an attribute name"),
     ];
     for (compat, at, op, what) in cases {
         let e = load_with("ops.yaml", ops, Some(compat));
