@@ -265,13 +265,6 @@ fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Vec<CompatMutable> 
             );
             continue;
         }
-        let mut m = CompatMutable {
-            name: name.clone().into(),
-            data_type: None,
-            tensor_name: None,
-            tensors_name: None,
-            support_tensor: false,
-        };
         let NodeKind::Map(fields) = &v.kind else {
             cx.err(
                 v.line,
@@ -284,51 +277,69 @@ fn mutables(cx: &mut Ctx<'_>, key: &str, node: &Node<'_>) -> Vec<CompatMutable> 
             );
             continue;
         };
-        for (fk, fv) in fields {
-            let field = fk.as_str().unwrap_or("");
-            let full = format!("{key}.{name}.{field}");
-            match field {
-                "support_tensor" => match fv.as_str().map(|s| s.trim().to_ascii_lowercase()) {
-                    Some(s) if s == "true" => m.support_tensor = true,
-                    Some(s) if s == "false" => m.support_tensor = false,
-                    _ => cx.err(
-                        fv.line,
-                        SpecErrorKind::Compat,
-                        format!(
-                            "`{full}` is `{}`; expected `true` or `false`",
-                            as_written(fv)
-                        ),
-                    ),
-                },
-                "data_type" | "tensor_name" | "tensors_name" => {
-                    let Some(text) = fv.as_str().filter(|_| !fv.is_null()).map(str::trim) else {
-                        cx.err(
-                            fv.line,
-                            SpecErrorKind::Compat,
-                            format!("`{full}` is {}; expected a name", fv.shape()),
-                        );
-                        continue;
-                    };
-                    let value = Some(text.to_string().into());
-                    match field {
-                        "data_type" => m.data_type = value,
-                        "tensor_name" => m.tensor_name = value,
-                        _ => m.tensors_name = value,
-                    }
-                }
-                other => cx.err(
-                    fk.line,
-                    SpecErrorKind::Compat,
-                    format!(
-                        "unknown key `{other}` in `{key}.{name}`; expected {}",
-                        COMPAT_MUTABLE_KEYS.join(", ")
-                    ),
-                ),
-            }
-        }
-        out.push(m);
+        out.push(mutable(cx, key, name, fields));
     }
     out
+}
+
+/// The mutable attribute `name` of the `key` map from its `fields` (unknown or malformed
+/// fields are reported and left out).
+fn mutable(
+    cx: &mut Ctx<'_>,
+    key: &str,
+    name: String,
+    fields: &[(Node<'_>, Node<'_>)],
+) -> CompatMutable {
+    let mut m = CompatMutable {
+        name: name.clone().into(),
+        data_type: None,
+        tensor_name: None,
+        tensors_name: None,
+        support_tensor: false,
+    };
+    for (fk, fv) in fields {
+        let field = fk.as_str().unwrap_or("");
+        let full = format!("{key}.{name}.{field}");
+        match field {
+            "support_tensor" => match fv.as_str().map(|s| s.trim().to_ascii_lowercase()) {
+                Some(s) if s == "true" => m.support_tensor = true,
+                Some(s) if s == "false" => m.support_tensor = false,
+                _ => cx.err(
+                    fv.line,
+                    SpecErrorKind::Compat,
+                    format!(
+                        "`{full}` is `{}`; expected `true` or `false`",
+                        as_written(fv)
+                    ),
+                ),
+            },
+            "data_type" | "tensor_name" | "tensors_name" => {
+                let Some(text) = fv.as_str().filter(|_| !fv.is_null()).map(str::trim) else {
+                    cx.err(
+                        fv.line,
+                        SpecErrorKind::Compat,
+                        format!("`{full}` is {}; expected a name", fv.shape()),
+                    );
+                    continue;
+                };
+                let value = Some(text.to_string().into());
+                match field {
+                    "data_type" => m.data_type = value,
+                    "tensor_name" => m.tensor_name = value,
+                    _ => m.tensors_name = value,
+                }
+            }
+            other => cx.err(
+                fk.line,
+                SpecErrorKind::Compat,
+                format!(
+                    "unknown key `{other}` in `{key}.{name}`; expected {}",
+                    COMPAT_MUTABLE_KEYS.join(", ")
+                ),
+            ),
+        }
+    }
+    m
 }
 
 /// Parses op_compat.yaml: every entry that parses without error.
