@@ -31,7 +31,9 @@
 
 use std::borrow::Cow;
 
-use crate::schema::{AttrKind, DefaultValue, InputKind, List, OpKind, OpSchema, Str};
+use crate::schema::{
+    AttrKind, AttributeSpec, DefaultValue, InputKind, InputSpec, List, OpKind, OpSchema, Str,
+};
 
 /// A value the Vjp hands to the backward op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -378,45 +380,11 @@ fn invoke_rule<'s>(
     };
     let mut operands = Vec::with_capacity(target.inputs.len());
     for input in target.inputs.iter() {
-        let operand = match (arg_of(&input.name), &input.kind) {
-            (Some(InvokeArg::Source(Source::Value(v))), _) => VjpOperand::Value(*v),
-            (Some(InvokeArg::Source(Source::Attr(i))), InputKind::MutableAttribute(_)) => {
-                VjpOperand::FromAttr(*i)
-            }
-            (Some(InvokeArg::Literal(l)), InputKind::MutableAttribute(mu)) => VjpOperand::Const(
-                literal(l, mu.kind).ok_or_else(|| fail(format!("literal `{l}`")))?,
-            ),
-            (None, InputKind::MutableAttribute(mu)) if mu.default.is_some() => {
-                VjpOperand::Const(mu.default.clone().unwrap_or(DefaultValue::Int(0)))
-            }
-            (None, InputKind::Value(_)) if input.optional => VjpOperand::Value(VjpValue::Null),
-            _ => {
-                return Err(fail(format!(
-                    "no value for input `{}` of `{name}`",
-                    input.name
-                )))
-            }
-        };
-        operands.push(operand);
+        operands.push(invoke_operand(input, arg_of(&input.name), name, &fail)?);
     }
     let mut attributes = Vec::with_capacity(target.attributes.len());
     for a in target.attributes.iter() {
-        let attr = match arg_of(&a.name) {
-            Some(InvokeArg::Source(Source::Attr(i))) => VjpAttr::Forward(*i),
-            Some(InvokeArg::Dtype(v)) => VjpAttr::DtypeOf(*v),
-            Some(InvokeArg::Literal(l)) => {
-                VjpAttr::Const(literal(l, a.kind).ok_or_else(|| fail(format!("literal `{l}`")))?)
-            }
-            None => VjpAttr::Const(
-                a.default
-                    .clone()
-                    .ok_or_else(|| fail(format!("no value for attribute `{}`", a.name)))?,
-            ),
-            Some(InvokeArg::Source(Source::Value(_))) => {
-                return Err(fail(format!("a tensor for attribute `{}`", a.name)))
-            }
-        };
-        attributes.push(attr);
+        attributes.push(invoke_attr(a, arg_of(&a.name), &fail)?);
     }
     // The invoked op's outputs are the backward entry's outputs, in order.
     let outputs = (0..target.outputs.len())
@@ -427,6 +395,60 @@ fn invoke_rule<'s>(
         operands: Cow::Owned(operands),
         attributes: Cow::Owned(attributes),
         outputs: Cow::Owned(outputs),
+    })
+}
+
+/// The operand an `invoke` call gives `input` of the invoked op `name`: its argument `arg`
+/// (a value, a forward attribute or literal for a mutable attribute), else the input's
+/// default, else null for an optional input.
+fn invoke_operand(
+    input: &InputSpec,
+    arg: Option<&InvokeArg>,
+    name: &str,
+    fail: &impl Fn(String) -> VjpError,
+) -> Result<VjpOperand, VjpError> {
+    Ok(match (arg, &input.kind) {
+        (Some(InvokeArg::Source(Source::Value(v))), _) => VjpOperand::Value(*v),
+        (Some(InvokeArg::Source(Source::Attr(i))), InputKind::MutableAttribute(_)) => {
+            VjpOperand::FromAttr(*i)
+        }
+        (Some(InvokeArg::Literal(l)), InputKind::MutableAttribute(mu)) => {
+            VjpOperand::Const(literal(l, mu.kind).ok_or_else(|| fail(format!("literal `{l}`")))?)
+        }
+        (None, InputKind::MutableAttribute(mu)) if mu.default.is_some() => {
+            VjpOperand::Const(mu.default.clone().unwrap_or(DefaultValue::Int(0)))
+        }
+        (None, InputKind::Value(_)) if input.optional => VjpOperand::Value(VjpValue::Null),
+        _ => {
+            return Err(fail(format!(
+                "no value for input `{}` of `{name}`",
+                input.name
+            )))
+        }
+    })
+}
+
+/// The value an `invoke` call gives attribute `a` of the invoked op: its argument `arg` (a
+/// forward attribute, a value's dtype or a literal), else the attribute's default.
+fn invoke_attr(
+    a: &AttributeSpec,
+    arg: Option<&InvokeArg>,
+    fail: &impl Fn(String) -> VjpError,
+) -> Result<VjpAttr, VjpError> {
+    Ok(match arg {
+        Some(InvokeArg::Source(Source::Attr(i))) => VjpAttr::Forward(*i),
+        Some(InvokeArg::Dtype(v)) => VjpAttr::DtypeOf(*v),
+        Some(InvokeArg::Literal(l)) => {
+            VjpAttr::Const(literal(l, a.kind).ok_or_else(|| fail(format!("literal `{l}`")))?)
+        }
+        None => VjpAttr::Const(
+            a.default
+                .clone()
+                .ok_or_else(|| fail(format!("no value for attribute `{}`", a.name)))?,
+        ),
+        Some(InvokeArg::Source(Source::Value(_))) => {
+            return Err(fail(format!("a tensor for attribute `{}`", a.name)))
+        }
     })
 }
 
