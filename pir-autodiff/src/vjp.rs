@@ -7,9 +7,11 @@
 
 use pir_runtime::op_support::{attribute_fits, build_with_attributes};
 use pir_runtime::phi::{DataType, Place};
-use pir_runtime::{builtin, AttrData, Attribute, Builder, IrContext, OpId, TypeData, Value};
+use pir_runtime::{
+    builtin, AttrData, Attribute, BuildError, Builder, IrContext, OpId, TypeData, Value,
+};
 use pir_spec::vjp::{VjpAttr, VjpOperand, VjpRule, VjpValue};
-use pir_spec::{AttrKind, DefaultValue, InputKind, OpSchema, ValueKind};
+use pir_spec::{AttrKind, DefaultValue, InputKind, InputSpec, OpSchema, ValueKind};
 use smallvec::SmallVec;
 
 use crate::error::AutodiffError;
@@ -37,43 +39,74 @@ pub fn run_rule(
     let target = def
         .schema
         .ok_or_else(|| AutodiffError::MissingOp(name.clone()))?;
-    let describe = |b: &Builder<'_>| b.program().describe(fwd);
-    let build_err = |b: &Builder<'_>, source| AutodiffError::Build {
-        op: describe(b),
-        source,
-    };
     // Operands, in order; combines and fulls are created as they are needed.
     let mut operands: SmallVec<[Option<Value>; 8]> = SmallVec::new();
     for (spec, op) in target.inputs.iter().zip(rule.operands.iter()) {
-        let v = match op {
-            VjpOperand::Value(src) => {
-                let vector = matches!(spec.kind, InputKind::Value(ValueKind::Vector(_)));
-                value_of(b, fwd, schema, *src, vector, args)?
-            }
-            VjpOperand::FromAttr(i) => {
-                let InputKind::MutableAttribute(m) = &spec.kind else {
-                    return Err(invalid(b, fwd, "a forward attribute for a tensor operand"));
-                };
-                let attr_name = &schema.attributes[*i as usize].name;
-                let a = b.program().op(fwd).attr(attr_name).ok_or_else(|| {
-                    invalid(b, fwd, &format!("attribute `{attr_name}` is missing"))
-                })?;
-                Some(full_of_attr(b, m.kind, &m.data_type, a).map_err(|e| build_err(b, e))?)
-            }
-            VjpOperand::Const(d) => {
-                let InputKind::MutableAttribute(m) = &spec.kind else {
-                    return Err(invalid(b, fwd, "a constant for a tensor operand"));
-                };
-                let a = default_attribute(&ctx, m.kind, &m.data_type, d)
-                    .ok_or_else(|| invalid(b, fwd, &format!("default of `{}`", spec.name)))?;
-                Some(full_of_attr(b, m.kind, &m.data_type, a).map_err(|e| build_err(b, e))?)
-            }
-        };
-        operands.push(v);
+        operands.push(rule_operand(b, &ctx, fwd, schema, spec, op, args)?);
     }
     let dict = attributes(b, fwd, schema, target, rule, args)?;
-    let op = build_with_attributes(b, def, &operands, dict).map_err(|e| build_err(b, e))?;
-    // Results: vector ones are taken apart; each is the gradient of one forward operand.
+    let op = build_with_attributes(b, def, &operands, dict).map_err(|e| build_err(b, fwd, e))?;
+    operand_grads(b, fwd, op, schema, target, rule, args)
+}
+
+/// The failure to build one of `fwd`'s gradient ops.
+fn build_err(b: &Builder<'_>, fwd: OpId, source: BuildError) -> AutodiffError {
+    AutodiffError::Build {
+        op: b.program().describe(fwd),
+        source,
+    }
+}
+
+/// The backward op's operand for input `spec`, as `op` of the rule gives it: a forward value
+/// (a vector one combined), or a `full` of a forward attribute or a constant.
+fn rule_operand(
+    b: &mut Builder<'_>,
+    ctx: &IrContext,
+    fwd: OpId,
+    schema: &OpSchema,
+    spec: &InputSpec,
+    op: &VjpOperand,
+    args: &VjpArgs<'_>,
+) -> Result<Option<Value>, AutodiffError> {
+    Ok(match op {
+        VjpOperand::Value(src) => {
+            let vector = matches!(spec.kind, InputKind::Value(ValueKind::Vector(_)));
+            value_of(b, fwd, schema, *src, vector, args)?
+        }
+        VjpOperand::FromAttr(i) => {
+            let InputKind::MutableAttribute(m) = &spec.kind else {
+                return Err(invalid(b, fwd, "a forward attribute for a tensor operand"));
+            };
+            let attr_name = &schema.attributes[*i as usize].name;
+            let a =
+                b.program().op(fwd).attr(attr_name).ok_or_else(|| {
+                    invalid(b, fwd, &format!("attribute `{attr_name}` is missing"))
+                })?;
+            Some(full_of_attr(b, m.kind, &m.data_type, a).map_err(|e| build_err(b, fwd, e))?)
+        }
+        VjpOperand::Const(d) => {
+            let InputKind::MutableAttribute(m) = &spec.kind else {
+                return Err(invalid(b, fwd, "a constant for a tensor operand"));
+            };
+            let a = default_attribute(ctx, m.kind, &m.data_type, d)
+                .ok_or_else(|| invalid(b, fwd, &format!("default of `{}`", spec.name)))?;
+            Some(full_of_attr(b, m.kind, &m.data_type, a).map_err(|e| build_err(b, fwd, e))?)
+        }
+    })
+}
+
+/// The gradients of `fwd`'s operands with grad semantics from the results of the backward op
+/// `op`: vector results are taken apart, and a gradient whose forward value stops the
+/// gradient is left out.
+fn operand_grads(
+    b: &mut Builder<'_>,
+    fwd: OpId,
+    op: OpId,
+    schema: &OpSchema,
+    target: &OpSchema,
+    rule: &VjpRule,
+    args: &VjpArgs<'_>,
+) -> Result<VjpResult, AutodiffError> {
     let mut result: VjpResult = args
         .stop_gradients
         .iter()
@@ -89,7 +122,7 @@ pub fn run_rule(
         let parts: SmallVec<[Option<Value>; 1]> =
             if matches!(target.outputs[k].kind, ValueKind::Vector(_)) {
                 builtin::split(b, v)
-                    .map_err(|e| build_err(b, e.into()))?
+                    .map_err(|e| build_err(b, fwd, e.into()))?
                     .into_iter()
                     .map(Some)
                     .collect()
