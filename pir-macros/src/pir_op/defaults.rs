@@ -176,25 +176,7 @@ pub(crate) fn lower_default(
     data_type: &str,
     ty: &str,
 ) -> syn::Result<DefaultValue> {
-    let fail = |at: &Expr| {
-        // A path points at its last segment (`Float128` in `DataType::Float128`).
-        let span = match unwrap(at) {
-            Expr::Path(p) => p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.span())
-                .unwrap_or(at.span()),
-            other => other.span(),
-        };
-        syn::Error::new(
-            span,
-            format!(
-                "the default of `{name}` does not fit its type `{ty}`: write {}",
-                example(kind, data_type)
-            ),
-        )
-    };
+    let fail = |at: &Expr| misfit(at, name, ty, kind, data_type);
     // A list: every element must fit; the first that does not is reported.
     let list = |f: &dyn Fn(&Expr) -> bool| -> syn::Result<Vec<&Expr>> {
         let items = elements(e).ok_or_else(|| fail(e))?;
@@ -202,19 +184,6 @@ pub(crate) fn lower_default(
             Some(bad) => Err(fail(bad)),
             None => Ok(items),
         }
-    };
-    let fits_i32 = |x: &Expr| int(x).is_some_and(|v| i32::try_from(v).is_ok());
-    let fits_i64 = |x: &Expr| int(x).is_some_and(|v| i64::try_from(v).is_ok());
-    let ints = |items: Vec<&Expr>| {
-        DefaultValue::IntList(Cow::Owned(
-            items
-                .iter()
-                .filter_map(|x| int(x).and_then(|v| i64::try_from(v).ok()))
-                .collect(),
-        ))
-    };
-    let floats = |items: Vec<&Expr>| {
-        DefaultValue::FloatList(Cow::Owned(items.iter().filter_map(|x| float(x)).collect()))
     };
     Ok(match kind {
         AttrKind::Bool => DefaultValue::Bool(boolean(e).ok_or_else(|| fail(e))?),
@@ -247,10 +216,15 @@ pub(crate) fn lower_default(
                 .filter_map(|x| boolean(x))
                 .collect(),
         )),
-        AttrKind::Int32Array => ints(list(&fits_i32)?),
-        AttrKind::Int64Array | AttrKind::IntArray => ints(list(&fits_i64)?),
+        AttrKind::Int32Array => int_list(list(&fits_i32)?),
+        AttrKind::Int64Array | AttrKind::IntArray => int_list(list(&fits_i64)?),
         AttrKind::FloatArray | AttrKind::DoubleArray | AttrKind::ScalarArray => {
-            floats(list(&|x| float(x).is_some())?)
+            DefaultValue::FloatList(Cow::Owned(
+                list(&|x| float(x).is_some())?
+                    .iter()
+                    .filter_map(|x| float(x))
+                    .collect(),
+            ))
         }
         AttrKind::StrArray => DefaultValue::StrList(Cow::Owned(
             list(&|x| string(x).is_some())?
@@ -263,4 +237,46 @@ pub(crate) fn lower_default(
         AttrKind::DataLayout => DefaultValue::DataLayout(data_layout(e).ok_or_else(|| fail(e))?),
         AttrKind::Place => DefaultValue::Place(place(e).ok_or_else(|| fail(e))?),
     })
+}
+
+/// The error for a default `at` (the whole default or the list element) that does not fit
+/// attribute `name` of type `ty`, with an example of what does. A path points at its last
+/// segment (`Float128` in `DataType::Float128`).
+fn misfit(at: &Expr, name: &str, ty: &str, kind: AttrKind, data_type: &str) -> syn::Error {
+    let span = match unwrap(at) {
+        Expr::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.span())
+            .unwrap_or(at.span()),
+        other => other.span(),
+    };
+    syn::Error::new(
+        span,
+        format!(
+            "the default of `{name}` does not fit its type `{ty}`: write {}",
+            example(kind, data_type)
+        ),
+    )
+}
+
+/// Whether `x` is an integer literal that fits an `int32_t`.
+fn fits_i32(x: &Expr) -> bool {
+    int(x).is_some_and(|v| i32::try_from(v).is_ok())
+}
+
+/// Whether `x` is an integer literal that fits an `int64_t`.
+fn fits_i64(x: &Expr) -> bool {
+    int(x).is_some_and(|v| i64::try_from(v).is_ok())
+}
+
+/// The integer list of the (fitting) elements `items`.
+fn int_list(items: Vec<&Expr>) -> DefaultValue {
+    DefaultValue::IntList(Cow::Owned(
+        items
+            .iter()
+            .filter_map(|x| int(x).and_then(|v| i64::try_from(v).ok()))
+            .collect(),
+    ))
 }
