@@ -204,7 +204,10 @@ impl<'p> Builder<'p> {
     /// assert!(prog.to_string().contains("\"builtin.constant\" () {value:1.5} : () -> f32"));
     /// # let _ = op;
     /// ```
-    #[inline(always)] // with `Program::create_op_at`: appending folds with the caller's slices
+    // With `Program::create_op_at`: appending folds with the caller's slices. Forced only in
+    // optimised builds: in debug builds it would copy the append path into every generated op.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn create(&mut self, args: OperationArgs<'_>) -> Result<OpId, IrError> {
         let op = self.prog.create_op_at(args, self.ip)?;
         // Keep creation order: later ops go after this one.
@@ -229,7 +232,10 @@ impl<'p> Builder<'p> {
     /// assert_eq!(prog.op(op).operand(0), Some(x));
     /// pir_runtime::verify(&prog).unwrap();
     /// ```
-    #[inline(always)] // a thin wrapper: callers pass their arguments to `create_op_at` directly
+    // A thin wrapper: callers pass their arguments to `create_op_at` directly (forced only in
+    // optimised builds, as `create_with`).
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn create_with(
         &mut self,
         def: &'static OpDef,

@@ -1013,7 +1013,10 @@ impl Program {
     ///
     /// [`IrError::Foreign`] if an operand or the insertion point's block or op is of another
     /// program; the errors of [`insert_op`](Self::insert_op).
-    #[inline(always)] // appending folds with the caller's argument slices (one operand, ...)
+    // Appending folds with the caller's argument slices (one operand, ...). Forced only in
+    // optimised builds: in debug builds it would copy the append path into every caller.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn create_op_at(
         &mut self,
         args: OperationArgs<'_>,
