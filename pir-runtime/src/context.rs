@@ -107,6 +107,13 @@ const SMALL_INT_MAX: i64 = 1024;
 
 static_assertions::assert_impl_all!(IrContext: Send, Sync);
 
+/// The dense tensor of `dtype` and `dims` with Paddle's defaults (NCHW, no LoD, offset 0), as
+/// `IrContext::dense_tensor_type` stores it.
+#[inline(always)]
+fn plain_dense(dtype: DataType, dims: &[i64]) -> TypeData {
+    TypeData::DenseTensor(TensorMeta::new(dtype, dims))
+}
+
 impl IrContext {
     /// A new context with the builtin dialect registered.
     ///
@@ -290,9 +297,8 @@ impl IrContext {
         dims: &[i64],
     ) -> u32 {
         // The insert inline: one call from `dense_tensor_type`'s miss to the stored type.
-        self.types.insert_short_inline(short, miss, || {
-            TypeData::DenseTensor(TensorMeta::new(dtype, dims))
-        })
+        self.types
+            .insert_short_inline(short, miss, || plain_dense(dtype, dims))
     }
 
     /// [`IrContext::dense_tensor_type`] of dims without the first short encoding: the second
@@ -305,9 +311,9 @@ impl IrContext {
             // the arguments' spills at each).
             Some(short) => match self.types.find_short(short) {
                 Ok(idx) => idx,
-                Err(miss) => self.types.insert_short_inline(short, miss, || {
-                    TypeData::DenseTensor(TensorMeta::new(dtype, dims))
-                }),
+                Err(miss) => self
+                    .types
+                    .insert_short_inline(short, miss, || plain_dense(dtype, dims)),
             },
             None => self.dense_long(dtype, dims),
         }
@@ -319,7 +325,7 @@ impl IrContext {
         self.types.intern_long(
             |s| crate::types::dense_long_hash(&TensorKey::new(dtype, dims), s),
             |d| crate::types::is_plain_dense(d, dtype, dims),
-            || TypeData::DenseTensor(TensorMeta::new(dtype, dims)),
+            || plain_dense(dtype, dims),
         )
     }
 

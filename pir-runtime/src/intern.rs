@@ -225,8 +225,6 @@ struct Table {
     keys: Box<[KeyEntry]>,
     /// `64 - log2(slots)`: a hash's home slot is `hash >> shift`.
     shift: u32,
-    /// [`flood_probe`] of this table's size.
-    flood: usize,
     seeds: Seeds,
 }
 
@@ -254,7 +252,6 @@ impl Table {
             slots,
             keys,
             shift: 64 - bits,
-            flood: flood_probe(bits),
             seeds,
         }
     }
@@ -664,7 +661,7 @@ impl<T: Internable> Interner<T> {
         let free = free.unwrap_or_else(|| t.free_from(t.home(h)));
         let probes = t.put(free, h, idx);
         w.state().used += 1;
-        if probes >= t.flood {
+        if probes >= flood_probe(t.bits()) {
             self.reseed(&mut w);
         }
         self.inserted.store(idx as usize + 1, Ordering::Release);
